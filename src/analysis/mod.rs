@@ -1,0 +1,117 @@
+//! Pure functions over a problem: ranks, critical paths, lower bounds.
+//!
+//! Nothing here depends on a placement strategy; placers and schedulers call these, and the
+//! report uses the bounds to say how far a makespan is from the best possible.
+
+use crate::model::graph::NodeIx;
+use crate::model::problem::Problem;
+
+/// Upward rank (seed 000 eq. 5): the summed work `c` along the longest path from `v` to a
+/// sink, `v` included. The paper writes `max_succ(upRank(succ) + c_i)`; `c_i` does not depend
+/// on the successor, so this is `c_i + max_succ upRank(succ)`, and a sink's rank is `c_i`.
+pub fn up_rank(problem: &Problem) -> Vec<f64> {
+    let g = problem.graph;
+    let mut rank = vec![0.0; g.node_count()];
+    for &v in g.topo_order().iter().rev() {
+        let best = g
+            .successors(v)
+            .map(|s| rank[s as usize])
+            .fold(0.0, f64::max);
+        rank[v as usize] = problem.work[v as usize] + best;
+    }
+    rank
+}
+
+/// Downward rank (seed 000 eq. 6): summed work along the longest path from a source to `v`,
+/// `v` included (a source's rank is its own work).
+pub fn down_rank(problem: &Problem) -> Vec<f64> {
+    let g = problem.graph;
+    let mut rank = vec![0.0; g.node_count()];
+    for &v in g.topo_order() {
+        let best = g
+            .predecessors(v)
+            .map(|p| rank[p as usize])
+            .fold(0.0, f64::max);
+        rank[v as usize] = problem.work[v as usize] + best;
+    }
+    rank
+}
+
+/// Total rank (seed 000 §3.2.1): upward + downward rank. A node's own work is counted in
+/// both, so every node on a longest path has the same total rank, `critical work + c_v`.
+pub fn total_rank(problem: &Problem) -> Vec<f64> {
+    up_rank(problem)
+        .into_iter()
+        .zip(down_rank(problem))
+        .map(|(u, d)| u + d)
+        .collect()
+}
+
+/// Longest path when every op runs at its fastest allowed device and communication is
+/// free: no schedule can finish sooner.
+pub fn critical_path_bound(problem: &Problem) -> f64 {
+    let g = problem.graph;
+    let mut finish = vec![0.0f64; g.node_count()];
+    let mut best = 0.0f64;
+    for &v in g.topo_order() {
+        let start = g
+            .predecessors(v)
+            .map(|p| finish[p as usize])
+            .fold(0.0, f64::max);
+        let f = start + problem.min_exec(v);
+        finish[v as usize] = f;
+        best = best.max(f);
+    }
+    best
+}
+
+/// Total work over total speed, generalised to per-kind run times: device `d` busy for at
+/// most `T` does ops whose `exec(v, d) * speed(d)` sum to at most `T * speed(d)`, so
+/// `T >= sum_v min_d(exec(v, d) * speed(d)) / sum_d speed(d)`. With `exec = cost / speed`
+/// this is exactly `sum cost / sum speed`.
+pub fn work_bound(problem: &Problem) -> f64 {
+    let devices = &problem.cluster.devices;
+    let total_speed: f64 = devices.iter().map(|d| d.speed).sum();
+    let work: f64 = (0..problem.node_count() as NodeIx)
+        .map(|v| {
+            problem
+                .exec_row(v)
+                .iter()
+                .zip(devices)
+                .map(|(t, d)| t * d.speed)
+                .fold(f64::INFINITY, f64::min)
+        })
+        .sum();
+    work / total_speed
+}
+
+/// The larger of the two bounds.
+pub fn lower_bound(problem: &Problem) -> f64 {
+    critical_path_bound(problem).max(work_bound(problem))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{cluster::Cluster, graph::Graph};
+
+    #[test]
+    fn ranks_and_bounds_on_a_diamond() {
+        // a(1) -> b(2), a -> c(5), b -> d(1), c -> d
+        let g = Graph::from_json(
+            r#"{"nodes":[{"id":"a","cost":1},{"id":"b","cost":2},{"id":"c","cost":5},{"id":"d","cost":1}],
+                "edges":[{"src":"a","dst":"b"},{"src":"a","dst":"c"},{"src":"b","dst":"d"},{"src":"c","dst":"d"}]}"#,
+            "g",
+        )
+        .unwrap();
+        let c = Cluster::uniform(&[1.0, 2.0], 1.0, 0.0);
+        let p = Problem::new(&g, &c).unwrap();
+        assert_eq!(up_rank(&p), vec![7.0, 3.0, 6.0, 1.0]);
+        assert_eq!(down_rank(&p), vec![1.0, 3.0, 6.0, 7.0]);
+        assert_eq!(total_rank(&p), vec![8.0, 6.0, 12.0, 8.0]);
+        // fastest device has speed 2: path a, c, d = 7 / 2
+        assert_eq!(critical_path_bound(&p), 3.5);
+        assert_eq!(work_bound(&p), 9.0 / 3.0);
+        assert_eq!(lower_bound(&p), 3.5);
+    }
+}

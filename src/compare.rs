@@ -1,0 +1,383 @@
+//! Runs a scenario: every placer x scheduler pair x every seed, aggregated.
+//!
+//! This is the one entry point that both the CLI and the wasm adapter call. For each seed
+//! it realizes the cluster and costs, runs each placer once (timing it, and verifying the
+//! placement), then simulates that placement under each scheduler. A placer that cannot
+//! meet a constraint yields rows with an `error` instead of aborting the comparison.
+//!
+//! Randomness: placer `p` at seed `i` draws from `derive(seed, ["place", p], i)`, scheduler
+//! `s` after placer `p` from `derive(seed, ["schedule", p, s], i)`; adding or removing a
+//! strategy never changes another's numbers.
+
+use serde::Serialize;
+
+use crate::analysis;
+use crate::clock::Clock;
+use crate::error::{Error, Result};
+use crate::model::cluster::{Cluster, DevIx};
+use crate::model::graph::Graph;
+use crate::model::problem::Problem;
+use crate::model::scenario::Scenario;
+use crate::params::Params;
+use crate::place::{self, Placement};
+use crate::rng::Rng;
+use crate::schedule;
+use crate::sim::{self, SimOptions, SimResult};
+use crate::transfer;
+
+/// Mean, spread and extremes of one number over the seeds.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Default)]
+pub struct Stats {
+    pub mean: f64,
+    /// Sample standard deviation (n - 1); 0 for one seed.
+    pub std: f64,
+    pub min: f64,
+    pub max: f64,
+}
+
+impl Stats {
+    pub fn of(values: &[f64]) -> Stats {
+        if values.is_empty() {
+            return Stats::default();
+        }
+        let n = values.len() as f64;
+        let mean = values.iter().sum::<f64>() / n;
+        let var = if values.len() > 1 {
+            values.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / (n - 1.0)
+        } else {
+            0.0
+        };
+        Stats {
+            mean,
+            std: var.sqrt(),
+            min: values.iter().copied().fold(f64::INFINITY, f64::min),
+            max: values.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        }
+    }
+}
+
+/// One device's figures for a pair, over the seeds.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DeviceResult {
+    pub id: String,
+    pub kind: String,
+    /// Mean seconds busy.
+    pub busy: f64,
+    /// Mean busy / makespan.
+    pub utilization: f64,
+    /// Mean number of ops run.
+    pub ops: f64,
+    /// Highest peak over the seeds, bytes.
+    pub peak_memory: f64,
+    /// Capacity in bytes; `null` when unlimited.
+    pub memory: Option<f64>,
+    /// Whether any seed exceeded the capacity.
+    pub oom: bool,
+}
+
+/// One placer x scheduler pair.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PairResult {
+    pub placer: String,
+    pub scheduler: String,
+    /// Mean makespan over the seeds.
+    pub makespan: f64,
+    pub makespan_std: f64,
+    pub makespan_min: f64,
+    pub makespan_max: f64,
+    /// Per seed, in seed order.
+    pub makespans: Vec<f64>,
+    /// Mean of the seeds' lower bounds.
+    pub lower_bound: f64,
+    /// Mean of makespan / lower bound.
+    pub gap: f64,
+    /// Mean bytes that crossed devices.
+    pub traffic_bytes: f64,
+    /// Mean number of transfers.
+    pub transfers: f64,
+    /// Mean seconds the placer took (wall clock; varies between runs).
+    pub placement_seconds: f64,
+    /// Whether any seed ran out of memory on any device.
+    pub oom: bool,
+    pub devices: Vec<DeviceResult>,
+    /// Why the pair has no numbers (a placer that could not meet a constraint).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct GraphSummary {
+    pub name: String,
+    pub nodes: usize,
+    pub edges: usize,
+    pub colocation_groups: usize,
+}
+
+/// A whole comparison: what `placesim compare --json` prints and the page shows.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Comparison {
+    pub scenario: Scenario,
+    pub graph: GraphSummary,
+    /// Critical-path bound and work bound, means over the seeds.
+    pub critical_path_bound: f64,
+    pub work_bound: f64,
+    pub results: Vec<PairResult>,
+}
+
+/// One pair at one seed, with its full schedule (for timelines and traces).
+pub struct RunDetail<'a> {
+    pub problem: Problem<'a>,
+    pub placement: Placement,
+    pub placement_seconds: f64,
+    pub lower_bound: f64,
+    pub sim: SimResult,
+}
+
+/// Progress callback: `(done, total)` simulations; return `false` to stop early.
+pub type Progress<'a> = &'a mut dyn FnMut(usize, usize) -> bool;
+
+/// Places with a registered placer and checks the result.
+pub fn place(
+    problem: &Problem,
+    scenario: &Scenario,
+    name: &str,
+    seed_index: u32,
+) -> Result<(Placement, f64)> {
+    let info = place::placer(name)?;
+    let params = Params::resolve(info.name, info.params, &scenario.params)?;
+    let mut rng = Rng::derive(scenario.seed, &["place", name], seed_index as u64);
+    let clock = Clock::start();
+    let placement = (info.make)().place(problem, &params, &mut rng)?;
+    let seconds = clock.seconds();
+    place::verify(problem, &placement).map_err(|e| Error::placement(name, e.to_string()))?;
+    Ok((placement, seconds))
+}
+
+/// Simulates a placement under a registered scheduler.
+pub fn simulate(
+    problem: &Problem,
+    scenario: &Scenario,
+    placement: &[DevIx],
+    placer: &str,
+    scheduler: &str,
+    seed_index: u32,
+    record: bool,
+) -> Result<SimResult> {
+    let info = schedule::scheduler(scheduler)?;
+    let params = Params::resolve(info.name, info.params, &scenario.params)?;
+    let rng = Rng::derive(
+        scenario.seed,
+        &["schedule", placer, scheduler],
+        seed_index as u64,
+    );
+    let mut sched = (info.make)(&params, rng);
+    let order = transfer::link_queue(&scenario.link_order)?;
+    let order_params = Params::resolve(order.name, order.params, &scenario.params)?;
+    let mut queue = (order.make)(&order_params);
+    Ok(sim::simulate(
+        problem,
+        placement,
+        sched.as_mut(),
+        queue.as_mut(),
+        SimOptions {
+            links: scenario.links,
+            record,
+        },
+    ))
+}
+
+/// Runs one pair at one seed with the full schedule recorded.
+pub fn run_one<'a>(
+    scenario: &Scenario,
+    graph: &'a Graph,
+    cluster: &'a Cluster,
+    overrides: Option<&crate::model::problem::Overrides>,
+    placer: &str,
+    scheduler: &str,
+    seed_index: u32,
+) -> Result<RunDetail<'a>> {
+    let problem = Problem::with_overrides(graph, cluster, overrides)?;
+    let (placement, placement_seconds) = place(&problem, scenario, placer, seed_index)?;
+    let sim = simulate(
+        &problem, scenario, &placement, placer, scheduler, seed_index, true,
+    )?;
+    Ok(RunDetail {
+        lower_bound: analysis::lower_bound(&problem),
+        problem,
+        placement,
+        placement_seconds,
+        sim,
+    })
+}
+
+struct Accum {
+    makespans: Vec<f64>,
+    gaps: Vec<f64>,
+    bounds: Vec<f64>,
+    traffic: Vec<f64>,
+    transfers: Vec<f64>,
+    seconds: Vec<f64>,
+    busy: Vec<f64>,
+    util: Vec<f64>,
+    ops: Vec<f64>,
+    peak: Vec<f64>,
+    oom: Vec<bool>,
+    error: Option<String>,
+}
+
+/// Runs every pair of `scenario` over its seeds. `fixed` is the loaded cluster when the
+/// scenario does not generate one.
+pub fn run(
+    scenario: &Scenario,
+    graph: &Graph,
+    fixed: Option<&Cluster>,
+    progress: Progress,
+) -> Result<Comparison> {
+    scenario.check()?;
+    let np = scenario.placers.len();
+    let ns = scenario.schedulers.len();
+    let total = scenario.seeds as usize * np * ns;
+    let mut done = 0usize;
+    let mut acc: Vec<Accum> = Vec::with_capacity(np * ns);
+    let mut device_info: Vec<(String, String, Option<f64>)> = Vec::new();
+    let mut cp_bounds = Vec::new();
+    let mut work_bounds = Vec::new();
+
+    for i in 0..scenario.seeds {
+        let real = scenario.realize(graph, fixed, i)?;
+        let problem = Problem::with_overrides(graph, &real.cluster, real.overrides.as_ref())?;
+        let k = problem.device_count();
+        if i == 0 {
+            device_info = real
+                .cluster
+                .devices
+                .iter()
+                .map(|d| {
+                    (
+                        d.id.clone(),
+                        d.kind.clone(),
+                        d.memory.is_finite().then_some(d.memory),
+                    )
+                })
+                .collect();
+            for _ in 0..np * ns {
+                acc.push(Accum {
+                    makespans: vec![],
+                    gaps: vec![],
+                    bounds: vec![],
+                    traffic: vec![],
+                    transfers: vec![],
+                    seconds: vec![],
+                    busy: vec![0.0; k],
+                    util: vec![0.0; k],
+                    ops: vec![0.0; k],
+                    peak: vec![0.0; k],
+                    oom: vec![false; k],
+                    error: None,
+                });
+            }
+        }
+        let cp = analysis::critical_path_bound(&problem);
+        let wb = analysis::work_bound(&problem);
+        cp_bounds.push(cp);
+        work_bounds.push(wb);
+        let bound = cp.max(wb);
+        for (pi, placer) in scenario.placers.iter().enumerate() {
+            let placed = place(&problem, scenario, placer, i);
+            for (si, scheduler) in scenario.schedulers.iter().enumerate() {
+                let a = &mut acc[pi * ns + si];
+                match &placed {
+                    Err(e) => {
+                        if a.error.is_none() {
+                            a.error = Some(format!("seed {i}: {e}"));
+                        }
+                    }
+                    Ok((placement, seconds)) => {
+                        let r =
+                            simulate(&problem, scenario, placement, placer, scheduler, i, false)?;
+                        a.makespans.push(r.makespan);
+                        a.gaps
+                            .push(if bound > 0.0 { r.makespan / bound } else { 1.0 });
+                        a.bounds.push(bound);
+                        a.traffic.push(r.traffic_bytes);
+                        a.transfers
+                            .push(r.links.iter().map(|l| l.transfers as f64).sum());
+                        a.seconds.push(*seconds);
+                        for (d, s) in r.devices.iter().enumerate() {
+                            a.busy[d] += s.busy;
+                            a.util[d] += if r.makespan > 0.0 {
+                                s.busy / r.makespan
+                            } else {
+                                0.0
+                            };
+                            a.ops[d] += s.ops as f64;
+                            a.peak[d] = a.peak[d].max(s.peak_memory);
+                            a.oom[d] |= s.oom;
+                        }
+                    }
+                }
+                done += 1;
+                if !progress(done, total) {
+                    return Err(Error::Scenario("cancelled".into()));
+                }
+            }
+        }
+    }
+
+    let mean = |v: &[f64]| Stats::of(v).mean;
+    let mut results = Vec::with_capacity(np * ns);
+    for (pi, placer) in scenario.placers.iter().enumerate() {
+        for (si, scheduler) in scenario.schedulers.iter().enumerate() {
+            let a = &acc[pi * ns + si];
+            let runs = a.makespans.len().max(1) as f64;
+            let m = Stats::of(&a.makespans);
+            let error = if a.makespans.len() < scenario.seeds as usize {
+                a.error.clone()
+            } else {
+                None
+            };
+            results.push(PairResult {
+                placer: placer.clone(),
+                scheduler: scheduler.clone(),
+                makespan: m.mean,
+                makespan_std: m.std,
+                makespan_min: m.min,
+                makespan_max: m.max,
+                makespans: a.makespans.clone(),
+                lower_bound: mean(&a.bounds),
+                gap: mean(&a.gaps),
+                traffic_bytes: mean(&a.traffic),
+                transfers: mean(&a.transfers),
+                placement_seconds: mean(&a.seconds),
+                oom: a.oom.iter().any(|&o| o),
+                devices: device_info
+                    .iter()
+                    .enumerate()
+                    .map(|(d, (id, kind, memory))| DeviceResult {
+                        id: id.clone(),
+                        kind: kind.clone(),
+                        busy: a.busy[d] / runs,
+                        utilization: a.util[d] / runs,
+                        ops: a.ops[d] / runs,
+                        peak_memory: a.peak[d],
+                        memory: *memory,
+                        oom: a.oom[d],
+                    })
+                    .collect(),
+                error,
+            });
+        }
+    }
+    Ok(Comparison {
+        scenario: scenario.clone(),
+        graph: GraphSummary {
+            name: graph.name.clone(),
+            nodes: graph.node_count(),
+            edges: graph.edge_count(),
+            colocation_groups: graph.groups.len(),
+        },
+        critical_path_bound: mean(&cp_bounds),
+        work_bound: mean(&work_bounds),
+        results,
+    })
+}

@@ -1,0 +1,64 @@
+//! The one error type of the engine.
+//!
+//! Every way input can be wrong maps to a variant whose message names the offending part
+//! (node id, edge index, device id, field), so the CLI and the page can show it as is.
+//! Nothing in the engine panics on bad data: loading returns these errors instead.
+
+use thiserror::Error;
+
+/// Errors from loading, validating, placing and running.
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum Error {
+    /// A file or payload that is not JSON of the expected shape. `what` names the document.
+    #[error("{what}: {message}")]
+    Parse { what: String, message: String },
+    /// A graph that parses but breaks a rule of the format.
+    #[error("graph: {0}")]
+    Graph(String),
+    /// A cluster that parses but breaks a rule of the format.
+    #[error("cluster: {0}")]
+    Cluster(String),
+    /// A graph and cluster that are each valid but do not fit together.
+    #[error("graph on cluster: {0}")]
+    Problem(String),
+    /// A scenario (or command line) that names unknown strategies or bad parameters.
+    #[error("scenario: {0}")]
+    Scenario(String),
+    /// A placer that could not satisfy a constraint.
+    #[error("placer {placer}: {message}")]
+    Placement { placer: String, message: String },
+    /// Reading a file failed.
+    #[error("{path}: {message}")]
+    Io { path: String, message: String },
+}
+
+pub type Result<T> = std::result::Result<T, Error>;
+
+impl Error {
+    pub fn placement(placer: &str, message: impl Into<String>) -> Self {
+        Error::Placement {
+            placer: placer.to_string(),
+            message: message.into(),
+        }
+    }
+}
+
+/// Parses JSON into `T`, reporting errors with their path inside the document
+/// (for example `nodes[3].cost: invalid type: string "x", expected f64`).
+pub fn parse_json<T: serde::de::DeserializeOwned>(what: &str, text: &str) -> Result<T> {
+    let de = &mut serde_json::Deserializer::from_str(text);
+    let value = serde_path_to_error::deserialize(de).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner();
+        let message = if path == "." || path.is_empty() {
+            format!("not valid JSON of the expected shape: {inner}")
+        } else {
+            format!("{path}: {inner}")
+        };
+        Error::Parse {
+            what: what.to_string(),
+            message,
+        }
+    })?;
+    Ok(value)
+}

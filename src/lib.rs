@@ -1,0 +1,41 @@
+//! # placesim
+//!
+//! Simulates a deep-learning dataflow graph (ops with costs, tensors with sizes) running one
+//! training step on heterogeneous devices, under every placement strategy and every
+//! per-device scheduling strategy of four papers, and reports makespan, traffic and memory.
+//!
+//! Data flows one way:
+//!
+//! ```text
+//! JSON files -> model (validated once) -> place -> sim (with schedule + transfer policies)
+//!            -> compare (pairs x seeds) -> report (tables, JSON, Chrome trace, timeline)
+//! ```
+//!
+//! - [`model`]: graph, cluster, the cost model joining them ([`model::problem::Problem`]),
+//!   and the [`model::scenario::Scenario`] describing a whole comparison.
+//! - [`analysis`]: ranks, critical path, lower bounds.
+//! - [`place`]: one file per placement strategy behind [`place::Placer`].
+//! - [`schedule`]: one file per device scheduling strategy behind [`schedule::Scheduler`].
+//! - [`transfer`]: one file per link-queue ordering behind [`transfer::LinkQueue`].
+//! - [`sim`]: the discrete-event simulator; it knows no strategy.
+//! - [`compare`]: runs a scenario; the one entry point of the CLI and the wasm adapter.
+//! - [`report`]: text tables, Chrome trace events, timeline data.
+//! - [`share`]: the scenario as a URL fragment (the page's shareable links).
+
+pub mod analysis;
+pub mod clock;
+pub mod compare;
+pub mod error;
+pub mod model;
+pub mod params;
+pub mod place;
+pub mod report;
+pub mod rng;
+pub mod schedule;
+pub mod sim;
+pub mod transfer;
+
+#[cfg(target_arch = "wasm32")]
+mod wasm;
+
+pub use error::{Error, Result};

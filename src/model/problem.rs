@@ -1,0 +1,282 @@
+//! A graph on a cluster: the cost model every strategy and the simulator share.
+//!
+//! [`Problem`] joins a [`Graph`] and a [`Cluster`] and precomputes, once:
+//! - `exec(v, d)`: run time of node `v` on device `d`: `time[kind]` when the node gives
+//!   one, else `cost / (speed * op_speed[kind][op])`; `f64::INFINITY` where the node may
+//!   not run (its `device` rule, its colocation group's rules, or no cost and no time for
+//!   that kind). Placers only need "finite" to know a device is allowed.
+//! - per-node `work` (the `c_i` of seed 000 §2, used by rank computations): `cost` when
+//!   given, else the mean over allowed devices of `exec * speed`.
+//! - per-node placement `footprint`: `mem` plus the bytes of the node's output tensors,
+//!   the static memory a placer charges to a device (seed 000 §3.1 "free memory";
+//!   Baechi's permanent + output memory). The simulator measures the real curve.
+//!
+//! Validation here covers what needs both files: device rules that match nothing, and
+//! colocation groups whose members allow no common device.
+
+use crate::error::{Error, Result};
+use crate::model::cluster::{Cluster, DevIx};
+use crate::model::graph::{Graph, NodeIx};
+
+#[derive(Debug, Clone)]
+pub struct Problem<'a> {
+    pub graph: &'a Graph,
+    pub cluster: &'a Cluster,
+    /// Bytes of each tensor (the graph's, or randomized).
+    pub tensor_bytes: Vec<f64>,
+    /// Work of each node (`c_i`).
+    pub work: Vec<f64>,
+    /// Memory a placer charges to the node's device.
+    pub footprint: Vec<f64>,
+    exec: Vec<f64>,
+    k: usize,
+}
+
+/// Costs and sizes that replace the graph's own (seed 000 §5.1 randomization).
+#[derive(Debug, Clone)]
+pub struct Overrides {
+    pub cost: Vec<f64>,
+    pub tensor_bytes: Vec<f64>,
+}
+
+impl<'a> Problem<'a> {
+    pub fn new(graph: &'a Graph, cluster: &'a Cluster) -> Result<Problem<'a>> {
+        Problem::with_overrides(graph, cluster, None)
+    }
+
+    /// Builds the cost model; with `overrides`, node costs replace `cost` and `time`
+    /// tables, and tensor sizes replace the graph's.
+    pub fn with_overrides(
+        graph: &'a Graph,
+        cluster: &'a Cluster,
+        overrides: Option<&Overrides>,
+    ) -> Result<Problem<'a>> {
+        let n = graph.node_count();
+        let k = cluster.len();
+        let mut exec = vec![f64::INFINITY; n * k];
+        // Per device kind and op type, the speed factor (1 when not given).
+        let factor: Vec<Vec<f64>> = cluster
+            .devices
+            .iter()
+            .map(|d| {
+                let table = cluster.op_speed.get(&d.kind);
+                graph
+                    .op_types
+                    .iter()
+                    .map(|op| table.and_then(|t| t.get(op)).copied().unwrap_or(1.0))
+                    .collect()
+            })
+            .collect();
+
+        for (v, node) in graph.nodes.iter().enumerate() {
+            let allowed = match &node.device {
+                None => None,
+                Some(want) => {
+                    let by_id = cluster.device_index(want);
+                    if by_id.is_none() && !cluster.devices.iter().any(|d| &d.kind == want) {
+                        return Err(Error::Problem(format!(
+                            "node '{}' asks for device '{want}', which is neither a device id nor a device kind of the cluster",
+                            node.id
+                        )));
+                    }
+                    Some((by_id, want))
+                }
+            };
+            let op = graph.op_type(v as NodeIx) as usize;
+            for (d, dev) in cluster.devices.iter().enumerate() {
+                let ok = match &allowed {
+                    None => true,
+                    Some((Some(id), _)) => *id as usize == d,
+                    Some((None, kind)) => &dev.kind == *kind,
+                };
+                if !ok {
+                    continue;
+                }
+                let cost = overrides.map(|o| Some(o.cost[v])).unwrap_or(node.cost);
+                let table = if overrides.is_some() {
+                    None
+                } else {
+                    node.time
+                        .iter()
+                        .find(|(kind, _)| kind == &dev.kind)
+                        .map(|&(_, t)| t)
+                };
+                exec[v * k + d] = match (table, cost) {
+                    (Some(t), _) => t,
+                    (None, Some(c)) => c / (dev.speed * factor[d][op]),
+                    (None, None) => f64::INFINITY,
+                };
+            }
+            if exec[v * k..(v + 1) * k].iter().all(|t| !t.is_finite()) {
+                return Err(Error::Problem(format!(
+                    "no device can run node '{}' (its device rule or time table rules out every device)",
+                    node.id
+                )));
+            }
+        }
+
+        // A colocation group may only use devices every member allows.
+        for (g, members) in graph.group_members.iter().enumerate() {
+            let ok: Vec<bool> = (0..k)
+                .map(|d| {
+                    members
+                        .iter()
+                        .all(|&v| exec[v as usize * k + d].is_finite())
+                })
+                .collect();
+            if !ok.iter().any(|&b| b) {
+                let rules: Vec<String> = members
+                    .iter()
+                    .filter_map(|&v| {
+                        let n = &graph.nodes[v as usize];
+                        n.device.as_ref().map(|d| format!("'{}' wants '{d}'", n.id))
+                    })
+                    .collect();
+                return Err(Error::Problem(format!(
+                    "colocation group '{}' has no device that all its members may run on ({})",
+                    graph.groups[g],
+                    if rules.is_empty() {
+                        "their time tables do not share a device kind".to_string()
+                    } else {
+                        rules.join(", ")
+                    }
+                )));
+            }
+            for &v in members {
+                for d in 0..k {
+                    if !ok[d] {
+                        exec[v as usize * k + d] = f64::INFINITY;
+                    }
+                }
+            }
+        }
+
+        let work = (0..n)
+            .map(|v| match overrides {
+                Some(o) => o.cost[v],
+                None => graph.nodes[v].cost.unwrap_or_else(|| {
+                    let (sum, count) = (0..k)
+                        .filter(|&d| exec[v * k + d].is_finite())
+                        .fold((0.0, 0usize), |(s, c), d| {
+                            (s + exec[v * k + d] * cluster.devices[d].speed, c + 1)
+                        });
+                    sum / count as f64
+                }),
+            })
+            .collect();
+        let tensor_bytes: Vec<f64> = match overrides {
+            Some(o) => o.tensor_bytes.clone(),
+            None => graph.tensors.iter().map(|t| t.bytes).collect(),
+        };
+        let mut footprint: Vec<f64> = graph.nodes.iter().map(|n| n.mem).collect();
+        for (t, tensor) in graph.tensors.iter().enumerate() {
+            footprint[tensor.src as usize] += tensor_bytes[t];
+        }
+        Ok(Problem {
+            graph,
+            cluster,
+            tensor_bytes,
+            work,
+            footprint,
+            exec,
+            k,
+        })
+    }
+
+    pub fn node_count(&self) -> usize {
+        self.graph.node_count()
+    }
+
+    pub fn device_count(&self) -> usize {
+        self.k
+    }
+
+    /// Run time of `v` on `d`; `f64::INFINITY` when `v` may not run there.
+    #[inline]
+    pub fn exec(&self, v: NodeIx, d: DevIx) -> f64 {
+        self.exec[v as usize * self.k + d as usize]
+    }
+
+    /// Run times of `v` on every device.
+    #[inline]
+    pub fn exec_row(&self, v: NodeIx) -> &[f64] {
+        let v = v as usize;
+        &self.exec[v * self.k..(v + 1) * self.k]
+    }
+
+    #[inline]
+    pub fn allowed(&self, v: NodeIx, d: DevIx) -> bool {
+        self.exec(v, d).is_finite()
+    }
+
+    /// Fastest run time of `v` over the devices it may use.
+    pub fn min_exec(&self, v: NodeIx) -> f64 {
+        self.exec_row(v)
+            .iter()
+            .copied()
+            .fold(f64::INFINITY, f64::min)
+    }
+
+    /// Bytes carried by edge `e` (its tensor's size).
+    #[inline]
+    pub fn edge_bytes(&self, e: u32) -> f64 {
+        self.tensor_bytes[self.graph.edges[e as usize].tensor as usize]
+    }
+
+    /// Seconds for edge `e`'s tensor to go from `src` to `dst` (0 on one device).
+    #[inline]
+    pub fn edge_transfer_time(&self, e: u32, src: DevIx, dst: DevIx) -> f64 {
+        self.cluster.transfer_time(src, dst, self.edge_bytes(e))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cluster() -> Cluster {
+        Cluster::from_json(
+            r#"{"devices":[{"id":"c0","kind":"cpu","speed":1},{"id":"g0","kind":"gpu","speed":4}],
+                "bandwidth":1,"kinds":{"gpu":{"op_speed":{"Conv2D":2}}}}"#,
+            "c",
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn exec_times_follow_cost_time_and_factors() {
+        let g = Graph::from_json(
+            r#"{"nodes":[{"id":"a","cost":8,"op":"Conv2D"},{"id":"b","cost":8,"time":{"cpu":3}},
+                         {"id":"c","time":{"gpu":1}},{"id":"d","cost":8,"device":"cpu"},{"id":"e","cost":8,"device":"g0"}]}"#,
+            "g",
+        )
+        .unwrap();
+        let c = cluster();
+        let p = Problem::new(&g, &c).unwrap();
+        assert_eq!(p.exec_row(0), &[8.0, 1.0]);
+        assert_eq!(p.exec_row(1), &[3.0, 2.0]);
+        assert_eq!(p.exec_row(2), &[f64::INFINITY, 1.0]);
+        assert_eq!(p.exec_row(3), &[8.0, f64::INFINITY]);
+        assert_eq!(p.exec_row(4), &[f64::INFINITY, 2.0]);
+        assert_eq!(p.work[2], 4.0);
+    }
+
+    #[test]
+    fn conflicting_rules_are_errors() {
+        let c = cluster();
+        let g = Graph::from_json(r#"{"nodes":[{"id":"a","cost":1,"device":"tpu"}]}"#, "g").unwrap();
+        let e = Problem::new(&g, &c).unwrap_err().to_string();
+        assert!(e.contains("node 'a' asks for device 'tpu'"), "{e}");
+        let g = Graph::from_json(r#"{"nodes":[{"id":"a","time":{"tpu":1}}]}"#, "g").unwrap();
+        let e = Problem::new(&g, &c).unwrap_err().to_string();
+        assert!(e.contains("no device can run node 'a'"), "{e}");
+        let g = Graph::from_json(
+            r#"{"nodes":[{"id":"a","cost":1,"device":"cpu","colocate":"w"},{"id":"b","cost":1,"device":"gpu","colocate":"w"}]}"#,
+            "g",
+        )
+        .unwrap();
+        let e = Problem::new(&g, &c).unwrap_err().to_string();
+        assert!(e.contains("colocation group 'w'"), "{e}");
+        assert!(e.contains("'a' wants 'cpu'"), "{e}");
+    }
+}

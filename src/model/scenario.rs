@@ -1,0 +1,336 @@
+//! A scenario: one serializable description of a whole comparison.
+//!
+//! It names the graph (bundled by name, a file, or inline), the cluster (a file, inline, or
+//! generated from ranges), optional randomization of op costs and tensor sizes (seed 000
+//! §5.1), the strategies and their parameters, the link model, the number of seeds, the
+//! base seed, and what-if changes (compute and bandwidth scales, per-device speeds).
+//!
+//! Seed `i` of a scenario realizes its own cluster (when generated) and its own costs
+//! (when randomized) from streams derived from `seed` and `i`; see [`Scenario::realize`].
+//! The same scenario therefore gives the same numbers everywhere.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{parse_json, Error, Result};
+use crate::model::cluster::{Cluster, ClusterGen};
+use crate::model::graph::Graph;
+use crate::model::problem::Overrides;
+use crate::place::PLACERS;
+use crate::rng::Rng;
+use crate::schedule::SCHEDULERS;
+use crate::sim::LinkModel;
+
+pub const SCENARIO_VERSION: u32 = 1;
+
+/// Where the graph comes from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase", deny_unknown_fields)]
+pub enum GraphSource {
+    /// A graph shipped in `graphs/`, by file stem (`vgg19_layers`).
+    Bundled(String),
+    /// A graph file path (CLI only).
+    File(String),
+    /// The graph JSON itself.
+    Inline(serde_json::Value),
+}
+
+/// Where the cluster comes from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase", deny_unknown_fields)]
+pub enum ClusterSource {
+    /// Drawn per seed from ranges.
+    Generate(ClusterGen),
+    /// A cluster file path (CLI only).
+    File(String),
+    /// The cluster JSON itself.
+    Inline(serde_json::Value),
+}
+
+/// Redraw op costs and tensor sizes uniformly from ranges (seed 000 §5.1: both 1..100).
+/// Costs replace `cost` and `time` tables; only tensors with bytes > 0 are redrawn, so
+/// control edges stay pure ordering edges.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Randomize {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost: Option<[f64; 2]>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bytes: Option<[f64; 2]>,
+}
+
+/// What-if changes applied to every seed's cluster.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WhatIf {
+    /// Multiplies every device speed.
+    #[serde(default = "one_f64")]
+    pub compute: f64,
+    /// Multiplies every link bandwidth.
+    #[serde(default = "one_f64")]
+    pub bandwidth: f64,
+    /// Device id -> speed, applied after the scales.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub speeds: BTreeMap<String, f64>,
+}
+
+impl Default for WhatIf {
+    fn default() -> Self {
+        WhatIf {
+            compute: 1.0,
+            bandwidth: 1.0,
+            speeds: BTreeMap::new(),
+        }
+    }
+}
+
+impl WhatIf {
+    pub fn is_identity(&self) -> bool {
+        *self == WhatIf::default()
+    }
+}
+
+fn one_f64() -> f64 {
+    1.0
+}
+fn one_u32() -> u32 {
+    1
+}
+fn version() -> u32 {
+    SCENARIO_VERSION
+}
+fn fifo() -> String {
+    "fifo".into()
+}
+fn all_placers() -> Vec<String> {
+    PLACERS.iter().map(|p| p.name.to_string()).collect()
+}
+fn all_schedulers() -> Vec<String> {
+    SCHEDULERS.iter().map(|s| s.name.to_string()).collect()
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    #[serde(default = "version")]
+    pub version: u32,
+    pub graph: GraphSource,
+    pub cluster: ClusterSource,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub randomize: Option<Randomize>,
+    /// Placer names; all of them when absent.
+    #[serde(default = "all_placers")]
+    pub placers: Vec<String>,
+    /// Scheduler names; all of them when absent.
+    #[serde(default = "all_schedulers")]
+    pub schedulers: Vec<String>,
+    /// `strategy.parameter -> value`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub params: BTreeMap<String, f64>,
+    #[serde(default)]
+    pub links: LinkModel,
+    /// Order of each link's queue under `fcfs` links.
+    #[serde(default = "fifo")]
+    pub link_order: String,
+    #[serde(default = "one_u32")]
+    pub seeds: u32,
+    #[serde(default)]
+    pub seed: u64,
+    #[serde(default, skip_serializing_if = "WhatIf::is_identity")]
+    pub what_if: WhatIf,
+}
+
+/// One seed's concrete inputs.
+pub struct Realization {
+    pub cluster: Cluster,
+    pub overrides: Option<Overrides>,
+}
+
+impl Scenario {
+    pub fn from_json(text: &str) -> Result<Scenario> {
+        let s: Scenario = parse_json("scenario", text)?;
+        s.check()?;
+        Ok(s)
+    }
+
+    /// A scenario with the defaults for everything but the graph and cluster.
+    pub fn new(graph: GraphSource, cluster: ClusterSource) -> Scenario {
+        Scenario {
+            version: SCENARIO_VERSION,
+            graph,
+            cluster,
+            randomize: None,
+            placers: all_placers(),
+            schedulers: all_schedulers(),
+            params: BTreeMap::new(),
+            links: LinkModel::Parallel,
+            link_order: fifo(),
+            seeds: 1,
+            seed: 0,
+            what_if: WhatIf::default(),
+        }
+    }
+
+    /// Checks names, counts and ranges (not the graph or cluster files themselves).
+    pub fn check(&self) -> Result<()> {
+        if self.version != SCENARIO_VERSION {
+            return Err(Error::Scenario(format!(
+                "version {} is not supported (this build reads version {SCENARIO_VERSION})",
+                self.version
+            )));
+        }
+        if self.placers.is_empty() {
+            return Err(Error::Scenario("no placers chosen".into()));
+        }
+        if self.schedulers.is_empty() {
+            return Err(Error::Scenario("no schedulers chosen".into()));
+        }
+        if self.seeds == 0 || self.seeds > 1000 {
+            return Err(Error::Scenario(format!(
+                "seeds must be between 1 and 1000, got {}",
+                self.seeds
+            )));
+        }
+        for p in &self.placers {
+            let info = crate::place::placer(p)?;
+            crate::params::Params::resolve(info.name, info.params, &self.params)?;
+        }
+        for s in &self.schedulers {
+            let info = crate::schedule::scheduler(s)?;
+            crate::params::Params::resolve(info.name, info.params, &self.params)?;
+        }
+        let order = crate::transfer::link_queue(&self.link_order)?;
+        crate::params::Params::resolve(order.name, order.params, &self.params)?;
+        for key in self.params.keys() {
+            let strategy = key.split('.').next().unwrap_or("");
+            let known = PLACERS.iter().any(|p| p.name == strategy)
+                || SCHEDULERS.iter().any(|s| s.name == strategy)
+                || crate::transfer::LINK_QUEUES
+                    .iter()
+                    .any(|q| q.name == strategy);
+            if !known || !key.contains('.') {
+                return Err(Error::Scenario(format!(
+                    "parameter '{key}' does not name a strategy (write strategy.name=value)"
+                )));
+            }
+        }
+        if let Some(r) = &self.randomize {
+            for (what, range) in [("cost", r.cost), ("bytes", r.bytes)] {
+                if let Some([lo, hi]) = range {
+                    if !(lo.is_finite() && hi.is_finite() && lo >= 0.0 && lo <= hi) {
+                        return Err(Error::Scenario(format!(
+                            "randomize.{what} must be a range lo..hi with 0 <= lo <= hi, got {lo}..{hi}"
+                        )));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Loads the cluster when it is given (not generated). `read` reads a file path.
+    pub fn fixed_cluster(&self, read: &dyn Fn(&str) -> Result<String>) -> Result<Option<Cluster>> {
+        match &self.cluster {
+            ClusterSource::Generate(_) => Ok(None),
+            ClusterSource::File(path) => Cluster::from_json(&read(path)?, path).map(Some),
+            ClusterSource::Inline(value) => {
+                Cluster::from_json(&value.to_string(), "inline cluster").map(Some)
+            }
+        }
+    }
+
+    /// The concrete cluster and costs of seed index `i`.
+    pub fn realize(&self, graph: &Graph, fixed: Option<&Cluster>, i: u32) -> Result<Realization> {
+        let base = match (&self.cluster, fixed) {
+            (ClusterSource::Generate(spec), _) => {
+                Cluster::generate(spec, &mut Rng::derive(self.seed, &["cluster"], i as u64))?
+            }
+            (_, Some(c)) => c.clone(),
+            (_, None) => {
+                return Err(Error::Scenario(
+                    "the scenario's cluster was not loaded".into(),
+                ))
+            }
+        };
+        let cluster = if self.what_if.is_identity() {
+            base
+        } else {
+            base.scaled(
+                self.what_if.compute,
+                self.what_if.bandwidth,
+                &self.what_if.speeds,
+            )?
+        };
+        let overrides = self.randomize.as_ref().map(|r| {
+            let mut rng = Rng::derive(self.seed, &["randomize"], i as u64);
+            let cost = graph
+                .nodes
+                .iter()
+                .map(|n| match r.cost {
+                    Some([lo, hi]) => rng.uniform(lo, hi),
+                    None => n.cost.unwrap_or(0.0),
+                })
+                .collect();
+            let tensor_bytes = graph
+                .tensors
+                .iter()
+                .map(|t| match r.bytes {
+                    Some([lo, hi]) if t.bytes > 0.0 => rng.uniform(lo, hi),
+                    _ => t.bytes,
+                })
+                .collect();
+            Overrides { cost, tensor_bytes }
+        });
+        if let (Some(o), Some(r)) = (&overrides, &self.randomize) {
+            if r.cost.is_none() {
+                // Costs stay the graph's, so nodes that only have time tables keep them.
+                if let Some(n) = graph.nodes.iter().find(|n| n.cost.is_none()) {
+                    return Err(Error::Scenario(format!(
+                        "randomize.bytes without randomize.cost needs a cost on every node; '{}' has only a time table",
+                        n.id
+                    )));
+                }
+                let _ = o;
+            }
+        }
+        Ok(Realization { cluster, overrides })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_defaults_and_rejects_bad_names() {
+        let s = Scenario::from_json(
+            r#"{"graph":{"bundled":"vgg19_layers"},"cluster":{"generate":{"devices":4,"speed":[1,2],"bandwidth":[1,2]}}}"#,
+        )
+        .unwrap();
+        assert_eq!(s.seeds, 1);
+        assert_eq!(s.placers.len(), PLACERS.len());
+        let e = Scenario::from_json(
+            r#"{"graph":{"bundled":"x"},"cluster":{"file":"c.json"},"placers":["nope"]}"#,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("unknown placer 'nope'"), "{e}");
+        let e =
+            Scenario::from_json(r#"{"graph":{"bundled":"x"},"cluster":{"file":"c"},"seeds":0}"#)
+                .unwrap_err()
+                .to_string();
+        assert!(e.contains("seeds"), "{e}");
+        let e =
+            Scenario::from_json(r#"{"graph":{"bundled":"x"},"cluster":{"file":"c"},"bogus":1}"#)
+                .unwrap_err()
+                .to_string();
+        assert!(e.contains("bogus"), "{e}");
+        let e = Scenario::from_json(
+            r#"{"graph":{"bundled":"x"},"cluster":{"file":"c"},"params":{"zzz.a":1}}"#,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("zzz.a"), "{e}");
+    }
+}

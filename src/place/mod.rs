@@ -1,0 +1,232 @@
+//! Placement strategies: which device runs each op.
+//!
+//! A placer is one file implementing [`Placer`]; [`PLACERS`] is the registry the CLI, the
+//! scenario runner and the page list from. Every placer must return a placement that
+//! honours device rules, colocation groups and memory capacity (as static
+//! [`Problem::footprint`]s), or an error naming the constraint it could not meet;
+//! [`verify`] checks exactly that, and the scenario runner calls it on every placement.
+//!
+//! Shared helpers for placers live here: [`Units`] (colocation groups as placement units)
+//! and [`Loads`] (memory and compute already assigned to each device).
+
+use crate::error::{Error, Result};
+use crate::model::cluster::DevIx;
+use crate::model::graph::NodeIx;
+use crate::model::problem::Problem;
+use crate::params::{ParamSpec, Params};
+use crate::rng::Rng;
+
+pub mod hash;
+pub mod single;
+
+/// A device index per node.
+pub type Placement = Vec<DevIx>;
+
+/// A placement strategy.
+pub trait Placer {
+    /// Places every node of `problem`. All randomness comes from `rng`.
+    fn place(&self, problem: &Problem, params: &Params, rng: &mut Rng) -> Result<Placement>;
+}
+
+/// A registered placer: its name, where it comes from, its parameters, a constructor.
+pub struct PlacerInfo {
+    pub name: &'static str,
+    pub summary: &'static str,
+    pub params: &'static [ParamSpec],
+    pub make: fn() -> Box<dyn Placer>,
+}
+
+/// Every placer, in the order tables list them.
+pub static PLACERS: &[PlacerInfo] = &[single::INFO, hash::INFO];
+
+/// Looks up a placer by name.
+pub fn placer(name: &str) -> Result<&'static PlacerInfo> {
+    PLACERS.iter().find(|p| p.name == name).ok_or_else(|| {
+        let names: Vec<&str> = PLACERS.iter().map(|p| p.name).collect();
+        Error::Scenario(format!(
+            "unknown placer '{name}' (known: {})",
+            names.join(", ")
+        ))
+    })
+}
+
+/// Colocation groups as placement units: a grouped node's unit is its group, an
+/// ungrouped node is a unit of its own. Units are numbered groups first, then the
+/// ungrouped nodes in index order.
+#[derive(Debug, Clone)]
+pub struct Units {
+    /// Unit of each node.
+    pub of: Vec<u32>,
+    /// Members of each unit, ascending.
+    pub members: Vec<Vec<NodeIx>>,
+    /// Sum of the members' footprints.
+    pub footprint: Vec<f64>,
+}
+
+impl Units {
+    pub fn new(problem: &Problem) -> Units {
+        let g = problem.graph;
+        let mut members: Vec<Vec<NodeIx>> = g.group_members.clone();
+        let mut of = vec![0u32; g.node_count()];
+        for (unit, ms) in members.iter().enumerate() {
+            for &v in ms {
+                of[v as usize] = unit as u32;
+            }
+        }
+        for (v, node) in g.nodes.iter().enumerate() {
+            if node.group.is_none() {
+                of[v] = members.len() as u32;
+                members.push(vec![v as NodeIx]);
+            }
+        }
+        let footprint = members
+            .iter()
+            .map(|ms| ms.iter().map(|&v| problem.footprint[v as usize]).sum())
+            .collect();
+        Units {
+            of,
+            members,
+            footprint,
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.members.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.members.is_empty()
+    }
+
+    /// Whether every member of `unit` may run on `d` (the problem already narrowed each
+    /// member to the devices its whole group allows).
+    pub fn allowed(&self, problem: &Problem, unit: u32, d: DevIx) -> bool {
+        problem.allowed(self.members[unit as usize][0], d)
+    }
+}
+
+/// Memory and compute assigned to each device so far, for placers that fill devices.
+#[derive(Debug, Clone)]
+pub struct Loads {
+    /// Footprint bytes assigned per device.
+    pub memory: Vec<f64>,
+    /// Sum of run times of the ops assigned per device.
+    pub busy: Vec<f64>,
+    capacity: Vec<f64>,
+}
+
+impl Loads {
+    pub fn new(problem: &Problem) -> Loads {
+        let k = problem.device_count();
+        Loads {
+            memory: vec![0.0; k],
+            busy: vec![0.0; k],
+            capacity: problem.cluster.devices.iter().map(|d| d.memory).collect(),
+        }
+    }
+
+    /// Whether `bytes` more fit on `d`.
+    pub fn fits(&self, d: DevIx, bytes: f64) -> bool {
+        self.memory[d as usize] + bytes <= self.capacity[d as usize]
+    }
+
+    /// Memory left on `d`.
+    pub fn free(&self, d: DevIx) -> f64 {
+        self.capacity[d as usize] - self.memory[d as usize]
+    }
+
+    /// Fraction of `d`'s memory in use (0 for unlimited devices).
+    pub fn utilization(&self, d: DevIx) -> f64 {
+        let c = self.capacity[d as usize];
+        if c.is_finite() && c > 0.0 {
+            self.memory[d as usize] / c
+        } else {
+            0.0
+        }
+    }
+
+    /// Records node `v` on `d`.
+    pub fn add(&mut self, problem: &Problem, v: NodeIx, d: DevIx) {
+        self.memory[d as usize] += problem.footprint[v as usize];
+        self.busy[d as usize] += problem.exec(v, d);
+    }
+
+    /// Whether a whole unit may go to `d`: allowed there and fits in memory.
+    pub fn feasible(&self, problem: &Problem, units: &Units, unit: u32, d: DevIx) -> bool {
+        units.allowed(problem, unit, d) && self.fits(d, units.footprint[unit as usize])
+    }
+}
+
+/// The error a placer returns when no device can take a unit.
+pub fn no_device_error(placer: &str, problem: &Problem, units: &Units, unit: u32) -> Error {
+    let g = problem.graph;
+    let first = units.members[unit as usize][0];
+    let node = &g.nodes[first as usize];
+    let what = match node.group {
+        Some(grp) => format!(
+            "colocation group '{}' ({} nodes, {} bytes)",
+            g.groups[grp as usize],
+            units.members[unit as usize].len(),
+            units.footprint[unit as usize]
+        ),
+        None => format!(
+            "node '{}' ({} bytes)",
+            node.id, units.footprint[unit as usize]
+        ),
+    };
+    Error::placement(
+        placer,
+        format!("no device it may use has memory left for {what}"),
+    )
+}
+
+/// Checks a placement against device rules, colocation groups and memory capacity.
+pub fn verify(problem: &Problem, placement: &[DevIx]) -> Result<()> {
+    let g = problem.graph;
+    let k = problem.device_count();
+    if placement.len() != g.node_count() {
+        return Err(Error::Problem(format!(
+            "placement has {} entries for {} nodes",
+            placement.len(),
+            g.node_count()
+        )));
+    }
+    let mut memory = vec![0.0; k];
+    for (v, &d) in placement.iter().enumerate() {
+        let id = &g.nodes[v].id;
+        if d as usize >= k {
+            return Err(Error::Problem(format!(
+                "node '{id}' placed on unknown device {d}"
+            )));
+        }
+        if !problem.allowed(v as NodeIx, d) {
+            return Err(Error::Problem(format!(
+                "node '{id}' placed on device '{}', which its rules forbid",
+                problem.cluster.devices[d as usize].id
+            )));
+        }
+        memory[d as usize] += problem.footprint[v];
+    }
+    for (grp, members) in g.group_members.iter().enumerate() {
+        if let Some(&first) = members.first() {
+            if members
+                .iter()
+                .any(|&v| placement[v as usize] != placement[first as usize])
+            {
+                return Err(Error::Problem(format!(
+                    "colocation group '{}' is split across devices",
+                    g.groups[grp]
+                )));
+            }
+        }
+    }
+    for (d, dev) in problem.cluster.devices.iter().enumerate() {
+        if memory[d] > dev.memory {
+            return Err(Error::Problem(format!(
+                "device '{}' holds {} bytes of ops, more than its memory {}",
+                dev.id, memory[d], dev.memory
+            )));
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,107 @@
+//! `single`: TensorFlow's simple placer (seed 001, footnote 1 of Table 2).
+//!
+//! "simple-placer sorts all devices and if no manual placement constraint given by user,
+//! simple-placer assigns all nodes to the first device on the list": with 20 CPU cores and
+//! 10 GPUs everything lands on `gpu0`. TensorFlow's device sort puts accelerators before
+//! CPUs, so the list here is: devices of kind `gpu`, then any other non-`cpu` kind, then
+//! `cpu`; ties keep cluster order.
+//!
+//! Choices where the paper is silent: a node (or colocation group) whose rules forbid the
+//! first device goes to the first device on the list it may use, as TensorFlow does; and
+//! since TensorFlow's placer ignores memory but ours must honour it, a unit that does not
+//! fit moves on to the next device on the list (an error when none has room).
+
+use super::{no_device_error, Loads, Placement, Placer, PlacerInfo, Units};
+use crate::error::Result;
+use crate::model::cluster::DevIx;
+use crate::model::problem::Problem;
+use crate::params::Params;
+use crate::rng::Rng;
+
+pub const INFO: PlacerInfo = PlacerInfo {
+    name: "single",
+    summary:
+        "everything on the first device, accelerators first (TensorFlow simple placer, seed 001)",
+    params: &[],
+    make: || Box::new(Single),
+};
+
+pub struct Single;
+
+/// Device indices in simple-placer order: gpu, other kinds, cpu; cluster order within.
+pub fn device_order(problem: &Problem) -> Vec<DevIx> {
+    let rank = |kind: &str| match kind {
+        "gpu" => 0,
+        "cpu" => 2,
+        _ => 1,
+    };
+    let mut order: Vec<DevIx> = (0..problem.device_count() as DevIx).collect();
+    order.sort_by_key(|&d| rank(&problem.cluster.devices[d as usize].kind));
+    order
+}
+
+impl Placer for Single {
+    fn place(&self, problem: &Problem, _: &Params, _: &mut Rng) -> Result<Placement> {
+        let units = Units::new(problem);
+        let mut loads = Loads::new(problem);
+        let order = device_order(problem);
+        let mut placement = vec![0; problem.node_count()];
+        for unit in 0..units.len() as u32 {
+            let d = order
+                .iter()
+                .copied()
+                .find(|&d| loads.feasible(problem, &units, unit, d))
+                .ok_or_else(|| no_device_error(INFO.name, problem, &units, unit))?;
+            for &v in &units.members[unit as usize] {
+                placement[v as usize] = d;
+                loads.add(problem, v, d);
+            }
+        }
+        Ok(placement)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{cluster::Cluster, graph::Graph};
+
+    #[test]
+    fn everything_on_the_first_gpu_unless_rules_say_otherwise() {
+        let c = Cluster::from_json(
+            r#"{"devices":[{"id":"cpu0","kind":"cpu","speed":1},{"id":"gpu0","kind":"gpu","speed":1,"memory":10},
+                           {"id":"gpu1","kind":"gpu","speed":1}],"bandwidth":1}"#,
+            "c",
+        )
+        .unwrap();
+        let g = Graph::from_json(
+            r#"{"nodes":[{"id":"a","cost":1},{"id":"b","cost":1,"device":"cpu"},{"id":"c","cost":1,"mem":20},
+                         {"id":"d","cost":1,"mem":4,"colocate":"w"},{"id":"e","cost":1,"mem":4,"colocate":"w"}]}"#,
+            "g",
+        )
+        .unwrap();
+        let p = Problem::new(&g, &c).unwrap();
+        let placement = Single
+            .place(&p, &Params::default(), &mut Rng::new(0))
+            .unwrap();
+        // a -> gpu0; b must be on a cpu; c does not fit gpu0's 10 bytes -> gpu1; group w (8 bytes) -> gpu0.
+        assert_eq!(placement, vec![1, 0, 2, 1, 1]);
+        super::super::verify(&p, &placement).unwrap();
+    }
+
+    #[test]
+    fn reports_a_unit_that_fits_nowhere() {
+        let c = Cluster::from_json(
+            r#"{"devices":[{"id":"g","speed":1,"memory":1}],"bandwidth":1}"#,
+            "c",
+        )
+        .unwrap();
+        let g = Graph::from_json(r#"{"nodes":[{"id":"big","cost":1,"mem":5}]}"#, "g").unwrap();
+        let p = Problem::new(&g, &c).unwrap();
+        let e = Single
+            .place(&p, &Params::default(), &mut Rng::new(0))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("node 'big'"), "{e}");
+    }
+}

@@ -1,0 +1,4 @@
+//! Turning results into things people read: text tables, Chrome traces, timeline data.
+
+pub mod table;
+pub mod trace;

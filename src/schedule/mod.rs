@@ -1,0 +1,127 @@
+//! Per-device scheduling strategies: which executable op a free device runs next.
+//!
+//! A scheduler is one file implementing [`Scheduler`]; [`SCHEDULERS`] is the registry.
+//! The simulator calls [`Scheduler::init`] once per run (after placement), tells the
+//! scheduler each time an op becomes executable ([`Scheduler::ready`]) and asks it for
+//! the next op whenever a device is free ([`Scheduler::pick`]). The scheduler owns its
+//! ready sets; the simulator only promises that `pick(d)` is asked when `d` is idle and
+//! that every op it returns was announced as ready on `d` and not yet returned.
+//!
+//! [`ReadyHeaps`] is the shared building block: one max-heap per device keyed by a
+//! priority and a tie break, which fifo, pct and heft use.
+
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+
+use crate::error::{Error, Result};
+use crate::model::cluster::DevIx;
+use crate::model::graph::NodeIx;
+use crate::model::problem::Problem;
+use crate::params::{ParamSpec, Params};
+use crate::rng::Rng;
+
+pub mod fifo;
+
+/// What the simulator shows a scheduler while it picks.
+pub struct SimView<'a> {
+    /// Simulated time now.
+    pub now: f64,
+    /// Whether each device is running an op right now.
+    pub busy: &'a [bool],
+}
+
+impl SimView<'_> {
+    pub fn idle(&self, d: DevIx) -> bool {
+        !self.busy[d as usize]
+    }
+}
+
+/// A per-device scheduling strategy.
+pub trait Scheduler {
+    /// Prepares for one run of `problem` under `placement` (priorities, queues).
+    fn init(&mut self, problem: &Problem, placement: &[DevIx]);
+    /// Op `v`, placed on `d`, has all its inputs on `d` at time `now`.
+    fn ready(&mut self, v: NodeIx, d: DevIx, now: f64);
+    /// The next op for idle device `d`, or `None` when it has no executable op.
+    fn pick(&mut self, d: DevIx, view: &SimView) -> Option<NodeIx>;
+}
+
+/// A registered scheduler.
+pub struct SchedulerInfo {
+    pub name: &'static str,
+    pub summary: &'static str,
+    pub params: &'static [ParamSpec],
+    /// Builds the scheduler from its parameters and its own random stream.
+    pub make: fn(&Params, Rng) -> Box<dyn Scheduler>,
+}
+
+/// Every scheduler, in the order tables list them.
+pub static SCHEDULERS: &[SchedulerInfo] = &[fifo::INFO];
+
+pub fn scheduler(name: &str) -> Result<&'static SchedulerInfo> {
+    SCHEDULERS.iter().find(|s| s.name == name).ok_or_else(|| {
+        let names: Vec<&str> = SCHEDULERS.iter().map(|s| s.name).collect();
+        Error::Scenario(format!(
+            "unknown scheduler '{name}' (known: {})",
+            names.join(", ")
+        ))
+    })
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    key: f64,
+    tie: u64,
+    v: NodeIx,
+}
+
+impl PartialEq for Entry {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+impl Eq for Entry {}
+impl PartialOrd for Entry {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Entry {
+    /// Larger key first; among equal keys the smaller tie, then the smaller node.
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.key
+            .total_cmp(&other.key)
+            .then_with(|| other.tie.cmp(&self.tie))
+            .then_with(|| other.v.cmp(&self.v))
+    }
+}
+
+/// One max-heap of ready ops per device: highest `key` first, then lowest `tie`.
+#[derive(Debug, Clone, Default)]
+pub struct ReadyHeaps {
+    heaps: Vec<BinaryHeap<Entry>>,
+}
+
+impl ReadyHeaps {
+    pub fn new(devices: usize) -> ReadyHeaps {
+        ReadyHeaps {
+            heaps: vec![BinaryHeap::new(); devices],
+        }
+    }
+
+    pub fn push(&mut self, d: DevIx, v: NodeIx, key: f64, tie: u64) {
+        self.heaps[d as usize].push(Entry { key, tie, v });
+    }
+
+    pub fn pop(&mut self, d: DevIx) -> Option<NodeIx> {
+        self.heaps[d as usize].pop().map(|e| e.v)
+    }
+
+    pub fn len(&self, d: DevIx) -> usize {
+        self.heaps[d as usize].len()
+    }
+
+    pub fn is_empty(&self, d: DevIx) -> bool {
+        self.heaps[d as usize].is_empty()
+    }
+}

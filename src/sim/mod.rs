@@ -1,0 +1,523 @@
+//! The discrete-event simulator of one training step (seed 000 §4 rules).
+//!
+//! Input: a [`Problem`], a placement, a [`Scheduler`] (next op on a free device) and a
+//! [`LinkQueue`] (next transfer on a free link). The simulator knows no strategy: it only
+//! calls those two traits.
+//!
+//! Rules:
+//! - A device runs at most one op at a time, non-preemptively. An op is executable when
+//!   every input edge's tensor is on its device. A device with an executable op never idles:
+//!   after all events of an instant are processed, every idle device that has executable
+//!   ops is asked for one, in device index order.
+//! - Every edge whose ends are on different devices needs its tensor on the consumer's
+//!   device. A tensor is sent once per consuming device (edges sharing a `tensor` name).
+//!   Link models: [`LinkModel::Parallel`] (transfers never contend, seed 000) and
+//!   [`LinkModel::Fcfs`] (one transfer at a time per directed link, queued in the
+//!   [`LinkQueue`]'s order; seed 004 §3.1). Zero-byte transfers (control edges) are
+//!   signals: they take the link's latency and never occupy or wait for a link.
+//! - Memory per device (seed 000 eq. 2): the `mem` of its ops for the whole step, plus
+//!   every tensor copy held there. A copy is allocated when its producer finishes (on the
+//!   producer's device) or when its transfer arrives (on the consumer's device), and freed
+//!   when the last op reading it there has finished and, on the producer's device, every
+//!   transfer of it has been sent. Outputs are allocated before inputs are freed, so an op's
+//!   inputs and outputs count together at its end. Exceeding a device's memory is reported
+//!   as `oom`, not prevented.
+
+use std::cmp::{Ordering, Reverse};
+use std::collections::BinaryHeap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::model::cluster::DevIx;
+use crate::model::graph::NodeIx;
+use crate::model::problem::Problem;
+use crate::schedule::{Scheduler, SimView};
+use crate::transfer::{LinkQueue, Transfer};
+
+#[cfg(test)]
+mod tests;
+
+/// How transfers share links.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LinkModel {
+    /// Transfers never contend (seed 000).
+    #[default]
+    Parallel,
+    /// One transfer at a time per directed link, queued (seed 004 §3.1).
+    Fcfs,
+}
+
+impl LinkModel {
+    pub fn name(self) -> &'static str {
+        match self {
+            LinkModel::Parallel => "parallel",
+            LinkModel::Fcfs => "fcfs",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<LinkModel> {
+        match s {
+            "parallel" => Some(LinkModel::Parallel),
+            "fcfs" => Some(LinkModel::Fcfs),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct SimOptions {
+    pub links: LinkModel,
+    /// Keep every op's and transfer's times and the memory curves (for timelines and
+    /// traces); off for plain comparisons.
+    pub record: bool,
+}
+
+/// What one device did.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DeviceStats {
+    /// Seconds spent running ops.
+    pub busy: f64,
+    pub ops: usize,
+    /// Highest memory in use at any instant, bytes.
+    pub peak_memory: f64,
+    /// Whether the peak exceeded the device's memory.
+    pub oom: bool,
+}
+
+/// What one directed link carried.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LinkStats {
+    pub src: DevIx,
+    pub dst: DevIx,
+    pub bytes: f64,
+    pub transfers: usize,
+    /// Seconds the link spent sending (latency included).
+    pub busy: f64,
+}
+
+/// Times of one transfer.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct TransferTimes {
+    /// When the tensor was ready to send.
+    pub ready: f64,
+    pub start: f64,
+    pub end: f64,
+}
+
+/// The full schedule of a run, kept when [`SimOptions::record`] is set.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Trace {
+    /// Start and end of every node.
+    pub ops: Vec<(f64, f64)>,
+    pub transfers: Vec<Transfer>,
+    pub transfer_times: Vec<TransferTimes>,
+    /// Per device, `(time, bytes in use)` after each change, starting at time 0.
+    pub memory: Vec<Vec<(f64, f64)>>,
+}
+
+/// The outcome of simulating one step.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SimResult {
+    pub makespan: f64,
+    /// Bytes that crossed between devices.
+    pub traffic_bytes: f64,
+    pub devices: Vec<DeviceStats>,
+    /// Links that carried at least one transfer, ordered by (src, dst).
+    pub links: Vec<LinkStats>,
+    pub trace: Option<Trace>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Event {
+    time: f64,
+    seq: u64,
+    /// Op index, or transfer index with the top bit set.
+    what: u32,
+}
+
+const TRANSFER_BIT: u32 = 1 << 31;
+
+impl PartialEq for Event {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+impl Eq for Event {}
+impl PartialOrd for Event {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Event {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.time
+            .total_cmp(&other.time)
+            .then(self.seq.cmp(&other.seq))
+    }
+}
+
+/// The transfers a placement implies, and which tensor copy each edge reads.
+struct Plan {
+    transfers: Vec<Transfer>,
+    /// Transfers of each tensor: `transfers[xfer_start[t]..xfer_start[t + 1]]`.
+    xfer_start: Vec<u32>,
+    /// Copy read by each edge: a tensor index (the producer's copy) or
+    /// `tensors + transfer index` (the copy a transfer delivered).
+    edge_copy: Vec<u32>,
+    links: Vec<(DevIx, DevIx)>,
+}
+
+fn plan(problem: &Problem, placement: &[DevIx]) -> Plan {
+    let g = problem.graph;
+    let k = problem.device_count();
+    let nt = g.tensors.len();
+    let mut transfers: Vec<Transfer> = Vec::new();
+    let mut xfer_start = Vec::with_capacity(nt + 1);
+    let mut edge_copy = vec![0u32; g.edge_count()];
+    let mut remote: Vec<(DevIx, u32)> = Vec::new();
+    let mut link_id: Vec<u32> = Vec::new();
+    let mut link_keys: Vec<u32> = Vec::new();
+    for (t, tensor) in g.tensors.iter().enumerate() {
+        xfer_start.push(transfers.len() as u32);
+        let s = placement[tensor.src as usize];
+        remote.clear();
+        for &e in &tensor.edges {
+            let d = placement[g.edges[e as usize].dst as usize];
+            if d == s {
+                edge_copy[e as usize] = t as u32;
+            } else {
+                remote.push((d, e));
+            }
+        }
+        remote.sort_unstable();
+        let mut i = 0;
+        while i < remote.len() {
+            let d = remote[i].0;
+            let x = transfers.len() as u32;
+            let mut consumers = Vec::new();
+            while i < remote.len() && remote[i].0 == d {
+                let e = remote[i].1;
+                edge_copy[e as usize] = (nt as u32) + x;
+                consumers.push(g.edges[e as usize].dst);
+                i += 1;
+            }
+            let key = s as usize * k + d as usize;
+            transfers.push(Transfer {
+                tensor: t as u32,
+                src: s,
+                dst: d,
+                bytes: problem.tensor_bytes[t],
+                link: key as u32, // dense ids assigned below
+                consumers,
+            });
+            link_keys.push(key as u32);
+        }
+    }
+    xfer_start.push(transfers.len() as u32);
+    // Dense link ids in (src, dst) order.
+    link_keys.sort_unstable();
+    link_keys.dedup();
+    link_id.extend(link_keys.iter().copied());
+    for x in &mut transfers {
+        x.link = link_id.binary_search(&x.link).expect("link key present") as u32;
+    }
+    let links = link_keys
+        .iter()
+        .map(|&key| ((key as usize / k) as DevIx, (key as usize % k) as DevIx))
+        .collect();
+    Plan {
+        transfers,
+        xfer_start,
+        edge_copy,
+        links,
+    }
+}
+
+/// Simulates one step. `scheduler` and `queue` are initialised here for this run.
+pub fn simulate(
+    problem: &Problem,
+    placement: &[DevIx],
+    scheduler: &mut dyn Scheduler,
+    queue: &mut dyn LinkQueue,
+    options: SimOptions,
+) -> SimResult {
+    let g = problem.graph;
+    let n = g.node_count();
+    let k = problem.device_count();
+    let nt = g.tensors.len();
+    let Plan {
+        transfers,
+        xfer_start,
+        edge_copy,
+        links,
+    } = plan(problem, placement);
+    let nx = transfers.len();
+    scheduler.init(problem, placement);
+    queue.init(problem, placement, &transfers, links.len());
+
+    // Reference counts and homes of tensor copies.
+    let mut refs = vec![0u32; nt + nx];
+    for (e, &c) in edge_copy.iter().enumerate() {
+        let _ = e;
+        refs[c as usize] += 1;
+    }
+    for x in &transfers {
+        refs[x.tensor as usize] += 1;
+    }
+    let copy_bytes = |c: usize| -> f64 {
+        if c < nt {
+            problem.tensor_bytes[c]
+        } else {
+            transfers[c - nt].bytes
+        }
+    };
+    let copy_device = |c: usize| -> DevIx {
+        if c < nt {
+            placement[g.tensors[c].src as usize]
+        } else {
+            transfers[c - nt].dst
+        }
+    };
+
+    let mut pending: Vec<u32> = (0..n as NodeIx)
+        .map(|v| g.in_edges(v).len() as u32)
+        .collect();
+    let mut memory = vec![0.0f64; k];
+    for (v, node) in g.nodes.iter().enumerate() {
+        memory[placement[v] as usize] += node.mem;
+    }
+    let mut peak = memory.clone();
+    let mut curves: Vec<Vec<(f64, f64)>> = if options.record {
+        memory.iter().map(|&m| vec![(0.0, m)]).collect()
+    } else {
+        Vec::new()
+    };
+    let mut busy = vec![false; k];
+    let mut busy_time = vec![0.0f64; k];
+    let mut op_count = vec![0usize; k];
+    let mut link_busy = vec![false; links.len()];
+    let mut link_stats: Vec<LinkStats> = links
+        .iter()
+        .map(|&(src, dst)| LinkStats {
+            src,
+            dst,
+            bytes: 0.0,
+            transfers: 0,
+            busy: 0.0,
+        })
+        .collect();
+    let mut op_times = if options.record {
+        vec![(0.0, 0.0); n]
+    } else {
+        Vec::new()
+    };
+    let mut xfer_times = if options.record {
+        vec![
+            TransferTimes {
+                ready: 0.0,
+                start: 0.0,
+                end: 0.0
+            };
+            nx
+        ]
+    } else {
+        Vec::new()
+    };
+    let mut events: BinaryHeap<Reverse<Event>> = BinaryHeap::with_capacity(k + 64);
+    let mut seq = 0u64;
+    let mut touched: Vec<DevIx> = Vec::new();
+    let mut is_touched = vec![false; k];
+    let mut makespan = 0.0f64;
+    let mut traffic = 0.0f64;
+
+    macro_rules! push_event {
+        ($time:expr, $what:expr) => {{
+            events.push(Reverse(Event {
+                time: $time,
+                seq,
+                what: $what,
+            }));
+            seq += 1;
+        }};
+    }
+    macro_rules! touch {
+        ($d:expr) => {{
+            let d = $d;
+            if !is_touched[d as usize] {
+                is_touched[d as usize] = true;
+                touched.push(d);
+            }
+        }};
+    }
+    macro_rules! change_memory {
+        ($d:expr, $delta:expr, $now:expr) => {{
+            let d = $d as usize;
+            memory[d] += $delta;
+            if memory[d] > peak[d] {
+                peak[d] = memory[d];
+            }
+            if options.record {
+                curves[d].push(($now, memory[d]));
+            }
+        }};
+    }
+    // Sends transfer x on its link now (the link is free or the transfer is a signal).
+    macro_rules! send {
+        ($x:expr, $now:expr) => {{
+            let x = $x as usize;
+            let tr = &transfers[x];
+            let duration = problem.cluster.transfer_time(tr.src, tr.dst, tr.bytes);
+            let ls = &mut link_stats[tr.link as usize];
+            ls.bytes += tr.bytes;
+            ls.transfers += 1;
+            ls.busy += duration;
+            if options.record {
+                xfer_times[x].start = $now;
+                xfer_times[x].end = $now + duration;
+            }
+            if options.links == LinkModel::Fcfs && tr.bytes > 0.0 {
+                link_busy[tr.link as usize] = true;
+            }
+            push_event!($now + duration, x as u32 | TRANSFER_BIT);
+        }};
+    }
+
+    for v in 0..n as NodeIx {
+        if pending[v as usize] == 0 {
+            let d = placement[v as usize];
+            scheduler.ready(v, d, 0.0);
+            touch!(d);
+        }
+    }
+    let mut now = 0.0f64;
+    loop {
+        // Start ops on idle devices that have executable ones, in device order.
+        touched.sort_unstable();
+        for &d in &touched {
+            is_touched[d as usize] = false;
+            if busy[d as usize] {
+                continue;
+            }
+            let view = SimView { now, busy: &busy };
+            if let Some(v) = scheduler.pick(d, &view) {
+                let duration = problem.exec(v, d);
+                busy[d as usize] = true;
+                busy_time[d as usize] += duration;
+                op_count[d as usize] += 1;
+                if options.record {
+                    op_times[v as usize] = (now, now + duration);
+                }
+                push_event!(now + duration, v);
+            }
+        }
+        touched.clear();
+
+        let Some(Reverse(first)) = events.pop() else {
+            break;
+        };
+        now = first.time;
+        let mut next = Some(first);
+        while let Some(ev) = next {
+            if ev.what & TRANSFER_BIT == 0 {
+                // An op finished.
+                let v = ev.what;
+                let d = placement[v as usize];
+                busy[d as usize] = false;
+                makespan = makespan.max(now);
+                touch!(d);
+                for &t in g.out_tensors(v) {
+                    if refs[t as usize] > 0 {
+                        change_memory!(d, problem.tensor_bytes[t as usize], now);
+                    }
+                }
+                for &e in g.in_edges(v) {
+                    let c = edge_copy[e as usize] as usize;
+                    refs[c] -= 1;
+                    if refs[c] == 0 {
+                        change_memory!(copy_device(c), -copy_bytes(c), now);
+                    }
+                }
+                for &e in g.out_edges(v) {
+                    let edge = &g.edges[e as usize];
+                    if placement[edge.dst as usize] == d {
+                        let w = edge.dst;
+                        pending[w as usize] -= 1;
+                        if pending[w as usize] == 0 {
+                            scheduler.ready(w, d, now);
+                        }
+                    }
+                }
+                for &t in g.out_tensors(v) {
+                    let range = xfer_start[t as usize]..xfer_start[t as usize + 1];
+                    for x in range {
+                        let tr = &transfers[x as usize];
+                        traffic += tr.bytes;
+                        if options.record {
+                            xfer_times[x as usize].ready = now;
+                        }
+                        if options.links == LinkModel::Fcfs && tr.bytes > 0.0 {
+                            if link_busy[tr.link as usize] {
+                                queue.push(x, now);
+                            } else {
+                                send!(x, now);
+                            }
+                        } else {
+                            send!(x, now);
+                        }
+                    }
+                }
+            } else {
+                // A transfer arrived.
+                let x = (ev.what & !TRANSFER_BIT) as usize;
+                let (src_copy, dst, bytes, link) = {
+                    let tr = &transfers[x];
+                    (tr.tensor as usize, tr.dst, tr.bytes, tr.link)
+                };
+                refs[src_copy] -= 1;
+                if refs[src_copy] == 0 {
+                    change_memory!(copy_device(src_copy), -copy_bytes(src_copy), now);
+                }
+                change_memory!(dst, bytes, now);
+                for &w in &transfers[x].consumers {
+                    pending[w as usize] -= 1;
+                    if pending[w as usize] == 0 {
+                        scheduler.ready(w, dst, now);
+                        touch!(dst);
+                    }
+                }
+                if options.links == LinkModel::Fcfs && bytes > 0.0 {
+                    link_busy[link as usize] = false;
+                    if let Some(y) = queue.pop(link) {
+                        send!(y, now);
+                    }
+                }
+            }
+            next = match events.peek() {
+                Some(Reverse(e)) if e.time == now => events.pop().map(|Reverse(e)| e),
+                _ => None,
+            };
+        }
+    }
+
+    let devices = (0..k)
+        .map(|d| DeviceStats {
+            busy: busy_time[d],
+            ops: op_count[d],
+            peak_memory: peak[d],
+            oom: peak[d] > problem.cluster.devices[d].memory,
+        })
+        .collect();
+    SimResult {
+        makespan,
+        traffic_bytes: traffic,
+        devices,
+        links: link_stats,
+        trace: options.record.then(|| Trace {
+            ops: op_times,
+            transfers,
+            transfer_times: xfer_times,
+            memory: curves,
+        }),
+    }
+}

@@ -1,0 +1,1 @@
+//! The wasm-bindgen adapter (placeholder until the playground issue lands).
