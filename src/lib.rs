@@ -32,6 +32,7 @@ pub mod place;
 pub mod report;
 pub mod rng;
 pub mod schedule;
+pub mod share;
 pub mod sim;
 pub mod transfer;
 

@@ -1,0 +1,895 @@
+//! The scenario as a URL fragment: the format of the page's shareable links.
+//!
+//! `#v=1&graph=vgg19_layers&devices=50&speed=10..100&placers=hash,single` names a whole
+//! comparison in a readable line. Only keys whose value differs from the defaults
+//! ([`defaults`]) are written; a reader fills every missing key with its default. The page's
+//! `www/state.js` reads and writes exactly this format, and `docs/url-format.md` is its
+//! specification; the two implementations must agree key for key.
+//!
+//! Graphs: a bundled graph is named (`graph=NAME`); any other graph is embedded as
+//! deflate-raw + base64url (`graphz=...`) when that is at most [`EMBED_LIMIT`] bytes, or
+//! else named by the SHA-256 of its text (`graphsha256=HEX&graphname=NAME`), in which case
+//! the reader must supply the file ([`parse_fragment_with_graph`] checks the hash).
+//!
+//! Not here: reading files (the caller hands over texts) and the page's own view state.
+
+use serde_json::{Map, Value};
+use sha2::{Digest, Sha256};
+
+use crate::error::{Error, Result};
+use crate::model::cluster::ClusterGen;
+use crate::model::scenario::{ClusterSource, GraphSource, Randomize, Scenario, WhatIf};
+use crate::sim::LinkModel;
+
+/// The link format version this build writes and reads.
+pub const FORMAT_VERSION: u32 = 1;
+/// Largest compressed graph (bytes, before base64url) embedded in a link.
+pub const EMBED_LIMIT: usize = 24 * 1024;
+/// Largest text a compressed payload may inflate to.
+const INFLATE_LIMIT: usize = 256 * 1024 * 1024;
+/// Seeds above this are not exact in JavaScript numbers.
+pub const MAX_SEED: u64 = (1 << 53) - 1;
+/// Keys the page writes for its own view; a scenario reader skips them.
+pub const PAGE_KEYS: &[&str] = &["pair"];
+
+/// The bundled graph a link without `graph` means.
+pub const DEFAULT_GRAPH: &str = "resnet50_layers";
+
+/// The generated cluster a link without cluster keys means.
+pub fn default_cluster_gen() -> ClusterGen {
+    ClusterGen {
+        devices: 4,
+        speed: [5e12, 1.5e13],
+        memory: None,
+        bandwidth: [1e9, 1e10],
+        latency: [1e-5, 1e-5],
+        kinds: vec![],
+    }
+}
+
+/// The explicit device table `cluster=explicit` means when the link has no `dev`:
+/// one CPU and two GPUs (the example of the graph format).
+pub fn default_devices() -> Vec<DeviceRow> {
+    let row = |id: &str, kind: &str, speed: f64, memory: f64| DeviceRow {
+        id: id.into(),
+        kind: Some(kind.into()),
+        speed,
+        memory: Some(memory),
+    };
+    vec![
+        row("cpu0", "cpu", 2e11, 6.4e10),
+        row("gpu0", "gpu", 1.5e13, 1.6e10),
+        row("gpu1", "gpu", 1.5e13, 1.6e10),
+    ]
+}
+/// Default bandwidth and latency of an explicit cluster.
+pub const DEFAULT_BW: f64 = 1.2e10;
+pub const DEFAULT_LAT: f64 = 1e-5;
+
+/// The scenario of an empty fragment.
+pub fn defaults() -> Scenario {
+    Scenario::new(
+        GraphSource::Bundled(DEFAULT_GRAPH.into()),
+        ClusterSource::Generate(default_cluster_gen()),
+    )
+}
+
+/// One row of an explicit cluster's device table.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DeviceRow {
+    pub id: String,
+    pub kind: Option<String>,
+    pub speed: f64,
+    pub memory: Option<f64>,
+}
+
+fn bad(message: impl Into<String>) -> Error {
+    Error::Parse {
+        what: "link".into(),
+        message: message.into(),
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Atoms: numbers, percent-encoding, base64url, deflate.
+
+/// A number as the page writes it: the shorter of the plain and the exponent form (the
+/// plain one on a tie), both exact (shortest round-trip digits).
+pub fn number(x: f64) -> String {
+    let plain = if x == x.trunc() && x.abs() < 1e21 {
+        format!("{}", x as i128)
+    } else {
+        format!("{x}")
+    };
+    let exp = format!("{x:e}");
+    if exp.len() < plain.len() {
+        exp
+    } else {
+        plain
+    }
+}
+
+fn parse_number(key: &str, s: &str) -> Result<f64> {
+    let ok = !s.is_empty()
+        && s.bytes()
+            .all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'+' | b'-'));
+    match s.parse::<f64>() {
+        Ok(x) if ok && x.is_finite() => Ok(x),
+        _ => Err(bad(format!("{key}: '{s}' is not a number"))),
+    }
+}
+
+fn parse_int(key: &str, s: &str) -> Result<u64> {
+    if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(bad(format!("{key}: '{s}' is not a whole number")));
+    }
+    s.parse::<u64>()
+        .map_err(|_| bad(format!("{key}: '{s}' is too large")))
+}
+
+fn range(r: [f64; 2]) -> String {
+    format!("{}..{}", number(r[0]), number(r[1]))
+}
+
+fn parse_range(key: &str, s: &str) -> Result<[f64; 2]> {
+    match s.split_once("..") {
+        Some((lo, hi)) => Ok([parse_number(key, lo)?, parse_number(key, hi)?]),
+        None => {
+            let x = parse_number(key, s)?;
+            Ok([x, x])
+        }
+    }
+}
+
+/// Percent-encodes like JavaScript's `encodeURIComponent`.
+pub fn encode(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || b"-_.!~*'()".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// Decodes `%XX` escapes (UTF-8); a malformed escape is an error.
+pub fn decode(key: &str, s: &str) -> Result<String> {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' {
+            let hex = s
+                .get(i + 1..i + 3)
+                .and_then(|h| u8::from_str_radix(h, 16).ok());
+            let Some(byte) = hex else {
+                return Err(bad(format!("{key}: malformed percent escape")));
+            };
+            out.push(byte);
+            i += 3;
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).map_err(|_| bad(format!("{key}: not UTF-8 after decoding")))
+}
+
+const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+/// base64url without padding.
+pub fn base64url(data: &[u8]) -> String {
+    let mut out = String::with_capacity(data.len().div_ceil(3) * 4);
+    for chunk in data.chunks(3) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, &b)| n | (b as u32) << (16 - 8 * i));
+        for i in 0..chunk.len() + 1 {
+            out.push(B64[(n >> (18 - 6 * i) & 63) as usize] as char);
+        }
+    }
+    out
+}
+
+/// Decodes base64url (padding and the `+/` alphabet are accepted too).
+pub fn unbase64url(key: &str, s: &str) -> Result<Vec<u8>> {
+    let mut out = Vec::with_capacity(s.len() * 3 / 4);
+    let mut acc = 0u32;
+    let mut bits = 0;
+    for c in s.bytes().filter(|&c| c != b'=') {
+        let v = match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'-' | b'+' => 62,
+            b'_' | b'/' => 63,
+            _ => return Err(bad(format!("{key}: not base64url"))),
+        };
+        acc = (acc << 6) | v as u32;
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits) as u8);
+            acc &= (1 << bits) - 1;
+        }
+    }
+    Ok(out)
+}
+
+/// deflate-raw (what the browser's `CompressionStream('deflate-raw')` reads and writes).
+pub fn deflate(text: &str) -> Vec<u8> {
+    miniz_oxide::deflate::compress_to_vec(text.as_bytes(), 9)
+}
+
+fn inflate(key: &str, data: &[u8]) -> Result<String> {
+    let bytes = miniz_oxide::inflate::decompress_to_vec_with_limit(data, INFLATE_LIMIT)
+        .map_err(|e| bad(format!("{key}: the compressed data is damaged ({e:?})")))?;
+    String::from_utf8(bytes).map_err(|_| bad(format!("{key}: the data is not UTF-8 text")))
+}
+
+/// SHA-256 of a graph's exact text, lowercase hex: how a too-large graph is named.
+pub fn graph_sha256(text: &str) -> String {
+    Sha256::digest(text.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+fn valid_name(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= 200
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+}
+
+// ---------------------------------------------------------------------------------------
+// Explicit clusters.
+
+/// A device table when `value` is a cluster of only devices (id, kind, speed, memory),
+/// bandwidth and latency (a `name` is dropped); `None` when it has more (links, link
+/// types, kinds), which a link then carries compressed.
+fn simple_cluster(value: &Value) -> Option<(Vec<DeviceRow>, f64, f64)> {
+    let obj = value.as_object()?;
+    if obj
+        .keys()
+        .any(|k| !matches!(k.as_str(), "name" | "devices" | "bandwidth" | "latency"))
+    {
+        return None;
+    }
+    let mut rows = Vec::new();
+    for d in obj.get("devices")?.as_array()? {
+        let d = d.as_object()?;
+        if d.keys()
+            .any(|k| !matches!(k.as_str(), "id" | "kind" | "speed" | "memory"))
+        {
+            return None;
+        }
+        let opt = |k: &str| d.get(k).filter(|v| !v.is_null());
+        rows.push(DeviceRow {
+            id: d.get("id")?.as_str()?.to_string(),
+            kind: match opt("kind") {
+                Some(k) => Some(k.as_str()?.to_string()),
+                None => None,
+            },
+            speed: d.get("speed")?.as_f64()?,
+            memory: match opt("memory") {
+                Some(m) => Some(m.as_f64()?),
+                None => None,
+            },
+        });
+    }
+    let bw = obj.get("bandwidth")?.as_f64()?;
+    let lat = match obj.get("latency").filter(|v| !v.is_null()) {
+        Some(l) => l.as_f64()?,
+        None => 0.0,
+    };
+    Some((rows, bw, lat))
+}
+
+/// The cluster JSON of a device table.
+pub fn cluster_value(rows: &[DeviceRow], bandwidth: f64, latency: f64) -> Value {
+    let devices = rows
+        .iter()
+        .map(|r| {
+            let mut d = Map::new();
+            d.insert("id".into(), r.id.clone().into());
+            if let Some(k) = &r.kind {
+                d.insert("kind".into(), k.clone().into());
+            }
+            d.insert("speed".into(), r.speed.into());
+            if let Some(m) = r.memory {
+                d.insert("memory".into(), m.into());
+            }
+            Value::Object(d)
+        })
+        .collect();
+    serde_json::json!({ "devices": Value::Array(devices), "bandwidth": bandwidth, "latency": latency })
+}
+
+fn device_table(rows: &[DeviceRow]) -> String {
+    rows.iter()
+        .map(|r| {
+            format!(
+                "{}:{}:{}:{}",
+                encode(&r.id),
+                encode(r.kind.as_deref().unwrap_or("")),
+                number(r.speed),
+                r.memory.map(number).unwrap_or_default()
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+fn parse_device_table(s: &str) -> Result<Vec<DeviceRow>> {
+    s.split(',')
+        .enumerate()
+        .map(|(i, item)| {
+            let parts: Vec<&str> = item.split(':').collect();
+            if parts.len() != 4 {
+                return Err(bad(format!(
+                    "dev: device {i} must be id:kind:speed:memory, got '{item}'"
+                )));
+            }
+            let key = format!("dev[{i}]");
+            let kind = decode(&key, parts[1])?;
+            Ok(DeviceRow {
+                id: decode(&key, parts[0])?,
+                kind: (!kind.is_empty()).then_some(kind),
+                speed: parse_number(&key, parts[2])?,
+                memory: if parts[3].is_empty() {
+                    None
+                } else {
+                    Some(parse_number(&key, parts[3])?)
+                },
+            })
+        })
+        .collect()
+}
+
+fn list(items: &[String]) -> String {
+    items
+        .iter()
+        .map(|s| encode(s))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+fn parse_list(key: &str, s: &str) -> Result<Vec<String>> {
+    if s.is_empty() {
+        return Ok(vec![]);
+    }
+    s.split(',').map(|x| decode(key, x)).collect()
+}
+
+// ---------------------------------------------------------------------------------------
+// Writing.
+
+/// The fragment (from `#` on) of a scenario whose graph is bundled or inline. An inline
+/// graph is embedded compressed, or named by the SHA-256 of its compact JSON text when
+/// too large (use [`fragment_with_graph_text`] to name a file by its own bytes).
+pub fn fragment(s: &Scenario) -> Result<String> {
+    fragment_with_graph_text(s, None)
+}
+
+/// Like [`fragment`], for a scenario whose graph is a file (or inline) and whose exact
+/// text is `graph_text`: that text is what is embedded or hashed, so the page can check
+/// the very file the user gives it. The link names it by the file's stem.
+pub fn fragment_with_graph_text(s: &Scenario, graph_text: Option<&str>) -> Result<String> {
+    s.check()?;
+    let d = defaults();
+    let mut kv: Vec<(String, String)> = vec![("v".into(), FORMAT_VERSION.to_string())];
+    let mut put = |k: &str, v: String| kv.push((k.to_string(), v));
+
+    // Graph.
+    let (text, name) = match (&s.graph, graph_text) {
+        (GraphSource::Bundled(name), _) => {
+            if !valid_name(name) {
+                return Err(bad(format!(
+                    "bundled graph name '{name}' may only hold letters, digits, '_' and '-'"
+                )));
+            }
+            if *name != DEFAULT_GRAPH {
+                put("graph", name.clone());
+            }
+            (None, String::new())
+        }
+        (GraphSource::Inline(v), None) => (Some(v.to_string()), graph_name(v, "graph")),
+        (GraphSource::Inline(v), Some(t)) => (Some(t.to_string()), graph_name(v, "graph")),
+        (GraphSource::File(path), Some(t)) => {
+            let stem = std::path::Path::new(path)
+                .file_stem()
+                .and_then(|x| x.to_str())
+                .unwrap_or("graph")
+                .to_string();
+            let name = serde_json::from_str::<Value>(t)
+                .map(|v| graph_name(&v, &stem))
+                .unwrap_or(stem);
+            (Some(t.to_string()), name)
+        }
+        (GraphSource::File(path), None) => {
+            return Err(bad(format!(
+                "the graph is the file '{path}': give its text to embed it in the link"
+            )))
+        }
+    };
+    if let Some(text) = text {
+        let z = deflate(&text);
+        if z.len() <= EMBED_LIMIT {
+            put("graphz", base64url(&z));
+        } else {
+            put("graphsha256", graph_sha256(&text));
+            put("graphname", encode(&name));
+        }
+    }
+
+    // Cluster.
+    match &s.cluster {
+        ClusterSource::Generate(g) => {
+            let dg = default_cluster_gen();
+            if g.devices != dg.devices {
+                put("devices", g.devices.to_string());
+            }
+            if g.speed != dg.speed {
+                put("speed", range(g.speed));
+            }
+            if g.bandwidth != dg.bandwidth {
+                put("bandwidth", range(g.bandwidth));
+            }
+            if g.latency != dg.latency {
+                put("latency", range(g.latency));
+            }
+            if let Some(m) = g.memory {
+                put("memory", number(m));
+            }
+            if !g.kinds.is_empty() {
+                put("kinds", list(&g.kinds));
+            }
+        }
+        ClusterSource::Inline(v) => match simple_cluster(v) {
+            Some((rows, bw, lat)) => {
+                put("cluster", "explicit".into());
+                if rows != default_devices() {
+                    put("dev", device_table(&rows));
+                }
+                if bw != DEFAULT_BW {
+                    put("bw", number(bw));
+                }
+                if lat != DEFAULT_LAT {
+                    put("lat", number(lat));
+                }
+            }
+            None => put("clusterz", base64url(&deflate(&v.to_string()))),
+        },
+        ClusterSource::File(path) => {
+            return Err(bad(format!(
+                "the cluster is the file '{path}': load it into an inline cluster first"
+            )))
+        }
+    }
+
+    // Strategies.
+    if s.placers != d.placers {
+        put("placers", list(&s.placers));
+    }
+    if s.schedulers != d.schedulers {
+        put("schedulers", list(&s.schedulers));
+    }
+    for (k, v) in &s.params {
+        put(&encode(k), number(*v));
+    }
+    if s.links != d.links {
+        put("links", s.links.name().into());
+    }
+    if s.link_order != d.link_order {
+        put("order", encode(&s.link_order));
+    }
+    if s.seeds != d.seeds {
+        put("seeds", s.seeds.to_string());
+    }
+    if s.seed > MAX_SEED {
+        return Err(bad(format!(
+            "seed {} is larger than 2^53 - 1, which a link cannot carry exactly",
+            s.seed
+        )));
+    }
+    if s.seed != d.seed {
+        put("seed", s.seed.to_string());
+    }
+    if let Some(r) = &s.randomize {
+        if let Some(c) = r.cost {
+            put("randcost", range(c));
+        }
+        if let Some(b) = r.bytes {
+            put("randbytes", range(b));
+        }
+    }
+    let w = &s.what_if;
+    if w.compute != 1.0 {
+        put("whatif.compute", number(w.compute));
+    }
+    if w.bandwidth != 1.0 {
+        put("whatif.bandwidth", number(w.bandwidth));
+    }
+    if !w.speeds.is_empty() {
+        let items: Vec<String> = w
+            .speeds
+            .iter()
+            .map(|(id, sp)| format!("{}:{}", encode(id), number(*sp)))
+            .collect();
+        put("whatif.speeds", items.join(","));
+    }
+    let body: Vec<String> = kv.into_iter().map(|(k, v)| format!("{k}={v}")).collect();
+    Ok(format!("#{}", body.join("&")))
+}
+
+fn graph_name(v: &Value, fallback: &str) -> String {
+    v.get("name")
+        .and_then(|n| n.as_str())
+        .filter(|n| !n.is_empty())
+        .unwrap_or(fallback)
+        .to_string()
+}
+
+// ---------------------------------------------------------------------------------------
+// Reading.
+
+/// The scenario of a fragment (with or without its leading `#`). A link that names its
+/// graph by hash is an error here; use [`parse_fragment_with_graph`].
+pub fn parse_fragment(f: &str) -> Result<Scenario> {
+    parse_fragment_with_graph(f, None)
+}
+
+/// Like [`parse_fragment`]; when the link names its graph by hash, `graph_text` must be
+/// the file whose SHA-256 matches, and the scenario gets it as an inline graph.
+pub fn parse_fragment_with_graph(f: &str, graph_text: Option<&str>) -> Result<Scenario> {
+    let f = f.strip_prefix('#').unwrap_or(f);
+    let mut pairs: Vec<(String, &str)> = Vec::new();
+    for item in f.split('&').filter(|x| !x.is_empty()) {
+        let (k, v) = item.split_once('=').unwrap_or((item, ""));
+        let k = decode("key", k)?;
+        if pairs.iter().any(|(seen, _)| *seen == k) {
+            return Err(bad(format!("key '{k}' appears twice")));
+        }
+        pairs.push((k, v));
+    }
+    let get = |k: &str| pairs.iter().find(|(x, _)| x == k).map(|(_, v)| *v);
+    match get("v") {
+        None => return Err(bad("not a placesim link: it has no format version (v=1)")),
+        Some(v) if v != FORMAT_VERSION.to_string() => {
+            return Err(bad(format!(
+                "link format version '{v}' is not supported (this build reads v={FORMAT_VERSION})"
+            )))
+        }
+        Some(_) => {}
+    }
+
+    let mut s = defaults();
+    let mut gen = default_cluster_gen();
+    let mut explicit = false;
+    let mut rows = default_devices();
+    let mut bw = DEFAULT_BW;
+    let mut lat = DEFAULT_LAT;
+    let mut clusterz = None;
+    let mut graph_hash: Option<String> = None;
+    let mut graph_name: Option<String> = None;
+    let mut randomize = Randomize {
+        cost: None,
+        bytes: None,
+    };
+    let mut what_if = WhatIf::default();
+
+    for (key, v) in &pairs {
+        let key = key.as_str();
+        match key {
+            "v" => {}
+            "graph" => {
+                let name = decode(key, v)?;
+                if !valid_name(&name) {
+                    return Err(bad(format!(
+                        "graph: '{name}' is not a bundled graph name (letters, digits, '_', '-')"
+                    )));
+                }
+                s.graph = GraphSource::Bundled(name);
+            }
+            "graphz" => {
+                let text = inflate(key, &unbase64url(key, v)?)?;
+                let value: Value = serde_json::from_str(&text)
+                    .map_err(|e| bad(format!("graphz: the embedded graph is not JSON ({e})")))?;
+                s.graph = GraphSource::Inline(value);
+            }
+            "graphsha256" => {
+                let h = v.to_ascii_lowercase();
+                if h.len() != 64 || !h.bytes().all(|b| b.is_ascii_hexdigit()) {
+                    return Err(bad("graphsha256: not 64 hex digits"));
+                }
+                graph_hash = Some(h);
+            }
+            "graphname" => graph_name = Some(decode(key, v)?),
+            "devices" => {
+                gen.devices = parse_int(key, v)?
+                    .try_into()
+                    .map_err(|_| bad("devices: too many"))?
+            }
+            "speed" => gen.speed = parse_range(key, v)?,
+            "bandwidth" => gen.bandwidth = parse_range(key, v)?,
+            "latency" => gen.latency = parse_range(key, v)?,
+            "memory" => gen.memory = Some(parse_number(key, v)?),
+            "kinds" => gen.kinds = parse_list(key, v)?,
+            "cluster" => match *v {
+                "explicit" => explicit = true,
+                "generate" => explicit = false,
+                other => {
+                    return Err(bad(format!(
+                        "cluster: '{other}' is neither 'generate' nor 'explicit'"
+                    )))
+                }
+            },
+            "dev" => {
+                explicit = true;
+                rows = parse_device_table(v)?;
+            }
+            "bw" => bw = parse_number(key, v)?,
+            "lat" => lat = parse_number(key, v)?,
+            "clusterz" => {
+                let text = inflate(key, &unbase64url(key, v)?)?;
+                let value: Value = serde_json::from_str(&text).map_err(|e| {
+                    bad(format!("clusterz: the embedded cluster is not JSON ({e})"))
+                })?;
+                clusterz = Some(value);
+            }
+            "placers" => s.placers = parse_list(key, v)?,
+            "schedulers" => s.schedulers = parse_list(key, v)?,
+            "links" => {
+                s.links = LinkModel::parse(v)
+                    .ok_or_else(|| bad(format!("links: '{v}' is neither 'parallel' nor 'fcfs'")))?
+            }
+            "order" => s.link_order = decode(key, v)?,
+            "seeds" => {
+                s.seeds = parse_int(key, v)?
+                    .try_into()
+                    .map_err(|_| bad("seeds: too many"))?
+            }
+            "seed" => {
+                s.seed = parse_int(key, v)?;
+                if s.seed > MAX_SEED {
+                    return Err(bad("seed: larger than 2^53 - 1"));
+                }
+            }
+            "randcost" => randomize.cost = Some(parse_range(key, v)?),
+            "randbytes" => randomize.bytes = Some(parse_range(key, v)?),
+            "whatif.compute" => what_if.compute = parse_number(key, v)?,
+            "whatif.bandwidth" => what_if.bandwidth = parse_number(key, v)?,
+            "whatif.speeds" => {
+                for item in v.split(',').filter(|x| !x.is_empty()) {
+                    let (id, sp) = item
+                        .split_once(':')
+                        .ok_or_else(|| bad(format!("whatif.speeds: '{item}' is not id:speed")))?;
+                    what_if
+                        .speeds
+                        .insert(decode(key, id)?, parse_number(key, sp)?);
+                }
+            }
+            k if PAGE_KEYS.contains(&k) => {}
+            k if k.contains('.') => {
+                s.params.insert(k.to_string(), parse_number(k, v)?);
+            }
+            k => return Err(bad(format!("unknown key '{k}'"))),
+        }
+    }
+
+    if let Some(h) = graph_hash {
+        let name = graph_name.unwrap_or_else(|| "graph".into());
+        let Some(text) = graph_text else {
+            return Err(bad(format!(
+                "the link names graph '{name}' by its SHA-256 {h}: give that file"
+            )));
+        };
+        let got = graph_sha256(text);
+        if got != h {
+            return Err(bad(format!(
+                "the file given for graph '{name}' is not the linked one (SHA-256 {got}, the link wants {h})"
+            )));
+        }
+        let value: Value = serde_json::from_str(text)
+            .map_err(|e| bad(format!("graph '{name}' is not JSON ({e})")))?;
+        s.graph = GraphSource::Inline(value);
+    }
+    s.cluster = match (clusterz, explicit) {
+        (Some(v), _) => ClusterSource::Inline(v),
+        (None, true) => ClusterSource::Inline(cluster_value(&rows, bw, lat)),
+        (None, false) => ClusterSource::Generate(gen),
+    };
+    if randomize.cost.is_some() || randomize.bytes.is_some() {
+        s.randomize = Some(randomize);
+    }
+    s.what_if = what_if;
+    s.check()?;
+    Ok(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeMap;
+
+    fn round_trip(s: &Scenario) -> String {
+        let f = fragment(s).unwrap();
+        let back = parse_fragment(&f).unwrap();
+        assert_eq!(&back, s, "fragment {f}");
+        assert_eq!(fragment(&back).unwrap(), f);
+        f
+    }
+
+    #[test]
+    fn defaults_write_only_the_version() {
+        assert_eq!(round_trip(&defaults()), "#v=1");
+        assert_eq!(parse_fragment("v=1").unwrap(), defaults());
+    }
+
+    #[test]
+    fn generated_cluster_and_strategies_round_trip() {
+        let mut s = defaults();
+        s.graph = GraphSource::Bundled("vgg19_layers".into());
+        s.cluster = ClusterSource::Generate(ClusterGen {
+            devices: 50,
+            speed: [10.0, 100.0],
+            memory: Some(1.6e10),
+            bandwidth: [10.0, 60.0],
+            latency: [0.0, 0.0],
+            kinds: vec!["cpu".into(), "gpu".into()],
+        });
+        s.placers = vec!["hash".into()];
+        s.seeds = 10;
+        s.seed = 12345;
+        s.links = LinkModel::Fcfs;
+        s.randomize = Some(Randomize {
+            cost: Some([1.0, 100.0]),
+            bytes: Some([1.0, 100.0]),
+        });
+        s.what_if = WhatIf {
+            compute: 2.0,
+            bandwidth: 0.5,
+            speeds: BTreeMap::from([("d1".to_string(), 42.5)]),
+        };
+        let f = round_trip(&s);
+        assert_eq!(
+            f,
+            "#v=1&graph=vgg19_layers&devices=50&speed=10..100&bandwidth=10..60&latency=0..0\
+             &memory=1.6e10&kinds=cpu,gpu&placers=hash&links=fcfs&seeds=10\
+             &seed=12345&randcost=1..100&randbytes=1..100&whatif.compute=2\
+             &whatif.bandwidth=0.5&whatif.speeds=d1:42.5"
+        );
+    }
+
+    #[test]
+    fn explicit_clusters_use_a_device_table_or_compress() {
+        let mut s = defaults();
+        let rows = vec![
+            DeviceRow {
+                id: "gpu:0,a".into(),
+                kind: None,
+                speed: 1.5e13,
+                memory: None,
+            },
+            DeviceRow {
+                id: "cpu0".into(),
+                kind: Some("cpu".into()),
+                speed: 0.25,
+                memory: Some(64.0),
+            },
+        ];
+        s.cluster = ClusterSource::Inline(cluster_value(&rows, 1e9, 0.0));
+        let f = round_trip(&s);
+        assert!(
+            f.contains("cluster=explicit&dev=gpu%3A0%2Ca::1.5e13:,cpu0:cpu:0.25:64&bw=1e9&lat=0"),
+            "{f}"
+        );
+        s.cluster =
+            ClusterSource::Inline(cluster_value(&default_devices(), DEFAULT_BW, DEFAULT_LAT));
+        assert_eq!(round_trip(&s), "#v=1&cluster=explicit");
+        let with_links: Value = serde_json::from_str(
+            r#"{"devices":[{"id":"a","speed":1},{"id":"b","speed":2}],"bandwidth":10,
+                "links":[{"src":"a","dst":"b","bandwidth":5}]}"#,
+        )
+        .unwrap();
+        s.cluster = ClusterSource::Inline(with_links);
+        assert!(round_trip(&s).contains("clusterz="));
+    }
+
+    #[test]
+    fn inline_graphs_embed_or_hash() {
+        let small: Value =
+            serde_json::from_str(r#"{"name":"tiny","nodes":[{"id":"a","cost":1}],"edges":[]}"#)
+                .unwrap();
+        let mut s = defaults();
+        s.graph = GraphSource::Inline(small);
+        assert!(round_trip(&s).contains("graphz="));
+
+        // A graph whose compressed text is over the limit: random-looking ids.
+        let mut rng = crate::rng::Rng::new(1);
+        let nodes: Vec<Value> = (0..4000)
+            .map(|i| serde_json::json!({"id": format!("n{i}_{:x}", rng.next_u64()), "cost": 1}))
+            .collect();
+        let big = serde_json::json!({"name": "big one", "nodes": nodes});
+        let text = big.to_string();
+        s.graph = GraphSource::File("/tmp/big.json".into());
+        let f = fragment_with_graph_text(&s, Some(&text)).unwrap();
+        assert!(
+            f.contains(&format!("graphsha256={}", graph_sha256(&text))),
+            "{f}"
+        );
+        assert!(f.contains("graphname=big%20one"));
+        let e = parse_fragment(&f).unwrap_err().to_string();
+        assert!(e.contains("give that file"), "{e}");
+        let e = parse_fragment_with_graph(&f, Some("{}"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("not the linked one"), "{e}");
+        let back = parse_fragment_with_graph(&f, Some(&text)).unwrap();
+        assert_eq!(back.graph, GraphSource::Inline(big));
+    }
+
+    #[test]
+    fn atoms() {
+        assert_eq!(number(1.5e13), "1.5e13");
+        assert_eq!(number(100.0), "100");
+        assert_eq!(number(1000.0), "1e3");
+        assert_eq!(number(0.5), "0.5");
+        assert_eq!(number(1e-5), "1e-5");
+        assert_eq!(number(0.1 + 0.2), "0.30000000000000004");
+        assert_eq!(number(123456.789), "123456.789");
+        for x in [1.5e13, 0.1 + 0.2, 1e-300, 7e21, 12345678.9, 3.0] {
+            assert_eq!(number(x).parse::<f64>().unwrap(), x);
+        }
+        for data in [
+            &b""[..],
+            b"f",
+            b"fo",
+            b"foo",
+            b"foob",
+            &[0xff, 0xfe, 0x00, 0x7f],
+        ] {
+            assert_eq!(unbase64url("t", &base64url(data)).unwrap(), data);
+        }
+        assert_eq!(base64url(b"\xfb\xff"), "-_8");
+        assert_eq!(encode("a b,c:d/é"), "a%20b%2Cc%3Ad%2F%C3%A9");
+        assert_eq!(decode("t", "a%20b%2Cc%3Ad%2F%C3%A9").unwrap(), "a b,c:d/é");
+        assert_eq!(
+            inflate("t", &deflate("hello hello hello")).unwrap(),
+            "hello hello hello"
+        );
+    }
+
+    #[test]
+    fn params_and_bad_links() {
+        let mut s = defaults();
+        s.params.insert("hash.x".into(), 3.0);
+        // hash has no parameter x: fragment refuses like the scenario does.
+        assert!(fragment(&s).is_err());
+        for (f, want) in [
+            ("graph=x", "no format version"),
+            ("v=2", "version '2'"),
+            ("v=1&bogus=1", "unknown key 'bogus'"),
+            ("v=1&devices=x", "devices: 'x' is not a whole number"),
+            ("v=1&speed=1..y", "speed: 'y' is not a number"),
+            ("v=1&graph=../etc", "not a bundled graph name"),
+            ("v=1&seeds=1&seeds=2", "appears twice"),
+            ("v=1&placers=nope", "unknown placer 'nope'"),
+            ("v=1&graphz=!!", "not base64url"),
+            ("v=1&graphz=AAAA", "damaged"),
+            ("v=1&dev=a:gpu:1", "id:kind:speed:memory"),
+            ("v=1&links=slow", "neither 'parallel' nor 'fcfs'"),
+            ("v=1&fifo.zzz=1", "fifo has no parameter 'zzz'"),
+            ("v=1&pair=hash/fifo", ""),
+        ] {
+            match parse_fragment(f) {
+                Ok(_) => assert!(want.is_empty(), "{f} parsed"),
+                Err(e) => assert!(!want.is_empty() && e.to_string().contains(want), "{f}: {e}"),
+            }
+        }
+    }
+}
