@@ -1,1 +1,234 @@
-//! The wasm-bindgen adapter (placeholder until the playground issue lands).
+//! The wasm-bindgen adapter: the engine's entry points as JavaScript functions.
+//!
+//! Thin on purpose: each function parses its JSON arguments, calls the library
+//! ([`crate::compare`], [`crate::report::trace`], [`crate::share`]) and serializes the
+//! result with `serde-wasm-bindgen` (maps become plain objects). Every engine error becomes
+//! a thrown JavaScript `Error` whose message is the engine's own, so the page can show it
+//! as is. No logic lives here: anything worth testing is tested natively in the library.
+//!
+//! Inputs the browser holds as text (a graph file, a cluster file) are passed as text; a
+//! scenario's `file` sources cannot be read here and say so.
+
+use serde::Serialize;
+use serde_json::Value;
+use wasm_bindgen::prelude::*;
+
+use crate::compare;
+use crate::error::Error;
+use crate::model::cluster::Cluster;
+use crate::model::graph::Graph;
+use crate::model::scenario::{GraphSource, Scenario};
+use crate::params::ParamSpec;
+use crate::report::trace;
+use crate::share;
+
+fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsError> {
+    value
+        .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
+        .map_err(|e| JsError::new(&e.to_string()))
+}
+
+fn js_err(e: Error) -> JsError {
+    JsError::new(&e.to_string())
+}
+
+#[derive(Serialize)]
+struct StrategyInfo {
+    name: &'static str,
+    summary: &'static str,
+    params: &'static [ParamSpec],
+}
+
+#[derive(Serialize)]
+struct Strategies {
+    placers: Vec<StrategyInfo>,
+    schedulers: Vec<StrategyInfo>,
+    link_queues: Vec<StrategyInfo>,
+}
+
+/// Every registered placer, scheduler and link-queue order: names, summaries, parameters.
+#[wasm_bindgen]
+pub fn strategies() -> Result<JsValue, JsError> {
+    let info = |name, summary, params| StrategyInfo {
+        name,
+        summary,
+        params,
+    };
+    to_js(&Strategies {
+        placers: crate::place::PLACERS
+            .iter()
+            .map(|p| info(p.name, p.summary, p.params))
+            .collect(),
+        schedulers: crate::schedule::SCHEDULERS
+            .iter()
+            .map(|s| info(s.name, s.summary, s.params))
+            .collect(),
+        link_queues: crate::transfer::LINK_QUEUES
+            .iter()
+            .map(|q| info(q.name, q.summary, q.params))
+            .collect(),
+    })
+}
+
+#[derive(Serialize)]
+struct GraphInfo {
+    name: String,
+    nodes: usize,
+    edges: usize,
+    colocation_groups: usize,
+    op_types: usize,
+}
+
+/// Loads and validates graph JSON; returns its summary or throws the engine's error.
+#[wasm_bindgen]
+pub fn validate_graph(text: &str, fallback_name: &str) -> Result<JsValue, JsError> {
+    let g = Graph::from_json(text, fallback_name).map_err(js_err)?;
+    to_js(&GraphInfo {
+        name: g.name.clone(),
+        nodes: g.node_count(),
+        edges: g.edge_count(),
+        colocation_groups: g.groups.len(),
+        op_types: g.op_types.len(),
+    })
+}
+
+/// Loads and validates cluster JSON; returns its devices or throws the engine's error.
+#[wasm_bindgen]
+pub fn validate_cluster(text: &str) -> Result<JsValue, JsError> {
+    let c = Cluster::from_json(text, "cluster").map_err(js_err)?;
+    to_js(&c.devices)
+}
+
+/// The scenario, its graph and its fixed cluster (when not generated).
+fn load(
+    scenario_json: &str,
+    graph_text: Option<String>,
+    cluster_text: Option<String>,
+) -> Result<(Scenario, Graph, Option<Cluster>), Error> {
+    let scenario = Scenario::from_json(scenario_json)?;
+    let graph = match (&scenario.graph, graph_text) {
+        (GraphSource::Inline(v), None) => Graph::from_json(&v.to_string(), "inline graph")?,
+        (GraphSource::Bundled(name), Some(t)) => Graph::from_json(&t, name)?,
+        (GraphSource::File(path), Some(t)) => Graph::from_json(&t, path)?,
+        (GraphSource::Inline(_), Some(t)) => Graph::from_json(&t, "graph")?,
+        (_, None) => {
+            return Err(Error::Scenario(
+                "the page passed no graph text for a bundled or file graph".into(),
+            ))
+        }
+    };
+    let cluster = match cluster_text {
+        Some(t) => Some(Cluster::from_json(&t, "cluster")?),
+        None => scenario.fixed_cluster(&|path| {
+            Err(Error::Io {
+                path: path.to_string(),
+                message: "files cannot be read in the browser; upload the cluster".into(),
+            })
+        })?,
+    };
+    Ok((scenario, graph, cluster))
+}
+
+/// Runs every pair of the scenario over its seeds (`compare::run`) and returns the
+/// comparison (the object `placesim compare --json` prints). `progress(done, total)` is
+/// called after each simulation; returning `false` stops the run (other values go on).
+#[wasm_bindgen]
+pub fn compare(
+    scenario_json: &str,
+    graph_text: Option<String>,
+    cluster_text: Option<String>,
+    progress: Option<js_sys::Function>,
+) -> Result<JsValue, JsError> {
+    let (scenario, graph, cluster) =
+        load(scenario_json, graph_text, cluster_text).map_err(js_err)?;
+    let mut report = |done: usize, total: usize| match &progress {
+        None => true,
+        Some(f) => {
+            let r = f.call2(
+                &JsValue::NULL,
+                &JsValue::from(done as f64),
+                &JsValue::from(total as f64),
+            );
+            !matches!(r, Ok(v) if v == JsValue::FALSE)
+        }
+    };
+    let c = compare::run(&scenario, &graph, cluster.as_ref(), &mut report).map_err(js_err)?;
+    to_js(&c)
+}
+
+#[derive(Serialize)]
+struct PairRun {
+    timeline: Value,
+    /// Chrome trace-event JSON text (for download; Perfetto opens it).
+    trace: String,
+}
+
+/// One pair at one seed with its full schedule: `{timeline, trace}` where `timeline` is
+/// `report::trace::timeline` and `trace` the Chrome trace JSON as text.
+#[wasm_bindgen]
+pub fn run_pair(
+    scenario_json: &str,
+    graph_text: Option<String>,
+    cluster_text: Option<String>,
+    placer: &str,
+    scheduler: &str,
+    seed_index: u32,
+) -> Result<JsValue, JsError> {
+    let (scenario, graph, cluster) =
+        load(scenario_json, graph_text, cluster_text).map_err(js_err)?;
+    if seed_index >= scenario.seeds {
+        return Err(JsError::new(&format!(
+            "seed index {seed_index} is out of range (the scenario has {} seeds)",
+            scenario.seeds
+        )));
+    }
+    let real = scenario
+        .realize(&graph, cluster.as_ref(), seed_index)
+        .map_err(js_err)?;
+    let detail = compare::run_one(
+        &scenario,
+        &graph,
+        &real.cluster,
+        real.overrides.as_ref(),
+        placer,
+        scheduler,
+        seed_index,
+    )
+    .map_err(js_err)?;
+    to_js(&PairRun {
+        timeline: trace::timeline(&detail),
+        trace: trace::chrome_trace(&detail).to_string(),
+    })
+}
+
+/// A new random seed from the browser's crypto (exact as a JavaScript number).
+#[wasm_bindgen]
+pub fn fresh_seed() -> f64 {
+    crate::rng::fresh_seed() as f64
+}
+
+/// SHA-256 of a graph's text, lowercase hex (for pages served without `crypto.subtle`).
+#[wasm_bindgen]
+pub fn graph_sha256(text: &str) -> String {
+    share::graph_sha256(text)
+}
+
+/// The link fragment of a scenario (`share::fragment_with_graph_text`).
+#[wasm_bindgen]
+pub fn fragment(scenario_json: &str, graph_text: Option<String>) -> Result<String, JsError> {
+    let s = Scenario::from_json(scenario_json).map_err(js_err)?;
+    share::fragment_with_graph_text(&s, graph_text.as_deref()).map_err(js_err)
+}
+
+/// The scenario of a link fragment (`share::parse_fragment_with_graph`).
+#[wasm_bindgen]
+pub fn parse_fragment(f: &str, graph_text: Option<String>) -> Result<JsValue, JsError> {
+    let s = share::parse_fragment_with_graph(f, graph_text.as_deref()).map_err(js_err)?;
+    to_js(&s)
+}
+
+/// The scenario an empty link means (`share::defaults`).
+#[wasm_bindgen]
+pub fn default_scenario() -> Result<JsValue, JsError> {
+    to_js(&share::defaults())
+}

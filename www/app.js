@@ -1,0 +1,983 @@
+// The playground's wiring: state -> controls, controls -> state, runs in workers,
+// results -> table and charts. All text that comes from files, links or the engine is
+// shown with textContent (never as HTML).
+//
+// The main thread loads the engine too, for the quick calls (strategy list, graph
+// validation, fresh seeds, hashing); comparisons and timelines run in module workers.
+
+import init, * as engine from './pkg/placesim.js';
+import {
+  State, toFragment, fromFragment, scenarioOf, whatIfActive, sha256, formatNumber,
+} from './state.js';
+
+const $ = (id) => document.getElementById(id);
+const state = new State();
+let all = { placers: [], schedulers: [] };
+let strategyInfo = null;
+let graphIndex = [];
+let graphText = null; // text of the current graph (bundled or uploaded), null when missing
+let graphName = null;
+let current = null; // {comparison, key, ms}
+let baseline = null; // {comparison, key}
+let pairRun = null; // {placer, scheduler, seed, result}
+let sort = { key: null, dir: 1 };
+let charts = null;
+let writtenHash = null;
+const timings = {};
+
+// ---------------------------------------------------------------------------------------
+// Workers.
+
+class Runner {
+  constructor() { this.seq = 0; this.start(); }
+
+  start() {
+    this.worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
+    this.pending = null;
+    this.worker.onmessage = (e) => this.receive(e.data);
+    this.worker.onerror = (e) => {
+      e.preventDefault();
+      this.fail(`the engine worker failed: ${e.message || 'could not start'}`);
+    };
+  }
+
+  receive(m) {
+    const p = this.pending;
+    if (m.type === 'ready') return;
+    if (!p) return;
+    if (m.id !== null && m.id !== p.id) return;
+    if (m.type === 'progress') { p.onProgress?.(m.done, m.total); return; }
+    this.pending = null;
+    if (m.type === 'result') p.resolve(m);
+    else {
+      p.reject(new Error(m.message));
+      if (m.fatal || m.id === null) { this.worker.terminate(); this.start(); }
+    }
+  }
+
+  fail(message) {
+    const p = this.pending;
+    this.pending = null;
+    this.worker.terminate();
+    this.start();
+    p?.reject(new Error(message));
+  }
+
+  /** Runs one request; a request still running is cancelled first. */
+  run(msg, onProgress) {
+    if (this.pending) this.cancel();
+    const id = ++this.seq;
+    return new Promise((resolve, reject) => {
+      this.pending = { id, resolve, reject, onProgress };
+      this.worker.postMessage({ ...msg, id });
+    });
+  }
+
+  get busy() { return this.pending !== null; }
+
+  /** Stops the running request: terminates the worker and starts a fresh one. */
+  cancel() {
+    const p = this.pending;
+    if (!p) return;
+    this.pending = null;
+    this.worker.terminate();
+    this.start();
+    const e = new Error('cancelled');
+    e.cancelled = true;
+    p.reject(e);
+  }
+}
+
+let compareRunner;
+let pairRunner;
+
+// ---------------------------------------------------------------------------------------
+// Small helpers.
+
+function show(el, text) {
+  el.textContent = text || '';
+  el.hidden = !text;
+}
+
+function num(input) {
+  const v = input.value.trim();
+  if (v === '') return null;
+  const x = Number(v);
+  return Number.isFinite(x) ? x : null;
+}
+
+function setNum(input, x) { input.value = x == null ? '' : formatNumber(x); }
+
+function fmt(x, digits = 4) {
+  if (x == null || !Number.isFinite(x)) return '—';
+  if (x === 0) return '0';
+  const a = Math.abs(x);
+  if (a >= 1e6 || a < 1e-3) return x.toExponential(digits - 1);
+  return String(Number(x.toPrecision(digits)));
+}
+
+function bytes(x) {
+  if (x == null || !Number.isFinite(x)) return '—';
+  const units = ['B', 'kB', 'MB', 'GB', 'TB', 'PB'];
+  let i = 0;
+  while (Math.abs(x) >= 1000 && i < units.length - 1) { x /= 1000; i++; }
+  return `${Number(x.toPrecision(3))} ${units[i]}`;
+}
+
+function download(name, text, type = 'application/json') {
+  const url = URL.createObjectURL(new Blob([text], { type }));
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = name;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10000);
+}
+
+function debounce(fn, ms) {
+  let t = null;
+  return (...args) => { clearTimeout(t); t = setTimeout(() => fn(...args), ms); };
+}
+
+const hashFn = (text) => engine.graph_sha256(text);
+
+function pairKey(p, s) { return `${p}/${s}`; }
+
+// ---------------------------------------------------------------------------------------
+// Graph.
+
+async function loadGraph() {
+  show($('graph-error'), '');
+  $('hash-ask').hidden = true;
+  graphText = null;
+  graphName = null;
+  $('graph-info').textContent = '';
+  if (state.graphHash) {
+    $('hash-ask-text').textContent = `This link uses the graph '${state.graphHash.name}', which is too large to embed. `
+      + `Give that file (SHA-256 ${state.graphHash.sha256}) to run it.`;
+    $('hash-ask').hidden = false;
+    return false;
+  }
+  let text;
+  let name;
+  if (state.upload) {
+    text = state.upload.text;
+    name = state.upload.name;
+  } else {
+    name = state.graph;
+    try {
+      const r = await fetch(`graphs/${encodeURIComponent(name)}.json`);
+      if (!r.ok) throw new Error(`the bundled graph '${name}' is not on this site (HTTP ${r.status})`);
+      text = await r.text();
+    } catch (e) {
+      show($('graph-error'), e.message);
+      return false;
+    }
+  }
+  try {
+    const info = engine.validate_graph(text, name);
+    graphText = text;
+    graphName = name;
+    $('graph-info').textContent = `${info.name}: ${info.nodes} ops, ${info.edges} edges, `
+      + `${info.colocation_groups} colocation groups${state.upload ? ' (uploaded)' : ''}`;
+    return true;
+  } catch (e) {
+    show($('graph-error'), e.message);
+    return false;
+  }
+}
+
+async function readFile(file) {
+  if (file.size > 200 * 1024 * 1024) throw new Error(`${file.name}: larger than 200 MB`);
+  return file.text();
+}
+
+async function upload(file) {
+  show($('graph-error'), '');
+  let text;
+  try { text = await readFile(file); } catch (e) { show($('graph-error'), e.message); return; }
+  const stem = file.name.replace(/\.json$/i, '') || 'graph';
+  let info;
+  try {
+    info = engine.validate_graph(text, stem);
+  } catch (e) {
+    // Keep the previous graph; say what is wrong with this file.
+    show($('graph-error'), `${file.name}: ${e.message}`);
+    return;
+  }
+  state.upload = { name: info.name, text };
+  state.graphHash = null;
+  renderGraphSelect();
+  await loadGraph();
+  staleResults();
+}
+
+async function giveHashedFile(file) {
+  let text;
+  try { text = await readFile(file); } catch (e) { show($('graph-error'), e.message); return; }
+  const got = await sha256(text, hashFn);
+  if (got !== state.graphHash.sha256) {
+    show($('graph-error'), `${file.name} is not the linked graph (SHA-256 ${got}, the link wants ${state.graphHash.sha256})`);
+    return;
+  }
+  state.upload = { name: state.graphHash.name, text };
+  state.graphHash = null;
+  if (await loadGraph()) runComparison();
+}
+
+function renderGraphSelect() {
+  const sel = $('graph-select');
+  sel.replaceChildren();
+  if (state.upload || state.graphHash) {
+    const name = state.upload ? state.upload.name : state.graphHash.name;
+    sel.append(new Option(`uploaded: ${name}`, ''));
+  }
+  for (const g of graphIndex) {
+    sel.append(new Option(`${g.name} (${g.nodes} ops)`, g.name));
+  }
+  if (!state.upload && !state.graphHash && !graphIndex.some((g) => g.name === state.graph)) {
+    sel.append(new Option(`${state.graph} (not on this site)`, state.graph));
+  }
+  sel.value = state.upload || state.graphHash ? '' : state.graph;
+}
+
+// ---------------------------------------------------------------------------------------
+// Controls <-> state.
+
+const GEN_INPUTS = [
+  ['gen-speed-lo', 'speed', 0], ['gen-speed-hi', 'speed', 1],
+  ['gen-bw-lo', 'bandwidth', 0], ['gen-bw-hi', 'bandwidth', 1],
+  ['gen-lat-lo', 'latency', 0], ['gen-lat-hi', 'latency', 1],
+];
+
+function renderControls() {
+  renderGraphSelect();
+  const explicit = state.cluster === 'explicit' || state.clusterJson;
+  $('mode-generate').checked = !explicit;
+  $('mode-explicit').checked = !!explicit;
+  $('gen-box').hidden = !!explicit;
+  $('table-box').hidden = !explicit;
+  $('gen-devices').value = String(state.devices);
+  $('gen-kinds').value = state.kinds.join(',');
+  for (const [id, field, i] of GEN_INPUTS) setNum($(id), state[field][i]);
+  setNum($('gen-memory'), state.memory);
+  renderDeviceTable();
+  setNum($('table-bw'), state.clusterJson ? state.clusterJson.bandwidth : state.bw);
+  setNum($('table-lat'), state.clusterJson ? (state.clusterJson.latency ?? 0) : state.lat);
+  $('cluster-extra').hidden = !state.clusterJson;
+  $('links').value = state.links;
+  $('order').value = state.order;
+  renderStrategies();
+  setNum($('rand-cost-lo'), state.randcost?.[0]);
+  setNum($('rand-cost-hi'), state.randcost?.[1]);
+  setNum($('rand-bytes-lo'), state.randbytes?.[0]);
+  setNum($('rand-bytes-hi'), state.randbytes?.[1]);
+  $('random-box').open = !!(state.randcost || state.randbytes);
+  $('seeds').value = String(state.seeds);
+  $('seed').value = String(state.seed);
+  renderWhatIf();
+}
+
+function renderDeviceTable() {
+  const body = $('device-table').tBodies[0];
+  body.replaceChildren();
+  state.dev.forEach((d, i) => {
+    const tr = document.createElement('tr');
+    const cell = (field, type, value) => {
+      const td = document.createElement('td');
+      const input = document.createElement('input');
+      input.type = type;
+      if (type === 'number') { input.step = 'any'; input.min = '0'; }
+      input.value = value;
+      input.setAttribute('aria-label', `device ${i + 1} ${field}`);
+      input.addEventListener('change', () => {
+        const row = state.dev[i];
+        if (field === 'id') row.id = input.value;
+        else if (field === 'kind') { if (input.value) row.kind = input.value; else delete row.kind; }
+        else if (field === 'speed') row.speed = num(input) ?? row.speed;
+        else if (field === 'memory') { const m = num(input); if (m == null) delete row.memory; else row.memory = m; }
+        syncCluster();
+        renderWhatIf();
+        staleResults();
+      });
+      td.append(input);
+      tr.append(td);
+    };
+    cell('id', 'text', d.id);
+    cell('kind', 'text', d.kind || '');
+    cell('speed', 'number', formatNumber(d.speed));
+    cell('memory', 'number', d.memory == null ? '' : formatNumber(d.memory));
+    const td = document.createElement('td');
+    const rm = document.createElement('button');
+    rm.type = 'button';
+    rm.textContent = 'remove';
+    rm.disabled = state.dev.length <= 1;
+    rm.addEventListener('click', () => {
+      const [gone] = state.dev.splice(i, 1);
+      delete state.whatifSpeeds[gone.id];
+      syncCluster();
+      renderDeviceTable();
+      renderWhatIf();
+      staleResults();
+    });
+    td.append(rm);
+    tr.append(td);
+    body.append(tr);
+  });
+}
+
+// Table edits of a whole cluster from a link (clusterz) go into its JSON too.
+function syncCluster() {
+  if (!state.clusterJson) return;
+  state.clusterJson.bandwidth = num($('table-bw')) ?? state.clusterJson.bandwidth;
+  state.clusterJson.latency = num($('table-lat')) ?? 0;
+}
+
+function renderStrategies() {
+  const list = (el, infos, field) => {
+    el.replaceChildren();
+    const chosen = state[field] ?? all[field];
+    for (const s of infos) {
+      const label = document.createElement('label');
+      label.className = 'strategy';
+      const box = document.createElement('input');
+      box.type = 'checkbox';
+      box.value = s.name;
+      box.checked = chosen.includes(s.name);
+      box.addEventListener('change', () => {
+        const picked = [...el.querySelectorAll('input:checked')].map((b) => b.value);
+        state[field] = picked.length === all[field].length ? null : picked;
+        staleResults();
+      });
+      const name = document.createElement('b');
+      name.textContent = s.name;
+      const summary = document.createElement('span');
+      summary.className = 'summary';
+      summary.textContent = s.summary;
+      label.append(box, ' ', name, ' ', summary);
+      el.append(label);
+    }
+  };
+  list($('placer-list'), strategyInfo.placers, 'placers');
+  list($('scheduler-list'), strategyInfo.schedulers, 'schedulers');
+  const params = $('param-list');
+  params.replaceChildren();
+  const every = [...strategyInfo.placers, ...strategyInfo.schedulers, ...strategyInfo.link_queues];
+  for (const s of every) {
+    for (const p of s.params) {
+      const key = `${s.name}.${p.name}`;
+      const label = document.createElement('label');
+      label.title = p.doc;
+      label.append(`${key} `);
+      const input = document.createElement('input');
+      input.type = 'number';
+      input.step = 'any';
+      input.placeholder = formatNumber(p.default);
+      if (key in state.params) input.value = formatNumber(state.params[key]);
+      input.addEventListener('change', () => {
+        const v = num(input);
+        if (v == null || v === p.default) delete state.params[key];
+        else state.params[key] = v;
+        staleResults();
+      });
+      label.append(input);
+      params.append(label);
+    }
+  }
+  if (!params.childElementCount) params.textContent = 'No strategy has parameters.';
+  const order = $('order');
+  order.replaceChildren(...strategyInfo.link_queues.map((q) => new Option(`${q.name}: ${q.summary}`, q.name)));
+  order.value = state.order;
+}
+
+function bindControls() {
+  $('graph-select').addEventListener('change', async (e) => {
+    const v = e.target.value;
+    if (!v) return;
+    state.graph = v;
+    state.upload = null;
+    state.graphHash = null;
+    renderGraphSelect();
+    await loadGraph();
+    staleResults();
+  });
+  $('graph-file').addEventListener('change', (e) => {
+    if (e.target.files[0]) upload(e.target.files[0]);
+    e.target.value = '';
+  });
+  $('hash-file').addEventListener('change', (e) => {
+    if (e.target.files[0]) giveHashedFile(e.target.files[0]);
+    e.target.value = '';
+  });
+  const zone = $('drop-zone');
+  for (const t of ['dragenter', 'dragover']) {
+    zone.addEventListener(t, (e) => { e.preventDefault(); zone.classList.add('over'); });
+  }
+  zone.addEventListener('dragleave', () => zone.classList.remove('over'));
+  zone.addEventListener('drop', (e) => {
+    e.preventDefault();
+    zone.classList.remove('over');
+    const f = e.dataTransfer?.files?.[0];
+    if (f) (state.graphHash ? giveHashedFile(f) : upload(f));
+  });
+  // A file dropped elsewhere must not navigate away from the page.
+  window.addEventListener('dragover', (e) => e.preventDefault());
+  window.addEventListener('drop', (e) => e.preventDefault());
+
+  for (const id of ['mode-generate', 'mode-explicit']) {
+    $(id).addEventListener('change', (e) => {
+      state.cluster = e.target.value;
+      if (state.cluster === 'generate') state.clusterJson = null;
+      state.whatifSpeeds = {};
+      renderControls();
+      staleResults();
+    });
+  }
+  $('gen-devices').addEventListener('change', (e) => {
+    const n = Math.round(Number(e.target.value));
+    if (n >= 1) state.devices = n;
+    staleResults();
+  });
+  $('gen-kinds').addEventListener('change', (e) => {
+    state.kinds = e.target.value.split(',').map((k) => k.trim()).filter((k) => k);
+    staleResults();
+  });
+  for (const [id, field, i] of GEN_INPUTS) {
+    $(id).addEventListener('change', (e) => {
+      const v = num(e.target);
+      if (v != null) { state[field] = [...state[field]]; state[field][i] = v; }
+      staleResults();
+    });
+  }
+  $('gen-memory').addEventListener('change', (e) => { state.memory = num(e.target); staleResults(); });
+  $('table-bw').addEventListener('change', (e) => {
+    const v = num(e.target);
+    if (v != null) state.bw = v;
+    syncCluster();
+    staleResults();
+  });
+  $('table-lat').addEventListener('change', (e) => {
+    state.lat = num(e.target) ?? 0;
+    syncCluster();
+    staleResults();
+  });
+  $('add-device').addEventListener('click', () => {
+    let n = state.dev.length;
+    while (state.dev.some((d) => d.id === `dev${n}`)) n++;
+    state.dev.push({ id: `dev${n}`, kind: 'gpu', speed: 1e13 });
+    renderDeviceTable();
+    renderWhatIf();
+    staleResults();
+  });
+  $('links').addEventListener('change', (e) => { state.links = e.target.value; staleResults(); });
+  $('order').addEventListener('change', (e) => { state.order = e.target.value; staleResults(); });
+  const randRange = (lo, hi, field) => {
+    const update = () => {
+      const a = num($(lo));
+      const b = num($(hi));
+      state[field] = a == null && b == null ? null : [a ?? b, b ?? a];
+      staleResults();
+    };
+    $(lo).addEventListener('change', update);
+    $(hi).addEventListener('change', update);
+  };
+  randRange('rand-cost-lo', 'rand-cost-hi', 'randcost');
+  randRange('rand-bytes-lo', 'rand-bytes-hi', 'randbytes');
+  $('seeds').addEventListener('change', (e) => {
+    const n = Math.round(Number(e.target.value));
+    if (n >= 1) state.seeds = n;
+    staleResults();
+  });
+  $('seed').addEventListener('change', (e) => {
+    const n = Number(e.target.value);
+    if (Number.isSafeInteger(n) && n >= 0) state.seed = n;
+    else e.target.value = String(state.seed);
+    staleResults();
+  });
+  $('new-seed').addEventListener('click', () => {
+    state.seed = engine.fresh_seed();
+    $('seed').value = String(state.seed);
+    staleResults();
+  });
+  $('run').addEventListener('click', () => runComparison());
+  $('cancel').addEventListener('click', () => {
+    compareRunner.cancel();
+    pairRunner.cancel();
+  });
+
+  // What-if: log2 sliders, debounced automatic re-runs.
+  const rerun = debounce(() => runComparison({ auto: true }), 300);
+  $('wi-compute').addEventListener('input', (e) => {
+    state.whatifCompute = factor(e.target.value);
+    $('wi-compute-out').textContent = formatFactor(state.whatifCompute);
+    rerun();
+  });
+  $('wi-bw').addEventListener('input', (e) => {
+    state.whatifBandwidth = factor(e.target.value);
+    $('wi-bw-out').textContent = formatFactor(state.whatifBandwidth);
+    rerun();
+  });
+  $('wi-devices').addEventListener('input', (e) => {
+    const id = e.target.dataset.device;
+    if (id === undefined) return;
+    const d = state.dev.find((x) => x.id === id);
+    const f = factor(e.target.value);
+    if (f === 1 || !d) delete state.whatifSpeeds[id];
+    else state.whatifSpeeds[id] = d.speed * f;
+    e.target.previousElementSibling.textContent = `${id} speed × ${formatFactor(f)}`;
+    rerun();
+  });
+  $('wi-reset').addEventListener('click', () => {
+    state.whatifCompute = 1;
+    state.whatifBandwidth = 1;
+    state.whatifSpeeds = {};
+    renderWhatIf();
+    runComparison({ auto: true });
+  });
+
+  // Results.
+  for (const th of $('results-table').tHead.rows[0].cells) {
+    th.addEventListener('click', () => {
+      const k = th.dataset.sort;
+      sort = { key: k, dir: sort.key === k ? -sort.dir : 1 };
+      renderTable();
+    });
+  }
+  $('export-json').addEventListener('click', () => {
+    if (current) download('placesim-comparison.json', JSON.stringify(current.comparison, null, 2));
+  });
+  $('export-csv').addEventListener('click', () => {
+    if (current) download('placesim-comparison.csv', toCsv(current.comparison), 'text/csv');
+  });
+  $('export-trace').addEventListener('click', () => {
+    if (pairRun) {
+      download(`${pairRun.placer}-${pairRun.scheduler}-seed${pairRun.seed}.trace.json`, pairRun.result.trace);
+    }
+  });
+  $('share').addEventListener('click', async () => {
+    const url = location.origin + location.pathname + await writeHash();
+    const box = $('share-url');
+    box.value = url;
+    box.hidden = false;
+    box.select();
+    try { await navigator.clipboard.writeText(url); $('status').textContent = 'link copied'; } catch { /* no clipboard: the box shows it */ }
+  });
+  $('pair-select').addEventListener('change', (e) => {
+    const [p, s] = e.target.value.split('\n');
+    choosePair(p, s);
+  });
+  $('pair-seed').addEventListener('change', () => runPair());
+  for (const b of document.querySelectorAll('[data-export]')) {
+    b.addEventListener('click', () => exportChart(b.dataset.export, b.dataset.fmt));
+  }
+  window.addEventListener('hashchange', async () => {
+    if (location.hash === writtenHash) return;
+    await openLink(location.hash);
+  });
+}
+
+const factor = (v) => Number((2 ** Number(v)).toPrecision(6));
+const formatFactor = (f) => String(Number(f.toPrecision(3)));
+
+function renderWhatIf() {
+  const v = (f) => String(Math.round(Math.log2(f) * 10) / 10);
+  $('wi-compute').value = v(state.whatifCompute);
+  $('wi-compute-out').textContent = formatFactor(state.whatifCompute);
+  $('wi-bw').value = v(state.whatifBandwidth);
+  $('wi-bw-out').textContent = formatFactor(state.whatifBandwidth);
+  const box = $('wi-devices');
+  box.replaceChildren();
+  const explicit = state.cluster === 'explicit' || state.clusterJson;
+  if (!explicit) {
+    const p = document.createElement('p');
+    p.className = 'info';
+    p.textContent = 'Per-device speed sliders appear for a device table (generated devices change with the seed).';
+    box.append(p);
+    return;
+  }
+  for (const d of state.dev) {
+    const label = document.createElement('label');
+    const text = document.createElement('span');
+    const f = state.whatifSpeeds[d.id] ? state.whatifSpeeds[d.id] / d.speed : 1;
+    text.textContent = `${d.id} speed × ${formatFactor(f)}`;
+    const input = document.createElement('input');
+    input.type = 'range';
+    input.min = '-3';
+    input.max = '3';
+    input.step = '0.1';
+    input.value = v(f);
+    input.dataset.device = d.id;
+    label.append(text, input);
+    box.append(label);
+  }
+}
+
+function staleResults() {
+  if (current) $('results-caption').textContent = '(settings changed: run again)';
+}
+
+// ---------------------------------------------------------------------------------------
+// Running.
+
+async function writeHash() {
+  const f = await toFragment(state, all, hashFn);
+  writtenHash = f;
+  if (location.hash !== f) history.replaceState(null, '', f);
+  return f;
+}
+
+function setRunning(on, text) {
+  $('run').disabled = on;
+  $('cancel').disabled = !on;
+  $('status').textContent = text || '';
+  if (!on) $('progress').value = 0;
+}
+
+function scenarioKey(sc) {
+  return JSON.stringify(sc) + '\n' + (state.upload ? state.upload.text.length + state.upload.name : '');
+}
+
+let runSeq = 0;
+async function runComparison({ auto = false } = {}) {
+  const seq = ++runSeq;
+  show($('run-error'), '');
+  if (!graphText) {
+    if (!auto) show($('run-error'), state.graphHash ? 'Give the linked graph file first.' : 'No valid graph is loaded.');
+    return;
+  }
+  let fragment;
+  try { fragment = await writeHash(); } catch (e) { show($('run-error'), e.message); return; }
+  const withWhatIf = scenarioOf(state, all, true);
+  const base = scenarioOf(state, all, false);
+  const key = scenarioKey(base);
+  const progress = (label) => (done, total) => {
+    $('progress').max = total;
+    $('progress').value = done;
+    $('status').textContent = `${label}${done} / ${total} simulations`;
+  };
+  const t0 = performance.now();
+  try {
+    if (!baseline || baseline.key !== key) {
+      setRunning(true, 'running…');
+      const r = await compareRunner.run(
+        { type: 'compare', scenario: JSON.stringify(base), graphText }, progress(whatIfActive(state) ? 'baseline: ' : ''));
+      if (seq !== runSeq) return;
+      baseline = { comparison: r.result, key, ms: r.ms };
+      timings.lastCompareMs = r.ms;
+    }
+    if (whatIfActive(state)) {
+      setRunning(true, 'what-if…');
+      const r = await compareRunner.run({ type: 'compare', scenario: JSON.stringify(withWhatIf), graphText }, progress('what-if: '));
+      if (seq !== runSeq) return;
+      current = { comparison: r.result, key, fragment, ms: r.ms };
+      timings.lastCompareMs = r.ms;
+    } else {
+      current = { comparison: baseline.comparison, key, fragment, ms: baseline.ms };
+    }
+  } catch (e) {
+    if (seq !== runSeq) return;
+    setRunning(false, e.cancelled ? 'cancelled' : '');
+    if (!e.cancelled) show($('run-error'), e.message);
+    return;
+  }
+  setRunning(false, `done in ${Math.round(performance.now() - t0)} ms`);
+  renderResults();
+  runPair();
+}
+
+function chosenPair() {
+  const rs = current.comparison.results;
+  if (state.pair) {
+    const [p, s] = state.pair.split('/');
+    const r = rs.find((x) => x.placer === p && x.scheduler === s && !x.error);
+    if (r) return r;
+  }
+  const ok = rs.filter((r) => !r.error);
+  return ok.length ? ok.reduce((a, b) => (b.makespan < a.makespan ? b : a)) : null;
+}
+
+function choosePair(placer, scheduler) {
+  state.pair = pairKey(placer, scheduler);
+  writeHash();
+  renderPairSelect();
+  drawCharts();
+  runPair();
+}
+
+async function runPair() {
+  if (!current) return;
+  const r = chosenPair();
+  const container = $('chart-timeline');
+  if (!r) {
+    container.replaceChildren();
+    $('timeline-status').textContent = 'no pair ran';
+    return;
+  }
+  let seed = Math.round(Number($('pair-seed').value) || 0);
+  seed = Math.min(Math.max(seed, 0), current.comparison.scenario.seeds - 1);
+  $('pair-seed').value = String(seed);
+  $('timeline-status').textContent = `running ${r.placer} / ${r.scheduler}…`;
+  try {
+    const res = await pairRunner.run({
+      type: 'pair', scenario: JSON.stringify(current.comparison.scenario), graphText,
+      placer: r.placer, scheduler: r.scheduler, seedIndex: seed,
+    });
+    pairRun = { placer: r.placer, scheduler: r.scheduler, seed, result: res.result };
+    timings.lastPairMs = res.ms;
+    $('timeline-status').textContent = `${r.placer} / ${r.scheduler}, seed ${seed}: makespan ${fmt(res.result.timeline.makespan)}`;
+    drawTimelineChart();
+  } catch (e) {
+    if (e.cancelled) return;
+    $('timeline-status').textContent = `timeline failed: ${e.message}`;
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Results.
+
+function rowsOf(c) {
+  const base = new Map((baseline?.comparison.results || []).map((r) => [pairKey(r.placer, r.scheduler), r]));
+  const delta = whatIfActive(state) && baseline;
+  return c.results.map((r) => {
+    const b = base.get(pairKey(r.placer, r.scheduler));
+    return {
+      ...r,
+      peak: r.devices.reduce((m, d) => Math.max(m, d.peak_memory), 0),
+      delta: delta && b && !b.error && !r.error && b.makespan > 0 ? (r.makespan / b.makespan - 1) * 100 : null,
+    };
+  });
+}
+
+function renderResults() {
+  const c = current.comparison;
+  $('results-empty').hidden = true;
+  $('results-body').hidden = false;
+  const g = c.graph;
+  $('results-caption').textContent = `${g.name}: ${g.nodes} ops, ${c.results.length} pairs × ${c.scenario.seeds} seed(s)`
+    + (whatIfActive(state) ? ', what-if' : '');
+  $('bounds').textContent = `Lower bounds (mean over seeds): critical path ${fmt(c.critical_path_bound)}, `
+    + `work ${fmt(c.work_bound)}. Compared in ${Math.round(current.ms)} ms.`;
+  document.body.classList.toggle('what-if', whatIfActive(state));
+  renderTable();
+  renderPairSelect();
+  drawCharts();
+}
+
+function renderTable() {
+  const rows = rowsOf(current.comparison);
+  if (sort.key) {
+    const k = sort.key;
+    rows.sort((a, b) => {
+      const x = a[k];
+      const y = b[k];
+      if (typeof x === 'string') return sort.dir * x.localeCompare(y);
+      return sort.dir * ((x ?? Infinity) - (y ?? Infinity));
+    });
+  }
+  for (const th of $('results-table').tHead.rows[0].cells) {
+    th.setAttribute('aria-sort', th.dataset.sort === sort.key ? (sort.dir > 0 ? 'ascending' : 'descending') : 'none');
+  }
+  const body = $('results-table').tBodies[0];
+  body.replaceChildren();
+  const best = Math.min(...rows.filter((r) => !r.error).map((r) => r.makespan));
+  for (const r of rows) {
+    const tr = document.createElement('tr');
+    tr.dataset.placer = r.placer;
+    tr.dataset.scheduler = r.scheduler;
+    tr.dataset.makespan = String(r.makespan);
+    if (r.error) tr.dataset.error = r.error;
+    if (!r.error && r.makespan === best) tr.classList.add('best');
+    if (state.pair === pairKey(r.placer, r.scheduler)) tr.classList.add('chosen');
+    const td = (text, cls, title) => {
+      const el = document.createElement('td');
+      el.textContent = text;
+      if (cls) el.className = cls;
+      if (title) el.title = title;
+      tr.append(el);
+    };
+    td(r.placer);
+    td(r.scheduler);
+    if (r.error) {
+      td('failed', 'num error-cell', r.error);
+      const el = document.createElement('td');
+      el.colSpan = 5;
+      el.className = 'error-cell';
+      el.textContent = r.error;
+      tr.append(el);
+    } else {
+      td(fmt(r.makespan), 'num', String(r.makespan));
+      td(fmt(r.makespan_std), 'num');
+      td(fmt(r.gap), 'num');
+      td(bytes(r.traffic_bytes), 'num', String(r.traffic_bytes));
+      td(bytes(r.peak), 'num', String(r.peak));
+      td(fmt(r.placement_seconds * 1000, 3), 'num');
+    }
+    td(r.oom ? 'OOM' : '', r.oom ? 'oom' : '');
+    const d = r.delta;
+    td(d == null ? '' : `${d > 0 ? '+' : ''}${d.toFixed(1)}%`, `num delta-col ${d > 0.05 ? 'worse' : d < -0.05 ? 'better' : ''}`);
+    tr.addEventListener('click', () => { if (!r.error) choosePair(r.placer, r.scheduler); });
+    body.append(tr);
+  }
+}
+
+function renderPairSelect() {
+  const sel = $('pair-select');
+  sel.replaceChildren();
+  for (const r of current.comparison.results) {
+    if (r.error) continue;
+    sel.append(new Option(`${r.placer} / ${r.scheduler}`, `${r.placer}\n${r.scheduler}`));
+  }
+  const r = chosenPair();
+  if (r) sel.value = `${r.placer}\n${r.scheduler}`;
+  for (const tr of $('results-table').tBodies[0].rows) {
+    tr.classList.toggle('chosen', !!r && tr.dataset.placer === r.placer && tr.dataset.scheduler === r.scheduler);
+  }
+  $('memory-caption').textContent = r ? `(${r.placer} / ${r.scheduler})` : '';
+}
+
+function toCsv(c) {
+  const cols = ['placer', 'scheduler', 'makespan', 'makespan_std', 'makespan_min', 'makespan_max', 'lower_bound',
+    'gap', 'traffic_bytes', 'transfers', 'placement_seconds', 'peak_memory', 'oom', 'error'];
+  const q = (v) => {
+    const s = v == null ? '' : String(v);
+    return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+  };
+  const lines = [cols.join(',')];
+  for (const r of c.results) {
+    const peak = r.devices.reduce((m, d) => Math.max(m, d.peak_memory), 0);
+    lines.push(cols.map((k) => q(k === 'peak_memory' ? peak : r[k])).join(','));
+  }
+  return lines.join('\n') + '\n';
+}
+
+// ---------------------------------------------------------------------------------------
+// Charts (www/charts/*: one module per chart).
+
+async function loadCharts() {
+  const [bars, memory, timeline, exp] = await Promise.all([
+    import('./charts/bars.js'), import('./charts/memory.js'),
+    import('./charts/timeline.js'), import('./charts/export.js'),
+  ]);
+  return { ...bars, ...memory, ...timeline, ...exp };
+}
+
+function draw(id, fn) {
+  const el = $(id);
+  el.replaceChildren();
+  if (!charts) {
+    el.textContent = 'charts are unavailable';
+    return;
+  }
+  try { fn(el); } catch (e) {
+    console.error(`${id}:`, e);
+    el.textContent = `this chart failed: ${e.message}`;
+  }
+}
+
+function drawCharts() {
+  const c = current.comparison;
+  const r = chosenPair();
+  const highlight = r ? { placer: r.placer, scheduler: r.scheduler } : null;
+  draw('chart-makespan', (el) => charts.drawMakespan(el, c, {
+    highlight, onSelect: (placer, scheduler) => choosePair(placer, scheduler),
+  }));
+  draw('chart-traffic', (el) => charts.drawTraffic(el, c));
+  draw('chart-memory', (el) => {
+    if (r) charts.drawMemory(el, c, { placer: r.placer, scheduler: r.scheduler });
+  });
+}
+
+function describe(info) {
+  if (info == null) return '';
+  if (typeof info === 'string') return info;
+  return Object.entries(info).map(([k, v]) => `${k}: ${typeof v === 'number' ? fmt(v, 6) : String(v)}`).join('\n');
+}
+
+function drawTimelineChart() {
+  draw('chart-timeline', (el) => charts.drawTimeline(el, pairRun.result.timeline, {
+    onHover: (info) => { $('timeline-hover').textContent = describe(info); },
+  }));
+}
+
+function exportChart(id, fmtName) {
+  if (!charts) return;
+  const el = $(id);
+  const svg = el.querySelector('svg');
+  const canvas = el.querySelector('canvas');
+  const name = id.replace(/^chart-/, 'placesim-');
+  if (fmtName === 'svg') {
+    if (svg) charts.exportSvg(svg, `${name}.svg`);
+    else $('status').textContent = 'this chart is drawn on a canvas: export it as PNG';
+  } else if (svg || canvas) {
+    charts.exportPng(svg || canvas, `${name}.png`);
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Start.
+
+async function openLink(hash) {
+  let s;
+  try {
+    s = await fromFragment(hash);
+  } catch (e) {
+    show($('run-error'), e.message);
+    return false;
+  }
+  for (const k of Object.keys(s)) state[k] = s[k];
+  baseline = null;
+  renderControls();
+  if (await loadGraph()) {
+    await runComparison();
+    return true;
+  }
+  return false;
+}
+
+async function main() {
+  await init();
+  strategyInfo = engine.strategies();
+  all = {
+    placers: strategyInfo.placers.map((p) => p.name),
+    schedulers: strategyInfo.schedulers.map((s) => s.name),
+  };
+  try {
+    const r = await fetch('graphs/index.json');
+    graphIndex = r.ok ? await r.json() : [];
+  } catch { graphIndex = []; }
+  try { charts = await loadCharts(); } catch (e) { console.error('charts:', e); }
+  compareRunner = new Runner();
+  pairRunner = new Runner();
+  bindControls();
+  renderControls();
+  const hash = location.hash;
+  let fromLink = false;
+  if (hash.length > 1) {
+    try {
+      const s = await fromFragment(hash);
+      for (const k of Object.keys(s)) state[k] = s[k];
+      fromLink = true;
+    } catch (e) {
+      show($('run-error'), e.message);
+    }
+    renderControls();
+  }
+  const ok = await loadGraph();
+  timings.readyMs = performance.now();
+  document.documentElement.dataset.ready = 'true';
+  if (fromLink && ok) await runComparison();
+}
+
+window.placesim = {
+  state, timings,
+  get comparison() { return current?.comparison ?? null; },
+  get baseline() { return baseline?.comparison ?? null; },
+  get pairRun() { return pairRun; },
+  toFragment: () => toFragment(state, all, hashFn),
+};
+
+main().catch((e) => {
+  console.error(e);
+  show($('run-error'), `The page could not start: ${e.message}`);
+});

@@ -1,0 +1,57 @@
+// The module worker that runs the engine, so the page stays responsive.
+//
+// Messages in:  {id, type: 'compare', scenario, graphText, clusterText}
+//               {id, type: 'pair', scenario, graphText, clusterText, placer, scheduler, seedIndex}
+// Messages out: {type: 'ready'} once the wasm is loaded, then per request
+//               {id, type: 'progress', done, total} (at most every 50 ms), and
+//               {id, type: 'result', result, ms} or {id, type: 'error', message}.
+// Cancelling is terminating this worker (the page starts a new one): the engine runs
+// synchronously and is never interrupted halfway otherwise.
+
+import init, { compare, run_pair } from './pkg/placesim.js';
+
+const ready = init().then(
+  () => postMessage({ type: 'ready' }),
+  (e) => postMessage({ type: 'error', id: null, message: `loading the engine failed: ${e.message || e}` }),
+);
+
+function run(msg) {
+  const t0 = performance.now();
+  if (msg.type === 'compare') {
+    let last = 0;
+    const progress = (done, total) => {
+      const now = performance.now();
+      if (done === total || now - last > 50) {
+        last = now;
+        postMessage({ id: msg.id, type: 'progress', done, total });
+      }
+      return true;
+    };
+    const result = compare(msg.scenario, msg.graphText ?? undefined, msg.clusterText ?? undefined, progress);
+    return { result, ms: performance.now() - t0 };
+  }
+  if (msg.type === 'pair') {
+    const result = run_pair(msg.scenario, msg.graphText ?? undefined, msg.clusterText ?? undefined,
+      msg.placer, msg.scheduler, msg.seedIndex ?? 0);
+    return { result, ms: performance.now() - t0 };
+  }
+  throw new Error(`unknown request '${msg.type}'`);
+}
+
+onmessage = async (e) => {
+  const msg = e.data;
+  await ready;
+  try {
+    const { result, ms } = run(msg);
+    postMessage({ id: msg.id, type: 'result', result, ms });
+  } catch (err) {
+    // Engine errors arrive as Error objects with the engine's message; a wasm trap
+    // (a bug) arrives as a RuntimeError: the page restarts the worker after it.
+    postMessage({
+      id: msg.id,
+      type: 'error',
+      message: err instanceof Error ? err.message : String(err),
+      fatal: err instanceof WebAssembly.RuntimeError,
+    });
+  }
+};
