@@ -3,6 +3,7 @@
 #   make site          build the static site under www/ (wasm + JS glue in www/pkg, graphs in www/graphs)
 #   make test          fmt, clippy, cargo tests, then the headless-browser tests
 #   make test-browser  only the browser tests (builds the site and the CLI first)
+#   make bench         engine benchmark figures
 # See DEVELOPERS.md.
 
 PORT ?= 8000
@@ -13,7 +14,7 @@ WASM := target/$(WASM_TARGET)/release/placesim.wasm
 WASM_BINDGEN_VERSION := $(shell awk '/^name = "wasm-bindgen"$$/ {getline; gsub(/[" ]/, "", $$0); sub(/version=/, "", $$0); print; exit}' Cargo.lock)
 WASM_BINDGEN := $(or $(shell command -v wasm-bindgen 2>/dev/null),$(HOME)/.cargo/bin/wasm-bindgen)
 
-.PHONY: site serve test test-rust test-browser wasm-target wasm-bindgen-cli pkg graphs cli clean-site
+.PHONY: site serve test lint test-rust bench test-browser wasm-target wasm-bindgen-cli pkg graphs cli clean-site
 
 site: pkg graphs
 
@@ -54,12 +55,17 @@ serve: site
 cli:
 	$(CARGO) build --release --bin placesim
 
-test: test-rust test-browser
+test: lint test-rust test-browser
 
-test-rust:
+lint:
 	$(CARGO) fmt --check
 	$(CARGO) clippy --all-targets -- -D warnings
-	$(CARGO) test --release --all-targets
+
+test-rust:
+	$(CARGO) test --release --lib --bins --tests
+
+bench:
+	$(CARGO) bench --bench engine
 
 # The test script starts its own static server on a free port and stops it at the end.
 test-browser: site cli

@@ -1,1 +1,113 @@
-fn main() {}
+//! Engine benchmark: prints figures, asserts nothing.
+//!
+//! `cargo bench --bench engine` times, for a generated 20,000-op DAG on 8 and 50 devices and
+//! for every graph in graphs/: each placer's run time, and one simulated step under each
+//! scheduler (after `hash` placement, parallel and fcfs links). Each figure is the median of
+//! several repetitions. `cargo bench --bench engine -- quick` skips the real graphs.
+
+use std::time::Instant;
+
+use placesim::compare;
+use placesim::model::cluster::{Cluster, ClusterGen};
+use placesim::model::graph::Graph;
+use placesim::model::problem::Problem;
+use placesim::model::scenario::{ClusterSource, GraphSource, Scenario};
+use placesim::model::synthetic::{layered_dag, SyntheticSpec};
+use placesim::place::PLACERS;
+use placesim::rng::Rng;
+use placesim::schedule::SCHEDULERS;
+use placesim::sim::LinkModel;
+
+fn median_ms(reps: usize, mut f: impl FnMut()) -> f64 {
+    let mut times: Vec<f64> = (0..reps)
+        .map(|_| {
+            let t = Instant::now();
+            f();
+            t.elapsed().as_secs_f64() * 1e3
+        })
+        .collect();
+    times.sort_by(f64::total_cmp);
+    times[reps / 2]
+}
+
+fn cluster(devices: usize) -> Cluster {
+    let spec = ClusterGen {
+        devices,
+        speed: [10.0, 100.0],
+        memory: None,
+        bandwidth: [10.0, 60.0],
+        latency: [0.0, 0.0],
+        kinds: vec![],
+    };
+    Cluster::generate(&spec, &mut Rng::new(1)).unwrap()
+}
+
+fn bench_graph(graph: &Graph, devices: usize, reps: usize) {
+    let c = cluster(devices);
+    let p = Problem::new(graph, &c).unwrap();
+    println!(
+        "\n{} ({} ops, {} edges) on {devices} devices",
+        graph.name,
+        graph.node_count(),
+        graph.edge_count()
+    );
+    let mut s = Scenario::new(
+        GraphSource::Bundled(graph.name.clone()),
+        ClusterSource::File(String::new()),
+    );
+    let mut total = 0.0;
+    for placer in PLACERS {
+        let mut placement = None;
+        let ms = median_ms(reps, || {
+            placement = compare::place(&p, &s, placer.name, 0).ok();
+        });
+        total += ms;
+        let Some((placement, _)) = placement else {
+            println!("  place {:<16} {ms:>9.3} ms (failed)", placer.name);
+            continue;
+        };
+        print!("  place {:<16} {ms:>9.3} ms;", placer.name);
+        for links in [LinkModel::Parallel, LinkModel::Fcfs] {
+            s.links = links;
+            for sched in SCHEDULERS {
+                let mut makespan = 0.0;
+                let ms = median_ms(reps, || {
+                    makespan =
+                        compare::simulate(&p, &s, &placement, placer.name, sched.name, 0, false)
+                            .unwrap()
+                            .makespan;
+                });
+                total += ms;
+                print!(" {}/{} {ms:.3} ms", sched.name, links.name());
+            }
+        }
+        s.links = LinkModel::Parallel;
+        println!();
+    }
+    println!("  all pairs, both link models, one seed: {total:.1} ms");
+}
+
+fn main() {
+    let quick = std::env::args().any(|a| a == "quick");
+    let synthetic =
+        Graph::from_json(&layered_dag(SyntheticSpec::new(20_000, 1)), "synthetic").unwrap();
+    bench_graph(&synthetic, 8, 7);
+    bench_graph(&synthetic, 50, 5);
+    if quick {
+        return;
+    }
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("graphs");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .map(|d| d.filter_map(|e| e.ok()).map(|e| e.path()).collect())
+        .unwrap_or_default();
+    files.retain(|f| f.extension().is_some_and(|e| e == "json"));
+    files.sort();
+    for f in files {
+        let text = std::fs::read_to_string(&f).unwrap();
+        if let Ok(g) = Graph::from_json(&text, &f.file_stem().unwrap().to_string_lossy()) {
+            if g.node_count() >= 1000 {
+                bench_graph(&g, 8, 5);
+            }
+        }
+    }
+}

@@ -1,1 +1,558 @@
-fn main() {}
+//! The `placesim` command line: parses arguments into a scenario, calls the library, prints.
+//!
+//! No simulation logic lives here: everything goes through `placesim::compare`, the same
+//! entry point the wasm adapter uses, so the CLI and the page give the same numbers.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+use serde_json::json;
+
+use placesim::compare::{self, Comparison};
+use placesim::model::cluster::{Cluster, ClusterGen};
+use placesim::model::graph::Graph;
+use placesim::model::problem::Problem;
+use placesim::model::scenario::{ClusterSource, GraphSource, Randomize, Scenario};
+use placesim::model::synthetic::{layered_dag, SyntheticSpec};
+use placesim::report::{table, trace};
+use placesim::sim::LinkModel;
+use placesim::{place, schedule, transfer, Error, Result};
+
+#[derive(Parser)]
+#[command(
+    name = "placesim",
+    version,
+    about = "Compare placement and scheduling strategies for DNN dataflow graphs on heterogeneous devices"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Check a graph (and optionally a cluster) and print a one-line summary.
+    Validate {
+        /// Graph JSON file, or the name of a graph in graphs/.
+        graph: String,
+        #[arg(long)]
+        cluster: Option<String>,
+    },
+    /// Place and simulate one placer x scheduler pair.
+    Run(RunArgs),
+    /// Run every chosen placer x scheduler pair over seeds and compare.
+    Compare(CompareArgs),
+    /// Print a synthetic layered DAG as graph JSON.
+    Generate {
+        #[arg(long)]
+        nodes: usize,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// How far back a node may read from (typical parallel width).
+        #[arg(long, default_value_t = 16)]
+        window: usize,
+    },
+    /// List the strategies and their parameters.
+    List,
+}
+
+#[derive(Args, Clone)]
+struct ProblemArgs {
+    /// Graph JSON file, or the name of a graph in graphs/.
+    #[arg(long)]
+    graph: Option<String>,
+    /// Cluster JSON file.
+    #[arg(long, conflicts_with = "devices")]
+    cluster: Option<String>,
+    /// Generate a cluster of this many devices.
+    #[arg(long)]
+    devices: Option<usize>,
+    /// Device speed range for a generated cluster, LO..HI.
+    #[arg(long, default_value = "10..100")]
+    speed: String,
+    /// Memory per generated device, bytes (unlimited when absent).
+    #[arg(long)]
+    memory: Option<f64>,
+    /// Bandwidth range per device pair for a generated cluster, LO..HI.
+    #[arg(long, default_value = "10..60")]
+    bandwidth: String,
+    /// Latency range per device pair for a generated cluster, LO..HI.
+    #[arg(long, default_value = "0..0")]
+    latency: String,
+    /// Device kinds of a generated cluster, assigned round-robin (comma separated).
+    #[arg(long)]
+    kinds: Option<String>,
+    /// Redraw every op cost uniformly from LO..HI (seed 000 §5.1).
+    #[arg(long)]
+    cost: Option<String>,
+    /// Redraw every tensor size uniformly from LO..HI (seed 000 §5.1).
+    #[arg(long)]
+    bytes: Option<String>,
+    /// Link model: parallel (no contention) or fcfs (one transfer at a time per link).
+    #[arg(long, default_value = "parallel")]
+    links: String,
+    /// Link queue order under fcfs links.
+    #[arg(long, default_value = "fifo")]
+    link_order: String,
+    /// Base seed of every random draw.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Strategy parameter STRATEGY.NAME=VALUE (repeatable).
+    #[arg(long = "param")]
+    params: Vec<String>,
+    /// Multiply every device speed (what-if).
+    #[arg(long, default_value_t = 1.0)]
+    compute_scale: f64,
+    /// Multiply every link bandwidth (what-if).
+    #[arg(long, default_value_t = 1.0)]
+    bandwidth_scale: f64,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args)]
+struct RunArgs {
+    #[command(flatten)]
+    problem: ProblemArgs,
+    #[arg(long)]
+    placer: String,
+    #[arg(long)]
+    scheduler: String,
+    /// Write the schedule as Chrome trace-event JSON (Perfetto, chrome://tracing).
+    #[arg(long)]
+    trace: Option<PathBuf>,
+}
+
+#[derive(Args)]
+struct CompareArgs {
+    #[command(flatten)]
+    problem: ProblemArgs,
+    /// A scenario JSON file (instead of the options above).
+    #[arg(long, conflicts_with_all = ["graph", "cluster", "devices"])]
+    scenario: Option<PathBuf>,
+    /// Placers, comma separated (default: all).
+    #[arg(long)]
+    placers: Option<String>,
+    /// Schedulers, comma separated (default: all).
+    #[arg(long)]
+    schedulers: Option<String>,
+    /// Number of seeds to average over.
+    #[arg(long, default_value_t = 1)]
+    seeds: u32,
+}
+
+fn main() -> ExitCode {
+    match run(Cli::parse()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<()> {
+    match cli.command {
+        Command::Validate { graph, cluster } => validate(&graph, cluster.as_deref()),
+        Command::Run(args) => run_pair(args),
+        Command::Compare(args) => compare_cmd(args),
+        Command::Generate {
+            nodes,
+            seed,
+            window,
+        } => {
+            if nodes == 0 {
+                return Err(Error::Scenario("--nodes must be at least 1".into()));
+            }
+            let mut spec = SyntheticSpec::new(nodes, seed);
+            spec.window = window.max(1);
+            println!("{}", layered_dag(spec));
+            Ok(())
+        }
+        Command::List => {
+            println!("placers:");
+            for p in place::PLACERS {
+                print_strategy(p.name, p.summary, p.params);
+            }
+            println!("schedulers:");
+            for s in schedule::SCHEDULERS {
+                print_strategy(s.name, s.summary, s.params);
+            }
+            println!("link orders (fcfs links):");
+            for q in transfer::LINK_QUEUES {
+                print_strategy(q.name, q.summary, q.params);
+            }
+            Ok(())
+        }
+    }
+}
+
+fn print_strategy(name: &str, summary: &str, params: &[placesim::params::ParamSpec]) {
+    println!("  {name:<16} {summary}");
+    for p in params {
+        println!("      --param {name}.{}={}  {}", p.name, p.default, p.doc);
+    }
+}
+
+fn read(path: &str) -> Result<String> {
+    std::fs::read_to_string(path).map_err(|e| Error::Io {
+        path: path.to_string(),
+        message: e.to_string(),
+    })
+}
+
+/// Where bundled graphs live: ./graphs, or the repository's graphs/ for a dev build.
+fn graph_dirs(extra: Option<&Path>) -> Vec<PathBuf> {
+    let mut dirs = vec![PathBuf::from("graphs")];
+    if let Some(base) = extra {
+        dirs.push(base.join("graphs"));
+        dirs.push(base.join("..").join("graphs"));
+    }
+    dirs.push(Path::new(env!("CARGO_MANIFEST_DIR")).join("graphs"));
+    dirs
+}
+
+/// Resolves a graph argument: an existing file, or the name of a bundled graph.
+fn graph_path(arg: &str, base: Option<&Path>) -> Result<PathBuf> {
+    let p = PathBuf::from(arg);
+    if p.is_file() {
+        return Ok(p);
+    }
+    if let Some(b) = base {
+        if b.join(arg).is_file() {
+            return Ok(b.join(arg));
+        }
+    }
+    if !arg.contains('/') {
+        let stem = arg.trim_end_matches(".json");
+        for dir in graph_dirs(base) {
+            let f = dir.join(format!("{stem}.json"));
+            if f.is_file() {
+                return Ok(f);
+            }
+        }
+    }
+    Err(Error::Io {
+        path: arg.to_string(),
+        message: "no such graph file, and no bundled graph of that name in graphs/".into(),
+    })
+}
+
+fn load_graph(path: &Path) -> Result<Graph> {
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().to_string())
+        .unwrap_or_default();
+    let text = read(&path.to_string_lossy())?;
+    Graph::from_json(&text, &stem).map_err(|e| match e {
+        Error::Parse { message, .. } => Error::Parse {
+            what: path.display().to_string(),
+            message,
+        },
+        other => other,
+    })
+}
+
+fn validate(graph: &str, cluster: Option<&str>) -> Result<()> {
+    let path = graph_path(graph, None)?;
+    let g = load_graph(&path)?;
+    let cost: f64 = g.nodes.iter().filter_map(|n| n.cost).sum();
+    let bytes: f64 = g.tensors.iter().map(|t| t.bytes).sum();
+    let mut line = format!(
+        "{}: ok, {} nodes, {} edges, {} tensors, {} colocation groups, total cost {}, total tensor bytes {}",
+        g.name,
+        g.node_count(),
+        g.edge_count(),
+        g.tensors.len(),
+        g.groups.len(),
+        table::num(cost),
+        table::num(bytes)
+    );
+    if let Some(c) = cluster {
+        let cl = Cluster::from_json(&read(c)?, c)?;
+        Problem::new(&g, &cl)?;
+        line.push_str(&format!(
+            "; fits cluster '{}' ({} devices)",
+            cl.name,
+            cl.len()
+        ));
+    }
+    println!("{line}");
+    Ok(())
+}
+
+fn parse_range(what: &str, s: &str) -> Result<[f64; 2]> {
+    let bad = || Error::Scenario(format!("--{what} expects LO..HI (e.g. 10..100), got '{s}'"));
+    let (lo, hi) = s.split_once("..").ok_or_else(bad)?;
+    let lo: f64 = lo.trim().parse().map_err(|_| bad())?;
+    let hi: f64 = hi.trim().parse().map_err(|_| bad())?;
+    if !(lo.is_finite() && hi.is_finite()) || lo > hi {
+        return Err(bad());
+    }
+    Ok([lo, hi])
+}
+
+fn parse_params(list: &[String]) -> Result<BTreeMap<String, f64>> {
+    let mut out = BTreeMap::new();
+    for p in list {
+        let bad = || Error::Scenario(format!("--param expects STRATEGY.NAME=VALUE, got '{p}'"));
+        let (key, value) = p.split_once('=').ok_or_else(bad)?;
+        let value: f64 = value.trim().parse().map_err(|_| bad())?;
+        out.insert(key.trim().to_string(), value);
+    }
+    Ok(out)
+}
+
+fn split_list(s: &str) -> Vec<String> {
+    s.split(',')
+        .map(|x| x.trim().to_string())
+        .filter(|x| !x.is_empty())
+        .collect()
+}
+
+/// Builds a scenario from command-line options; returns it with the loaded graph.
+fn scenario_from_args(a: &ProblemArgs) -> Result<(Scenario, Graph, Option<Cluster>)> {
+    let graph_arg = a
+        .graph
+        .as_deref()
+        .ok_or_else(|| Error::Scenario("--graph is required (or --scenario)".into()))?;
+    let path = graph_path(graph_arg, None)?;
+    let graph = load_graph(&path)?;
+    let graph_source = match bundled_name(&path) {
+        Some(name) => GraphSource::Bundled(name),
+        None => GraphSource::File(path.to_string_lossy().to_string()),
+    };
+    let (cluster_source, cluster) = match (&a.cluster, a.devices) {
+        (Some(c), _) => {
+            let cl = Cluster::from_json(&read(c)?, c)?;
+            (ClusterSource::File(c.clone()), Some(cl))
+        }
+        (None, Some(n)) => (
+            ClusterSource::Generate(ClusterGen {
+                devices: n,
+                speed: parse_range("speed", &a.speed)?,
+                memory: a.memory,
+                bandwidth: parse_range("bandwidth", &a.bandwidth)?,
+                latency: parse_range("latency", &a.latency)?,
+                kinds: a.kinds.as_deref().map(split_list).unwrap_or_default(),
+            }),
+            None,
+        ),
+        (None, None) => {
+            return Err(Error::Scenario(
+                "give a cluster: --cluster FILE or --devices N".into(),
+            ))
+        }
+    };
+    let mut s = Scenario::new(graph_source, cluster_source);
+    if a.cost.is_some() || a.bytes.is_some() {
+        s.randomize = Some(Randomize {
+            cost: a
+                .cost
+                .as_deref()
+                .map(|r| parse_range("cost", r))
+                .transpose()?,
+            bytes: a
+                .bytes
+                .as_deref()
+                .map(|r| parse_range("bytes", r))
+                .transpose()?,
+        });
+    }
+    s.links = LinkModel::parse(&a.links).ok_or_else(|| {
+        Error::Scenario(format!(
+            "--links must be parallel or fcfs, got '{}'",
+            a.links
+        ))
+    })?;
+    s.link_order = a.link_order.clone();
+    s.seed = a.seed;
+    s.params = parse_params(&a.params)?;
+    s.what_if.compute = a.compute_scale;
+    s.what_if.bandwidth = a.bandwidth_scale;
+    Ok((s, graph, cluster))
+}
+
+/// The bundled name of a graph file that lives in a `graphs/` directory.
+fn bundled_name(path: &Path) -> Option<String> {
+    let parent = path.parent()?.file_name()?.to_string_lossy().to_string();
+    (parent == "graphs").then(|| path.file_stem().map(|s| s.to_string_lossy().to_string()))?
+}
+
+fn run_pair(args: RunArgs) -> Result<()> {
+    let (mut s, graph, cluster) = scenario_from_args(&args.problem)?;
+    s.placers = vec![args.placer.clone()];
+    s.schedulers = vec![args.scheduler.clone()];
+    s.check()?;
+    let real = s.realize(&graph, cluster.as_ref(), 0)?;
+    let detail = compare::run_one(
+        &s,
+        &graph,
+        &real.cluster,
+        real.overrides.as_ref(),
+        &args.placer,
+        &args.scheduler,
+        0,
+    )?;
+    if let Some(path) = &args.trace {
+        let text = trace::chrome_trace(&detail).to_string();
+        std::fs::write(path, text).map_err(|e| Error::Io {
+            path: path.display().to_string(),
+            message: e.to_string(),
+        })?;
+    }
+    let devices = &real.cluster.devices;
+    let sim = &detail.sim;
+    if args.problem.json {
+        let placement: serde_json::Map<String, serde_json::Value> = graph
+            .nodes
+            .iter()
+            .zip(&detail.placement)
+            .map(|(n, &d)| (n.id.clone(), json!(devices[d as usize].id)))
+            .collect();
+        let out = json!({
+            "scenario": s,
+            "results": [{
+                "placer": args.placer,
+                "scheduler": args.scheduler,
+                "makespan": sim.makespan,
+                "makespan_std": 0.0,
+                "traffic_bytes": sim.traffic_bytes,
+                "placement_seconds": detail.placement_seconds,
+                "lower_bound": detail.lower_bound,
+                "gap": if detail.lower_bound > 0.0 { sim.makespan / detail.lower_bound } else { 1.0 },
+                "placement": placement,
+                "devices": devices.iter().zip(&sim.devices).map(|(d, st)| json!({
+                    "id": d.id, "kind": d.kind, "busy": st.busy, "ops": st.ops,
+                    "utilization": if sim.makespan > 0.0 { st.busy / sim.makespan } else { 0.0 },
+                    "peak_memory": st.peak_memory,
+                    "memory": d.memory.is_finite().then_some(d.memory), "oom": st.oom
+                })).collect::<Vec<_>>(),
+                "links": sim.links.iter().map(|l| json!({
+                    "src": devices[l.src as usize].id, "dst": devices[l.dst as usize].id,
+                    "bytes": l.bytes, "transfers": l.transfers, "busy": l.busy
+                })).collect::<Vec<_>>(),
+            }]
+        });
+        println!("{out}");
+        return Ok(());
+    }
+    println!(
+        "{} on {} ({} devices): {} / {}",
+        graph.name,
+        real.cluster.name,
+        devices.len(),
+        args.placer,
+        args.scheduler
+    );
+    println!(
+        "makespan {}  lower bound {}  (x{:.2})  traffic {} bytes in {} transfers  placed in {:.4} s",
+        table::num(sim.makespan),
+        table::num(detail.lower_bound),
+        if detail.lower_bound > 0.0 {
+            sim.makespan / detail.lower_bound
+        } else {
+            1.0
+        },
+        table::num(sim.traffic_bytes),
+        sim.links.iter().map(|l| l.transfers).sum::<usize>(),
+        detail.placement_seconds
+    );
+    println!(
+        "{:<12} {:>6} {:>12} {:>6} {:>12} {:>12}",
+        "device", "ops", "busy", "util", "peak mem", "memory"
+    );
+    for (d, st) in devices.iter().zip(&sim.devices) {
+        if st.ops == 0 && st.peak_memory == 0.0 {
+            continue;
+        }
+        println!(
+            "{:<12} {:>6} {:>12} {:>5.1}% {:>12} {:>12}{}",
+            d.id,
+            st.ops,
+            table::num(st.busy),
+            if sim.makespan > 0.0 {
+                100.0 * st.busy / sim.makespan
+            } else {
+                0.0
+            },
+            table::num(st.peak_memory),
+            if d.memory.is_finite() {
+                table::num(d.memory)
+            } else {
+                "unlimited".into()
+            },
+            if st.oom { "  OOM" } else { "" }
+        );
+    }
+    let idle = devices.len() - sim.devices.iter().filter(|s| s.ops > 0).count();
+    if idle > 0 {
+        println!("({idle} devices ran no op)");
+    }
+    Ok(())
+}
+
+fn compare_cmd(args: CompareArgs) -> Result<()> {
+    let (scenario, graph, cluster) = match &args.scenario {
+        Some(path) => load_scenario(path)?,
+        None => {
+            let (mut s, g, c) = scenario_from_args(&args.problem)?;
+            if let Some(p) = &args.placers {
+                s.placers = split_list(p);
+            }
+            if let Some(p) = &args.schedulers {
+                s.schedulers = split_list(p);
+            }
+            s.seeds = args.seeds;
+            (s, g, c)
+        }
+    };
+    scenario.check()?;
+    let comparison = compare::run(&scenario, &graph, cluster.as_ref(), &mut |_, _| true)?;
+    print_comparison(&comparison, args.problem.json);
+    Ok(())
+}
+
+fn print_comparison(c: &Comparison, as_json: bool) {
+    if as_json {
+        println!(
+            "{}",
+            serde_json::to_string(c).expect("comparison serializes")
+        );
+    } else {
+        print!("{}", table::comparison(c));
+    }
+}
+
+/// Loads a scenario file; file paths inside it are relative to the file's directory.
+fn load_scenario(path: &Path) -> Result<(Scenario, Graph, Option<Cluster>)> {
+    let text = read(&path.to_string_lossy())?;
+    let s = Scenario::from_json(&text).map_err(|e| match e {
+        Error::Parse { message, .. } => Error::Parse {
+            what: path.display().to_string(),
+            message,
+        },
+        other => other,
+    })?;
+    let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
+    let resolve = |p: &str| -> String {
+        let direct = PathBuf::from(p);
+        if direct.is_file() || direct.is_absolute() {
+            p.to_string()
+        } else if base.join(p).is_file() {
+            base.join(p).to_string_lossy().to_string()
+        } else {
+            p.to_string()
+        }
+    };
+    let graph = match &s.graph {
+        GraphSource::Bundled(name) => load_graph(&graph_path(name, Some(&base))?)?,
+        GraphSource::File(p) => load_graph(Path::new(&resolve(p)))?,
+        GraphSource::Inline(v) => Graph::from_json(&v.to_string(), "inline graph")?,
+    };
+    let cluster = s.fixed_cluster(&|p| read(&resolve(p)))?;
+    Ok((s, graph, cluster))
+}

@@ -9,6 +9,22 @@ use std::collections::BTreeMap;
 
 use crate::error::{Error, Result};
 
+/// Looks a strategy up by name in a registry; the error lists the known names.
+pub fn lookup<'a, T>(
+    what: &str,
+    name: &str,
+    registry: &'a [T],
+    name_of: fn(&T) -> &'static str,
+) -> Result<&'a T> {
+    registry.iter().find(|s| name_of(s) == name).ok_or_else(|| {
+        let names: Vec<&str> = registry.iter().map(name_of).collect();
+        Error::Scenario(format!(
+            "unknown {what} '{name}' (known: {})",
+            names.join(", ")
+        ))
+    })
+}
+
 /// One tunable number of a strategy.
 #[derive(Debug, Clone, Copy, serde::Serialize)]
 pub struct ParamSpec {

@@ -10,28 +10,35 @@ use crate::model::problem::Problem;
 /// sink, `v` included. The paper writes `max_succ(upRank(succ) + c_i)`; `c_i` does not depend
 /// on the successor, so this is `c_i + max_succ upRank(succ)`, and a sink's rank is `c_i`.
 pub fn up_rank(problem: &Problem) -> Vec<f64> {
-    let g = problem.graph;
-    let mut rank = vec![0.0; g.node_count()];
-    for &v in g.topo_order().iter().rev() {
-        let best = g
-            .successors(v)
-            .map(|s| rank[s as usize])
-            .fold(0.0, f64::max);
-        rank[v as usize] = problem.work[v as usize] + best;
-    }
-    rank
+    path_work(problem, true)
 }
 
 /// Downward rank (seed 000 eq. 6): summed work along the longest path from a source to `v`,
 /// `v` included (a source's rank is its own work).
 pub fn down_rank(problem: &Problem) -> Vec<f64> {
+    path_work(problem, false)
+}
+
+/// Longest-path work ending at (`upward == false`) or starting from (`upward`) each node.
+fn path_work(problem: &Problem, upward: bool) -> Vec<f64> {
     let g = problem.graph;
     let mut rank = vec![0.0; g.node_count()];
-    for &v in g.topo_order() {
-        let best = g
-            .predecessors(v)
-            .map(|p| rank[p as usize])
-            .fold(0.0, f64::max);
+    let order = g.topo_order();
+    for i in 0..order.len() {
+        let v = if upward {
+            order[order.len() - 1 - i]
+        } else {
+            order[i]
+        };
+        let best = if upward {
+            g.successors(v)
+                .map(|s| rank[s as usize])
+                .fold(0.0, f64::max)
+        } else {
+            g.predecessors(v)
+                .map(|p| rank[p as usize])
+                .fold(0.0, f64::max)
+        };
         rank[v as usize] = problem.work[v as usize] + best;
     }
     rank

@@ -6,3 +6,4 @@ pub mod cluster;
 pub mod graph;
 pub mod problem;
 pub mod scenario;
+pub mod synthetic;

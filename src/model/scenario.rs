@@ -262,6 +262,15 @@ impl Scenario {
                 &self.what_if.speeds,
             )?
         };
+        if let Some(Randomize { cost: None, .. }) = &self.randomize {
+            // Costs stay the graph's; a node with only a time table has none to keep.
+            if let Some(n) = graph.nodes.iter().find(|n| n.cost.is_none()) {
+                return Err(Error::Scenario(format!(
+                    "randomize.bytes without randomize.cost needs a cost on every node; '{}' has only a time table",
+                    n.id
+                )));
+            }
+        }
         let overrides = self.randomize.as_ref().map(|r| {
             let mut rng = Rng::derive(self.seed, &["randomize"], i as u64);
             let cost = graph
@@ -282,18 +291,6 @@ impl Scenario {
                 .collect();
             Overrides { cost, tensor_bytes }
         });
-        if let (Some(o), Some(r)) = (&overrides, &self.randomize) {
-            if r.cost.is_none() {
-                // Costs stay the graph's, so nodes that only have time tables keep them.
-                if let Some(n) = graph.nodes.iter().find(|n| n.cost.is_none()) {
-                    return Err(Error::Scenario(format!(
-                        "randomize.bytes without randomize.cost needs a cost on every node; '{}' has only a time table",
-                        n.id
-                    )));
-                }
-                let _ = o;
-            }
-        }
         Ok(Realization { cluster, overrides })
     }
 }

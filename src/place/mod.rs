@@ -41,13 +41,7 @@ pub static PLACERS: &[PlacerInfo] = &[single::INFO, hash::INFO];
 
 /// Looks up a placer by name.
 pub fn placer(name: &str) -> Result<&'static PlacerInfo> {
-    PLACERS.iter().find(|p| p.name == name).ok_or_else(|| {
-        let names: Vec<&str> = PLACERS.iter().map(|p| p.name).collect();
-        Error::Scenario(format!(
-            "unknown placer '{name}' (known: {})",
-            names.join(", ")
-        ))
-    })
+    crate::params::lookup("placer", name, PLACERS, |s| s.name)
 }
 
 /// Colocation groups as placement units: a grouped node's unit is its group, an

@@ -13,7 +13,7 @@
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::model::cluster::DevIx;
 use crate::model::graph::NodeIx;
 use crate::model::problem::Problem;
@@ -59,13 +59,7 @@ pub struct SchedulerInfo {
 pub static SCHEDULERS: &[SchedulerInfo] = &[fifo::INFO];
 
 pub fn scheduler(name: &str) -> Result<&'static SchedulerInfo> {
-    SCHEDULERS.iter().find(|s| s.name == name).ok_or_else(|| {
-        let names: Vec<&str> = SCHEDULERS.iter().map(|s| s.name).collect();
-        Error::Scenario(format!(
-            "unknown scheduler '{name}' (known: {})",
-            names.join(", ")
-        ))
-    })
+    crate::params::lookup("scheduler", name, SCHEDULERS, |s| s.name)
 }
 
 #[derive(Debug, Clone, Copy)]

@@ -258,8 +258,7 @@ pub fn simulate(
 
     // Reference counts and homes of tensor copies.
     let mut refs = vec![0u32; nt + nx];
-    for (e, &c) in edge_copy.iter().enumerate() {
-        let _ = e;
+    for &c in &edge_copy {
         refs[c as usize] += 1;
     }
     for x in &transfers {
@@ -513,7 +512,7 @@ pub fn simulate(
         traffic_bytes: traffic,
         devices,
         links: link_stats,
-        trace: options.record.then(|| Trace {
+        trace: options.record.then_some(Trace {
             ops: op_times,
             transfers,
             transfer_times: xfer_times,

@@ -5,7 +5,7 @@
 //! and no ordering applies. A policy is one file implementing [`LinkQueue`];
 //! [`LINK_QUEUES`] is the registry (seed 002's TAO/TIO orderings plug in here).
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::model::cluster::DevIx;
 use crate::model::graph::{NodeIx, TensorIx};
 use crate::model::problem::Problem;
@@ -52,11 +52,5 @@ pub struct LinkQueueInfo {
 pub static LINK_QUEUES: &[LinkQueueInfo] = &[fifo::INFO];
 
 pub fn link_queue(name: &str) -> Result<&'static LinkQueueInfo> {
-    LINK_QUEUES.iter().find(|s| s.name == name).ok_or_else(|| {
-        let names: Vec<&str> = LINK_QUEUES.iter().map(|s| s.name).collect();
-        Error::Scenario(format!(
-            "unknown link order '{name}' (known: {})",
-            names.join(", ")
-        ))
-    })
+    crate::params::lookup("link order", name, LINK_QUEUES, |s| s.name)
 }

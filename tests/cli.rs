@@ -1,0 +1,260 @@
+//! The CLI end to end: good runs print what the issue promises; every bad input of the
+//! format doc (and a bad cluster and scenario) exits non-zero with one clear error naming
+//! the offending part, and never panics.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_placesim"))
+}
+
+fn tmp(name: &str, text: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("placesim-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+fn run(args: &[&str]) -> (bool, String, String) {
+    let out = bin().args(args).output().unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).to_string(),
+        String::from_utf8_lossy(&out.stderr).to_string(),
+    )
+}
+
+const CLUSTER: &str = r#"{"devices":[{"id":"c0","kind":"cpu","speed":1},{"id":"g0","kind":"gpu","speed":4}],"bandwidth":2,"latency":0.1}"#;
+
+/// Runs `validate` on a bad graph and returns stderr, asserting failure without a panic.
+fn bad_graph(name: &str, text: &str) -> String {
+    let g = tmp(name, text);
+    let c = tmp("cluster.json", CLUSTER);
+    let (ok, _, err) = run(&[
+        "validate",
+        g.to_str().unwrap(),
+        "--cluster",
+        c.to_str().unwrap(),
+    ]);
+    assert!(!ok, "{name} should fail");
+    assert!(!err.contains("panicked"), "{name} panicked: {err}");
+    assert_eq!(err.lines().count(), 1, "one clear line: {err}");
+    err
+}
+
+#[test]
+fn every_bad_graph_gets_a_clear_error() {
+    assert!(bad_graph("notjson.json", "{nodes: [").contains("notjson.json"));
+    assert!(bad_graph("noid.json", r#"{"nodes":[{"cost":1}]}"#).contains("nodes[0]"));
+    assert!(bad_graph(
+        "dup.json",
+        r#"{"nodes":[{"id":"a","cost":1},{"id":"a","cost":2}]}"#
+    )
+    .contains("duplicate node id 'a'"));
+    assert!(bad_graph(
+        "unknown.json",
+        r#"{"nodes":[{"id":"a","cost":1}],"edges":[{"src":"a","dst":"b"}]}"#
+    )
+    .contains("edges[0].dst names unknown node 'b'"));
+    let cycle = bad_graph(
+        "cycle.json",
+        r#"{"nodes":[{"id":"a","cost":1},{"id":"b","cost":1}],"edges":[{"src":"a","dst":"b"},{"src":"b","dst":"a"}]}"#,
+    );
+    assert!(cycle.contains("cycle through node"), "{cycle}");
+    assert!(bad_graph("neg.json", r#"{"nodes":[{"id":"a","cost":-1}]}"#).contains("node 'a': cost"));
+    assert!(
+        bad_graph("nan.json", r#"{"nodes":[{"id":"a","cost":"lots"}]}"#).contains("nodes[0].cost")
+    );
+    assert!(
+        bad_graph("inf.json", r#"{"nodes":[{"id":"a","cost":1e999}]}"#).contains("nodes[0].cost")
+    );
+    assert!(bad_graph(
+        "bytes.json",
+        r#"{"nodes":[{"id":"a","cost":1},{"id":"b","cost":1}],"edges":[{"src":"a","dst":"b","bytes":-5}]}"#
+    )
+    .contains("edges[0].bytes"));
+    assert!(bad_graph(
+        "nodev.json",
+        r#"{"nodes":[{"id":"a","cost":1,"device":"tpu"}]}"#
+    )
+    .contains("node 'a' asks for device 'tpu'"));
+    assert!(
+        bad_graph("notime.json", r#"{"nodes":[{"id":"a","time":{"tpu":1}}]}"#)
+            .contains("no device can run node 'a'")
+    );
+    let group = bad_graph(
+        "group.json",
+        r#"{"nodes":[{"id":"a","cost":1,"device":"cpu","colocate":"w"},{"id":"b","cost":1,"device":"gpu","colocate":"w"}]}"#,
+    );
+    assert!(group.contains("colocation group 'w'"), "{group}");
+}
+
+#[test]
+fn bad_clusters_and_scenarios_get_clear_errors() {
+    let g = tmp("ok.json", r#"{"nodes":[{"id":"a","cost":1}]}"#);
+    let g = g.to_str().unwrap();
+    let empty = tmp("empty.json", r#"{"devices":[],"bandwidth":1}"#);
+    let (ok, _, err) = run(&["validate", g, "--cluster", empty.to_str().unwrap()]);
+    assert!(!ok && err.contains("device list is empty"), "{err}");
+    let slow = tmp(
+        "slow.json",
+        r#"{"devices":[{"id":"x","speed":-2}],"bandwidth":1}"#,
+    );
+    let (ok, _, err) = run(&["validate", g, "--cluster", slow.to_str().unwrap()]);
+    assert!(!ok && err.contains("device 'x': speed"), "{err}");
+
+    let s = tmp(
+        "bad_scenario.json",
+        r#"{"graph":{"file":"ok.json"},"cluster":{"generate":{"devices":2,"speed":[1,2],"bandwidth":[1,2]}},"schedulers":["lifo"]}"#,
+    );
+    let (ok, _, err) = run(&["compare", "--scenario", s.to_str().unwrap()]);
+    assert!(!ok && err.contains("unknown scheduler 'lifo'"), "{err}");
+    let s = tmp(
+        "bad_scenario2.json",
+        r#"{"graph":{"file":"ok.json"},"cluster":{"generate":{"devices":2}}}"#,
+    );
+    let (ok, _, err) = run(&["compare", "--scenario", s.to_str().unwrap()]);
+    assert!(
+        !ok && err.contains("bad_scenario2.json") && err.contains("cluster"),
+        "{err}"
+    );
+    let (ok, _, err) = run(&["compare", "--graph", g, "--devices", "2", "--speed", "9..1"]);
+    assert!(!ok && err.contains("--speed"), "{err}");
+    let (ok, _, err) = run(&[
+        "compare",
+        "--graph",
+        g,
+        "--devices",
+        "2",
+        "--param",
+        "msr.omega=1",
+    ]);
+    assert!(!ok && err.contains("msr.omega"), "{err}");
+    let (ok, _, err) = run(&[
+        "run",
+        "--graph",
+        "/nonexistent/g.json",
+        "--devices",
+        "2",
+        "--placer",
+        "hash",
+        "--scheduler",
+        "fifo",
+    ]);
+    assert!(!ok && err.contains("/nonexistent/g.json"), "{err}");
+}
+
+#[test]
+fn compare_json_has_every_pair_and_is_reproducible() {
+    let g = tmp(
+        "fj.json",
+        r#"{"nodes":[{"id":"a","cost":2},{"id":"b","cost":4},{"id":"c","cost":3},{"id":"d","cost":1}],
+            "edges":[{"src":"a","dst":"b","bytes":3},{"src":"a","dst":"c","bytes":2},{"src":"b","dst":"d","bytes":1},{"src":"c","dst":"d","bytes":1}]}"#,
+    );
+    let args = [
+        "compare",
+        "--graph",
+        g.to_str().unwrap(),
+        "--devices",
+        "5",
+        "--speed",
+        "10..100",
+        "--bandwidth",
+        "10..60",
+        "--cost",
+        "1..100",
+        "--bytes",
+        "1..100",
+        "--seeds",
+        "3",
+        "--placers",
+        "single,hash",
+        "--schedulers",
+        "fifo",
+        "--json",
+    ];
+    let (ok, out, err) = run(&args);
+    assert!(ok, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let results = v["results"].as_array().unwrap();
+    assert_eq!(results.len(), 2);
+    for r in results {
+        for key in [
+            "placer",
+            "scheduler",
+            "makespan",
+            "makespan_std",
+            "traffic_bytes",
+            "placement_seconds",
+            "lower_bound",
+            "devices",
+        ] {
+            assert!(!r[key].is_null(), "missing {key}");
+        }
+        assert_eq!(r["makespans"].as_array().unwrap().len(), 3);
+        assert!(r["makespan"].as_f64().unwrap() >= r["lower_bound"].as_f64().unwrap() * 0.999_999);
+        assert_eq!(r["devices"].as_array().unwrap().len(), 5);
+    }
+    let (_, again, _) = run(&args);
+    let w: serde_json::Value = serde_json::from_str(&again).unwrap();
+    for (a, b) in results.iter().zip(w["results"].as_array().unwrap()) {
+        assert_eq!(a["makespans"], b["makespans"]);
+    }
+    // The table form lists both pairs.
+    let (ok, table, _) = run(&args[..args.len() - 1]);
+    assert!(ok && table.contains("single") && table.contains("hash"));
+}
+
+#[test]
+fn run_prints_placement_and_writes_a_chrome_trace() {
+    let g = tmp(
+        "chain.json",
+        r#"{"nodes":[{"id":"a","cost":2,"op":"MatMul"},{"id":"b","cost":4}],"edges":[{"src":"a","dst":"b","bytes":3}]}"#,
+    );
+    let c = tmp("c2.json", CLUSTER);
+    let trace = std::env::temp_dir().join(format!("placesim-trace-{}.json", std::process::id()));
+    let (ok, out, err) = run(&[
+        "run",
+        "--graph",
+        g.to_str().unwrap(),
+        "--cluster",
+        c.to_str().unwrap(),
+        "--placer",
+        "single",
+        "--scheduler",
+        "fifo",
+        "--links",
+        "fcfs",
+        "--json",
+        "--trace",
+        trace.to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let r = &v["results"][0];
+    // single puts both on the gpu (speed 4): 0.5 + 1 = 1.5.
+    assert_eq!(r["placement"]["a"], "g0");
+    assert_eq!(r["makespan"].as_f64().unwrap(), 1.5);
+    let t: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&trace).unwrap()).unwrap();
+    let events = t["traceEvents"].as_array().unwrap();
+    let complete: Vec<_> = events.iter().filter(|e| e["ph"] == "X").collect();
+    assert_eq!(complete.len(), 2);
+    assert_eq!(complete[0]["name"], "a");
+    assert_eq!(complete[0]["dur"].as_f64().unwrap(), 0.5e6);
+    assert!(events
+        .iter()
+        .any(|e| e["ph"] == "C" && e["name"] == "memory"));
+}
+
+#[test]
+fn validate_and_list_and_generate() {
+    let (ok, out, _) = run(&["validate", "vgg19_layers"]);
+    assert!(ok && out.contains("26 nodes"), "{out}");
+    let (ok, out, _) = run(&["list"]);
+    assert!(ok && out.contains("hash") && out.contains("fifo"));
+    let (ok, out, _) = run(&["generate", "--nodes", "100", "--seed", "4"]);
+    assert!(ok && out.contains("\"n99\""));
+}
