@@ -4,6 +4,7 @@
 #   make test          fmt, clippy, cargo tests, then the headless-browser tests
 #   make test-browser  only the browser tests (builds the site and the CLI first)
 #   make bench         engine benchmark figures
+#   make measure       wasm size, time to interactive, run times in headless Chromium
 # See DEVELOPERS.md.
 
 PORT ?= 8000
@@ -14,7 +15,7 @@ WASM := target/$(WASM_TARGET)/release/placesim.wasm
 WASM_BINDGEN_VERSION := $(shell awk '/^name = "wasm-bindgen"$$/ {getline; gsub(/[" ]/, "", $$0); sub(/version=/, "", $$0); print; exit}' Cargo.lock)
 WASM_BINDGEN := $(or $(shell command -v wasm-bindgen 2>/dev/null),$(HOME)/.cargo/bin/wasm-bindgen)
 
-.PHONY: site serve test lint test-rust bench test-browser wasm-target wasm-bindgen-cli pkg graphs cli clean-site
+.PHONY: site serve test lint test-rust bench test-browser wasm-target wasm-bindgen-cli pkg graphs cli measure clean-site
 
 site: pkg graphs
 
@@ -57,9 +58,10 @@ cli:
 
 test: lint test-rust test-browser
 
-lint:
+lint: wasm-target
 	$(CARGO) fmt --check
 	$(CARGO) clippy --all-targets -- -D warnings
+	$(CARGO) clippy --release --lib --target $(WASM_TARGET) -- -D warnings
 
 test-rust:
 	$(CARGO) test --release --lib --bins --tests
@@ -71,6 +73,11 @@ bench:
 test-browser: site cli
 	cd tests/browser && npm ci --no-audit --no-fund
 	cd tests/browser && node --test --test-concurrency=1 ./*.test.mjs
+
+# Prints wasm size, time to interactive and run times in the browser (see DEVELOPERS.md).
+measure: site cli
+	cd tests/browser && npm ci --no-audit --no-fund
+	cd tests/browser && node measure.mjs
 
 clean-site:
 	rm -rf www/pkg www/graphs

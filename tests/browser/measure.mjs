@@ -1,0 +1,68 @@
+// Measures the playground: wasm size (raw, gzip), time to interactive, and the time to run
+// every available pair in the worker on the largest bundled graph and on a 20,000-op
+// synthetic graph. Not a test: `make measure` prints the figures.
+
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { WWW, startServer, launch, openPage, results, cli } from './harness.mjs';
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const ms = (x) => `${Math.round(x)} ms`;
+
+const wasm = await readFile(join(WWW, 'pkg/placesim_bg.wasm'));
+const glue = await readFile(join(WWW, 'pkg/placesim.js'));
+console.log(`wasm: ${(wasm.length / 1024).toFixed(0)} KiB raw, ${(gzipSync(wasm, { level: 9 }).length / 1024).toFixed(0)} KiB gzip; `
+  + `JS glue ${(glue.length / 1024).toFixed(0)} KiB`);
+
+const server = await startServer();
+const browser = await launch();
+try {
+  const tti = [];
+  for (let i = 0; i < 5; i++) {
+    const page = await openPage(browser, server.url);
+    tti.push(await page.evaluate(() => window.placesim.timings.readyMs));
+    await page.context().close();
+  }
+  console.log(`time to interactive (navigation start -> engine loaded, controls filled, default graph validated): `
+    + `median ${ms(median(tti))} of ${tti.map(Math.round).join(', ')}`);
+
+  const index = JSON.parse(await readFile(join(WWW, 'graphs/index.json'), 'utf8'));
+  const largest = index.reduce((a, b) => (b.nodes > a.nodes ? b : a));
+  const runLink = async (label, fragment) => {
+    const page = await openPage(browser, server.url + fragment);
+    const rows = await results(page, 600000);
+    const t = await page.evaluate(() => window.placesim.timings);
+    await page.waitForFunction(() => window.placesim.pairRun, null, { timeout: 600000 });
+    const t2 = await page.evaluate(() => window.placesim.timings);
+    console.log(`${label}: ${rows.length} pairs in ${ms(t.lastCompareMs)} in the worker; `
+      + `timeline of one pair ${ms(t2.lastPairMs)}`);
+    await page.context().close();
+  };
+  await runLink(`${largest.name} (${largest.nodes} ops), 4 generated devices`, `#v=1&graph=${largest.name}`);
+  await runLink(`${largest.name} (${largest.nodes} ops), 50 devices, speed 10..100, bandwidth 10..60`,
+    `#v=1&graph=${largest.name}&devices=50&speed=10..100&bandwidth=10..60&latency=0..0`);
+
+  const big = cli(['generate', '--nodes', '20000', '--seed', '1']);
+  if (!big) throw new Error('the CLI is missing: make cli');
+  for (const devices of [4, 50]) {
+    const page = await openPage(browser, server.url);
+    await page.setInputFiles('#graph-file', { name: 'synthetic20k.json', mimeType: 'application/json', buffer: Buffer.from(big) });
+    await page.waitForFunction(() => document.getElementById('graph-info').textContent.includes('uploaded'), null, { timeout: 60000 });
+    await page.fill('#gen-devices', String(devices));
+    await page.dispatchEvent('#gen-devices', 'change');
+    const t0 = Date.now();
+    await page.click('#run');
+    const rows = await results(page, 600000);
+    const wall = Date.now() - t0;
+    const t = await page.evaluate(() => window.placesim.timings);
+    await page.waitForFunction(() => window.placesim.pairRun && document.querySelector('#chart-timeline canvas, #chart-timeline svg'), null, { timeout: 600000 });
+    const t2 = await page.evaluate(() => window.placesim.timings);
+    console.log(`synthetic 20,000 ops (placesim generate --nodes 20000 --seed 1, ${(big.length / 1e6).toFixed(1)} MB), ${devices} devices: `
+      + `${rows.length} pairs in ${ms(t.lastCompareMs)} in the worker (${ms(wall)} click to table); timeline of one pair ${ms(t2.lastPairMs)}`);
+    await page.context().close();
+  }
+} finally {
+  await browser.close();
+  await server.close();
+}
