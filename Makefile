@@ -15,7 +15,7 @@ WASM := target/$(WASM_TARGET)/release/placesim.wasm
 WASM_BINDGEN_VERSION := $(shell awk '/^name = "wasm-bindgen"$$/ {getline; gsub(/[" ]/, "", $$0); sub(/version=/, "", $$0); print; exit}' Cargo.lock)
 WASM_BINDGEN := $(or $(shell command -v wasm-bindgen 2>/dev/null),$(HOME)/.cargo/bin/wasm-bindgen)
 
-.PHONY: site serve test lint test-rust bench test-browser wasm-target wasm-bindgen-cli pkg graphs cli measure clean-site
+.PHONY: site serve test lint test-rust bench test-browser wasm-target wasm-bindgen-cli pkg graphs cli measure chromium clean-site
 
 site: pkg graphs
 
@@ -69,13 +69,20 @@ test-rust:
 bench:
 	$(CARGO) bench --bench engine
 
+# Debian's Chromium drives the browser tests (playwright-core never downloads a browser).
+CHROMIUM ?= /usr/bin/chromium
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+chromium:
+	@[ -x $(CHROMIUM) ] || { echo "installing Debian's chromium"; \
+	  $(SUDO) apt-get update && $(SUDO) DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium; }
+
 # The test script starts its own static server on a free port and stops it at the end.
-test-browser: site cli
+test-browser: site cli chromium
 	cd tests/browser && npm ci --no-audit --no-fund
 	cd tests/browser && node --test --test-concurrency=1 ./*.test.mjs
 
 # Prints wasm size, time to interactive and run times in the browser (see DEVELOPERS.md).
-measure: site cli
+measure: site cli chromium
 	cd tests/browser && npm ci --no-audit --no-fund
 	cd tests/browser && node measure.mjs
 
