@@ -670,10 +670,10 @@ async function runComparison({ auto = false } = {}) {
       setRunning(true, 'what-if…');
       const r = await compareRunner.run({ type: 'compare', scenario: JSON.stringify(withWhatIf), graphText }, progress('what-if: '));
       if (seq !== runSeq) return;
-      current = { comparison: r.result, key, fragment, ms: r.ms };
+      current = { comparison: r.result, key, fragment, ms: r.ms, graphText };
       timings.lastCompareMs = r.ms;
     } else {
-      current = { comparison: baseline.comparison, key, fragment, ms: baseline.ms };
+      current = { comparison: baseline.comparison, key, fragment, ms: baseline.ms, graphText };
     }
   } catch (e) {
     if (seq !== runSeq) return;
@@ -720,7 +720,7 @@ async function runPair() {
   $('timeline-status').textContent = `running ${r.placer} / ${r.scheduler}…`;
   try {
     const res = await pairRunner.run({
-      type: 'pair', scenario: JSON.stringify(current.comparison.scenario), graphText,
+      type: 'pair', scenario: JSON.stringify(current.comparison.scenario), graphText: current.graphText,
       placer: r.placer, scheduler: r.scheduler, seedIndex: seed,
     });
     pairRun = { placer: r.placer, scheduler: r.scheduler, seed, result: res.result };

@@ -24,6 +24,13 @@ async function downloadText(page, click) {
   return readFile(await download.path(), 'utf8');
 }
 
+async function shareUrl(page) {
+  await page.$eval('#share-url', (el) => { el.value = ''; });
+  await page.click('#share');
+  await page.waitForFunction(() => document.getElementById('share-url').value !== '');
+  return page.inputValue('#share-url');
+}
+
 async function setValue(page, selector, value) {
   await page.fill(selector, String(value));
   await page.dispatchEvent(selector, 'change');
@@ -117,8 +124,7 @@ test('a shared link reopened in a fresh page gives identical numbers, equal to t
   await setValue(page, '#seed', SHARED.seed);
   await page.click('#run');
   const first = byPair(await results(page));
-  await page.click('#share');
-  const url = await page.inputValue('#share-url');
+  const url = await shareUrl(page);
   assert.match(url, /#v=1&graph=vgg19_ops_infer&devices=6&speed=2e12\.\.1\.5e13&bandwidth=1e9\.\.2e10/);
   await page.context().close();
 
@@ -225,8 +231,7 @@ test('a bad upload shows the engine error; a good one is embedded in the link', 
   assert.equal(await page.isHidden('#graph-error'), true);
   await page.click('#run');
   const first = byPair(await results(page));
-  await page.click('#share');
-  const url = await page.inputValue('#share-url');
+  const url = await shareUrl(page);
   assert.match(url, /graphz=/);
   assert.equal(await page.evaluate(() => document.querySelectorAll('img').length), 0);
   assert.equal(await page.evaluate(() => window.pwned), undefined);
@@ -286,6 +291,43 @@ test('what-if sliders re-run by themselves and show the change against the basel
   await page.click('#wi-reset');
   await page.waitForFunction(() => !window.placesim.comparison?.scenario.what_if);
   assert.deepEqual(byPair(await results(page)), base);
+  assert.deepEqual(page.errors, []);
+  await page.context().close();
+});
+
+test('a graph too large to embed is linked by hash: the page asks for the file and checks it', async () => {
+  const text = await readFile(new URL('../../graphs/inception_v3_ops_infer.json', import.meta.url));
+  const page = await openPage(browser, server.url);
+  await page.setInputFiles('#graph-file', { name: 'inception.json', mimeType: 'application/json', buffer: text });
+  await page.waitForFunction(() => document.getElementById('graph-info').textContent.includes('uploaded'));
+  await page.click('#run');
+  const first = byPair(await results(page));
+  const url = await shareUrl(page);
+  assert.match(url, /graphsha256=[0-9a-f]{64}&graphname=/);
+  assert.doesNotMatch(url, /graphz=/);
+  await page.context().close();
+
+  const again = await openPage(browser, url);
+  await again.waitForSelector('#hash-ask:not([hidden])');
+  assert.match(await again.textContent('#hash-ask-text'), /Give that file/);
+  await again.setInputFiles('#hash-file', { name: 'other.json', mimeType: 'application/json', buffer: Buffer.from('{"nodes":[{"id":"a","cost":1}]}') });
+  await again.waitForSelector('#graph-error:not([hidden])');
+  assert.match(await again.textContent('#graph-error'), /other\.json is not the linked graph/);
+  await again.setInputFiles('#hash-file', { name: 'inception.json', mimeType: 'application/json', buffer: text });
+  assert.deepEqual(byPair(await results(again)), first); // runs by itself once the file checks out
+  assert.deepEqual(again.errors, []);
+  await again.context().close();
+});
+
+test('a cluster the engine rejects shows its error', async () => {
+  const page = await openPage(browser, server.url);
+  await page.click('#mode-explicit');
+  await page.fill('#device-table tbody tr:nth-child(2) input[aria-label$=id]', 'cpu0');
+  await page.dispatchEvent('#device-table tbody tr:nth-child(2) input[aria-label$=id]', 'change');
+  await page.click('#run');
+  await page.waitForSelector('#run-error:not([hidden])');
+  assert.match(await page.textContent('#run-error'), /duplicate device id 'cpu0'/);
+  assert.equal(await page.isEnabled('#run'), true);
   assert.deepEqual(page.errors, []);
   await page.context().close();
 });
