@@ -35,6 +35,7 @@ fn cluster(devices: usize) -> Cluster {
         devices,
         speed: [10.0, 100.0],
         memory: None,
+        memory_fraction: None,
         bandwidth: [10.0, 60.0],
         latency: [0.0, 0.0],
         kinds: vec![],

@@ -75,6 +75,9 @@ struct ProblemArgs {
     /// Memory per generated device, bytes (unlimited when absent).
     #[arg(long)]
     memory: Option<f64>,
+    /// Memory per generated device as a fraction of the graph's total footprint (overrides --memory).
+    #[arg(long)]
+    memory_fraction: Option<f64>,
     /// Bandwidth range per device pair for a generated cluster, LO..HI.
     #[arg(long, default_value = "10..60")]
     bandwidth: String,
@@ -335,6 +338,7 @@ fn scenario_from_args(a: &ProblemArgs) -> Result<(Scenario, Graph, Option<Cluste
                 devices: n,
                 speed: parse_range("speed", &a.speed)?,
                 memory: a.memory,
+                memory_fraction: a.memory_fraction,
                 bandwidth: parse_range("bandwidth", &a.bandwidth)?,
                 latency: parse_range("latency", &a.latency)?,
                 kinds: a.kinds.as_deref().map(split_list).unwrap_or_default(),

@@ -106,6 +106,12 @@ pub struct ClusterGen {
     /// Bytes per device; absent means unlimited.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub memory: Option<f64>,
+    /// Memory per device as a fraction of the graph's total placement footprint (ops' `mem`
+    /// plus every tensor once), set per seed after costs are realized. Seed 000 §5.1 gives no
+    /// memory sizes, yet its Batch Split, MITE and DFS only spread a graph over devices when
+    /// memory is limited; this states the limit relative to the graph. Overrides `memory`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_fraction: Option<f64>,
     pub bandwidth: [f64; 2],
     #[serde(default)]
     pub latency: [f64; 2],
@@ -272,6 +278,9 @@ impl Cluster {
         if let Some(m) = spec.memory {
             non_negative(m, || "memory".into())?;
         }
+        if let Some(f) = spec.memory_fraction {
+            positive(f, || "memory_fraction".into())?;
+        }
         let k = spec.devices;
         let devices = (0..k)
             .map(|i| Device {
@@ -388,6 +397,13 @@ impl Cluster {
             c.devices[i as usize].speed = positive(s, || format!("speed of device '{id}'"))?;
         }
         Ok(c)
+    }
+
+    /// Sets every device's memory to `bytes`.
+    pub fn set_memory(&mut self, bytes: f64) {
+        for d in &mut self.devices {
+            d.memory = bytes;
+        }
     }
 
     /// Serializes back to cluster JSON (links listed only where they differ from the
@@ -513,6 +529,7 @@ mod tests {
             devices: 5,
             speed: [10.0, 100.0],
             memory: None,
+            memory_fraction: None,
             bandwidth: [10.0, 60.0],
             latency: [0.0, 0.0],
             kinds: vec![],

@@ -291,6 +291,19 @@ impl Scenario {
                 .collect();
             Overrides { cost, tensor_bytes }
         });
+        let mut cluster = cluster;
+        if let ClusterSource::Generate(ClusterGen {
+            memory_fraction: Some(f),
+            ..
+        }) = &self.cluster
+        {
+            let mem: f64 = graph.nodes.iter().map(|n| n.mem).sum();
+            let bytes: f64 = match &overrides {
+                Some(o) => o.tensor_bytes.iter().sum(),
+                None => graph.tensors.iter().map(|t| t.bytes).sum(),
+            };
+            cluster.set_memory(f * (mem + bytes));
+        }
         Ok(Realization { cluster, overrides })
     }
 }
@@ -329,5 +342,28 @@ mod tests {
         .unwrap_err()
         .to_string();
         assert!(e.contains("zzz.a"), "{e}");
+    }
+
+    #[test]
+    fn memory_fraction_is_relative_to_the_realized_graph() {
+        let g = Graph::from_json(
+            r#"{"nodes":[{"id":"a","cost":1,"mem":10},{"id":"b","cost":1}],"edges":[{"src":"a","dst":"b","bytes":30}]}"#,
+            "g",
+        )
+        .unwrap();
+        let mut s = Scenario::from_json(
+            r#"{"graph":{"bundled":"g"},"cluster":{"generate":{"devices":3,"speed":[1,2],"bandwidth":[1,2],"memory_fraction":0.5}}}"#,
+        )
+        .unwrap();
+        let r = s.realize(&g, None, 0).unwrap();
+        // (10 + 30) / 2
+        assert!(r.cluster.devices.iter().all(|d| d.memory == 20.0));
+        s.randomize = Some(Randomize {
+            cost: None,
+            bytes: Some([2.0, 2.0]),
+        });
+        let r = s.realize(&g, None, 0).unwrap();
+        // (10 + 2) / 2: the redrawn size counts
+        assert!(r.cluster.devices.iter().all(|d| d.memory == 6.0));
     }
 }

@@ -16,7 +16,11 @@ use crate::model::problem::Problem;
 use crate::params::{ParamSpec, Params};
 use crate::rng::Rng;
 
+pub mod batch_split;
+pub mod critical_path;
+pub mod dfs;
 pub mod hash;
+pub mod mite;
 pub mod single;
 
 /// A device index per node.
@@ -37,7 +41,14 @@ pub struct PlacerInfo {
 }
 
 /// Every placer, in the order tables list them.
-pub static PLACERS: &[PlacerInfo] = &[single::INFO, hash::INFO];
+pub static PLACERS: &[PlacerInfo] = &[
+    single::INFO,
+    hash::INFO,
+    batch_split::INFO,
+    critical_path::INFO,
+    mite::INFO,
+    dfs::INFO,
+];
 
 /// Looks up a placer by name.
 pub fn placer(name: &str) -> Result<&'static PlacerInfo> {

@@ -1,0 +1,336 @@
+// Grouped bar charts of a comparison: one group per placer, one bar per scheduler.
+//   drawMakespan(container, comparison, options)  mean makespan, +-std error bars, lower bound
+//   drawTraffic(container, comparison, options)   mean bytes moved between devices
+// Both draw SVG with DOM calls, redraw when the container's width changes and return a
+// controller { svg(), redraw(), destroy() }. Not here: fetching or computing any numbers.
+
+import {
+  INK, FONT, svgEl, svgText, createSvgRoot, niceTicks, formatSeconds, formatBytes, formatSig,
+  formatCount, timeTickFormatter, byteTickFormatter, textWidth, ellipsize, tooltip, mount,
+  showMessage, distinct, isInfeasible, num, seriesColor, uid,
+} from './svg.js';
+
+/** Scheduler name -> colour, in order of first appearance in comparison.results. */
+export function schedulerColors(comparison) {
+  const map = new Map();
+  distinct(comparison?.results || [], 'scheduler').forEach((s, i) => map.set(s, seriesColor(i)));
+  return map;
+}
+
+/**
+ * Makespan per pair. options:
+ *   highlight: {placer, scheduler} | null   the selected pair (outlined, others dimmed)
+ *   onSelect(placer, scheduler)              called when a bar is clicked (or Enter/Space);
+ *                                            also for infeasible bars (show their error)
+ *   height: number (default 340)            title: string (default set; '' for none)
+ */
+export function drawMakespan(container, comparison, options = {}) {
+  return drawGrouped(container, comparison, {
+    chart: 'makespan',
+    title: 'Makespan by placer and scheduler',
+    yLabel: 'makespan (mean ± std over seeds)',
+    value: (r) => num(r.makespan),
+    err: (r) => num(r.makespan_std),
+    tickFormatter: timeTickFormatter,
+    bound: boundOf(comparison),
+    rows: (r, seeds) => {
+      const out = [
+        ['makespan', formatSeconds(r.makespan)],
+        ['std', formatSeconds(r.makespan_std)],
+        ['min – max', `${formatSeconds(r.makespan_min)} – ${formatSeconds(r.makespan_max)}`],
+        ['gap to lower bound', `${formatSig(num(r.gap), 3)}×`],
+        ['seeds', seedsText(r, seeds)],
+        ['traffic', formatBytes(r.traffic_bytes)],
+        ['placement time', formatSeconds(r.placement_seconds)],
+      ];
+      return out;
+    },
+  }, options);
+}
+
+/** Bytes that crossed devices per pair (mean over seeds). Same options as drawMakespan. */
+export function drawTraffic(container, comparison, options = {}) {
+  return drawGrouped(container, comparison, {
+    chart: 'traffic',
+    title: 'Traffic between devices',
+    yLabel: 'bytes transferred (mean over seeds)',
+    value: (r) => num(r.traffic_bytes),
+    err: () => 0,
+    tickFormatter: byteTickFormatter,
+    bound: null,
+    empty: 'no bytes crossed devices in any pair',
+    rows: (r, seeds) => [
+      ['traffic', formatBytes(r.traffic_bytes)],
+      ['transfers', formatCount(num(r.transfers))],
+      ['makespan', formatSeconds(r.makespan)],
+      ['seeds', seedsText(r, seeds)],
+    ],
+  }, options);
+}
+
+function seedsText(r, seeds) {
+  const n = Array.isArray(r.makespans) ? r.makespans.length : 0;
+  return seeds ? `${n} of ${seeds}` : String(n);
+}
+
+function boundOf(comparison) {
+  const cp = num(comparison?.critical_path_bound);
+  const wb = num(comparison?.work_bound);
+  const value = Math.max(cp, wb);
+  if (!(value > 0)) return null;
+  return { value, label: `lower bound ${formatSeconds(value)} (${cp >= wb ? 'critical path' : 'work / devices'})` };
+}
+
+function drawGrouped(container, comparison, spec, options) {
+  const results = Array.isArray(comparison?.results) ? comparison.results : [];
+  let svg = null;
+  const tip = tooltip();
+  const render = (width) => {
+    tip.hide();
+    if (results.length === 0) {
+      svg = null;
+      showMessage(container, 'No results to chart.');
+      return;
+    }
+    svg = renderGrouped(width, comparison, results, spec, options, tip);
+    container.replaceChildren(svg);
+  };
+  return mount(container, render, { svg: () => svg, onDestroy: () => tip.hide() });
+}
+
+function renderGrouped(width, comparison, results, spec, options, tip) {
+  const height = options.height || 340;
+  const title = options.title ?? spec.title;
+  const placers = distinct(results, 'placer');
+  const schedulers = distinct(results, 'scheduler');
+  const colors = schedulerColors(comparison);
+  const seeds = comparison?.scenario?.seeds;
+  const byPair = new Map(results.map((r) => [`${r.placer}\u0000${r.scheduler}`, r]));
+  const hl = options.highlight && byPair.get(`${options.highlight.placer}\u0000${options.highlight.scheduler}`);
+
+  // Vertical domain.
+  let maxV = 0;
+  for (const r of results) {
+    if (isInfeasible(r)) continue;
+    maxV = Math.max(maxV, spec.value(r) + spec.err(r));
+  }
+  if (spec.bound) maxV = Math.max(maxV, spec.bound.value);
+  const allZero = maxV === 0;
+  maxV *= 1.04; // room for the out-of-memory dots above the error bars
+  const anyInfeasible = results.some((r) => r.error);
+  const anyOom = results.some((r) => r.oom && !isInfeasible(r));
+
+  const svg = createSvgRoot(width, height, spec.chart);
+  svg.setAttribute('data-placers', placers.length);
+  svg.setAttribute('data-schedulers', schedulers.length);
+  svg.setAttribute('aria-label', title || spec.chart);
+  const defs = svgEl('defs', null, svg);
+  const hatchId = uid('pc-hatch');
+  const hatch = svgEl('pattern', {
+    id: hatchId, width: 6, height: 6, patternUnits: 'userSpaceOnUse', patternTransform: 'rotate(45)',
+  }, defs);
+  svgEl('line', { x1: 0, y1: 0, x2: 0, y2: 6, stroke: INK.faint, 'stroke-width': 1.5 }, hatch);
+
+  // Title and legend (wrapping rows), top-left aligned with the plot.
+  const right = 16;
+  let top = 10;
+  if (title) {
+    svgText(svg, 12, top + 13, title, { 'font-size': 14, 'font-weight': 600, class: 'pc-title' });
+    top += 24;
+  }
+  const legendItems = schedulers.map((s) => ({ kind: 'swatch', color: colors.get(s), label: s, scheduler: s }));
+  if (spec.bound) legendItems.push({ kind: 'dash', label: 'lower bound' });
+  if (anyInfeasible) legendItems.push({ kind: 'hatch', label: 'infeasible' });
+  if (anyOom) legendItems.push({ kind: 'dot', label: 'out of memory' });
+  const legend = svgEl('g', { class: 'pc-legend' }, svg);
+  let lx = 12;
+  let ly = top + 8;
+  for (const item of legendItems) {
+    const label = ellipsize(item.label, 160);
+    const w = 14 + 4 + textWidth(label) + 16;
+    if (lx + w > width - right && lx > 12) {
+      lx = 12;
+      ly += 18;
+    }
+    const g = svgEl('g', { class: 'pc-legend-item', 'data-label': item.label }, legend);
+    if (item.kind === 'swatch') {
+      g.setAttribute('data-scheduler', item.scheduler);
+      svgEl('rect', { x: lx, y: ly - 5, width: 14, height: 10, rx: 2, fill: item.color }, g);
+    } else if (item.kind === 'dash') {
+      svgEl('line', { x1: lx, y1: ly, x2: lx + 14, y2: ly, stroke: INK.bound, 'stroke-width': 1.5, 'stroke-dasharray': '4 3' }, g);
+    } else if (item.kind === 'hatch') {
+      svgEl('rect', { x: lx, y: ly - 5, width: 14, height: 10, fill: `url(#${hatchId})`, stroke: INK.faint, 'stroke-dasharray': '2 2' }, g);
+    } else {
+      svgEl('circle', { cx: lx + 7, cy: ly, r: 3.5, fill: INK.oom }, g);
+    }
+    svgText(g, lx + 18, ly + 4, label, { fill: INK.muted });
+    lx += w;
+  }
+  top = ly + 18;
+
+  // Vertical scale (the tick count depends on the plot height, which depends on the
+  // bottom margin, which depends on the x labels: compute those first).
+  const groupLabels = placers.map((p) => ellipsize(p, 150));
+  const labelW = Math.max(...groupLabels.map((l) => textWidth(l)));
+  // Left margin from a provisional tick set (labels of the final set have the same magnitude).
+  if (allZero) maxV = spec.chart === 'traffic' ? 1000 : 1;
+  const provisional = niceTicks(0, maxV, 5);
+  const fmt0 = spec.tickFormatter(provisional.max, provisional.step);
+  const tickLabelW = Math.max(...provisional.ticks.map((t) => textWidth(fmt0(t), 11)));
+  const left = Math.ceil(tickLabelW + 30);
+  const plotW = Math.max(40, width - left - right);
+  const band = plotW / placers.length;
+  const rotate = labelW > band - 8;
+  const bottom = rotate ? Math.ceil(labelW * 0.5 + 24) : 30;
+  const plotTop = top + 6;
+  const plotH = Math.max(120, height - plotTop - bottom);
+  const yt = niceTicks(0, maxV, Math.max(2, Math.round(plotH / 50)));
+  const fmt = spec.tickFormatter(yt.max, yt.step);
+  const y = (v) => plotTop + plotH - (v / yt.max) * plotH;
+  if (plotTop + plotH + bottom > height) {
+    // Too short for the content: grow the SVG rather than overlap.
+    const h = plotTop + plotH + bottom;
+    svg.setAttribute('height', h);
+    svg.setAttribute('viewBox', `0 0 ${width} ${h}`);
+    svg.querySelector('.pc-background').setAttribute('height', h);
+  }
+
+  // Grid and y axis.
+  const axis = svgEl('g', { class: 'pc-axis pc-axis-y' }, svg);
+  for (const t of yt.ticks) {
+    const yy = Math.round(y(t)) + 0.5;
+    svgEl('line', { x1: left, x2: left + plotW, y1: yy, y2: yy, stroke: t === 0 ? INK.axis : INK.grid }, axis);
+    svgText(axis, left - 6, yy + 4, fmt(t), { 'text-anchor': 'end', 'font-size': 11, fill: INK.muted, class: 'pc-tick' });
+  }
+  const ylab = svgText(axis, 0, 0, ellipsize(spec.yLabel, plotH, 11), {
+    'text-anchor': 'middle', 'font-size': 11, fill: INK.muted,
+    transform: `translate(12 ${plotTop + plotH / 2}) rotate(-90)`,
+  });
+  ylab.setAttribute('class', 'pc-axis-label');
+
+  // Bars.
+  const gap = Math.min(24, band * 0.2);
+  const barW = Math.max(2, Math.min(56, (band - gap) / schedulers.length));
+  const bars = svgEl('g', { class: 'pc-bars' }, svg);
+  const xAxis = svgEl('g', { class: 'pc-axis pc-axis-x' }, svg);
+  placers.forEach((placer, pi) => {
+    const gx = left + pi * band + (band - barW * schedulers.length) / 2;
+    const group = svgEl('g', { class: 'pc-group', 'data-placer': placer }, bars);
+    let groupInfeasible = 0;
+    schedulers.forEach((scheduler, si) => {
+      const r = byPair.get(`${placer}\u0000${scheduler}`);
+      if (!r) return;
+      const x = gx + si * barW;
+      const inset = barW > 6 ? 1 : 0;
+      const infeasible = isInfeasible(r);
+      const v = infeasible ? 0 : spec.value(r);
+      const g = svgEl('g', {
+        class: 'pc-bar',
+        'data-placer': placer,
+        'data-scheduler': scheduler,
+        'data-value': infeasible ? '' : v,
+        'data-clickable': '',
+        tabindex: 0,
+        role: 'button',
+        'aria-label': `${placer} / ${scheduler}: ${infeasible ? 'infeasible' : spec.chart === 'traffic' ? formatBytes(v) : formatSeconds(v)}`,
+      }, group);
+      if (r.error) g.setAttribute('data-error', r.error);
+      if (r.oom) g.setAttribute('data-oom', '');
+      const selected = hl === r;
+      if (selected) g.setAttribute('data-selected', '');
+      if (hl && !selected) g.setAttribute('opacity', 0.45);
+      if (infeasible) {
+        groupInfeasible += 1;
+        svgEl('rect', {
+          class: 'pc-bar-rect', x: x + inset, y: plotTop, width: barW - 2 * inset, height: plotH,
+          fill: `url(#${hatchId})`, stroke: selected ? INK.highlight : INK.faint,
+          'stroke-width': selected ? 2 : 1, 'stroke-dasharray': selected ? null : '3 3',
+        }, g);
+        if (barW >= 13) {
+          const tx = x + barW / 2 + 4;
+          const ty = plotTop + plotH / 2;
+          const t = svgText(g, 0, 0, 'infeasible', {
+            'text-anchor': 'middle', 'font-size': 11, fill: INK.muted,
+            transform: `translate(${tx} ${ty}) rotate(-90)`, class: 'pc-infeasible-label',
+          });
+          t.setAttribute('paint-order', 'stroke');
+          t.setAttribute('stroke', INK.background);
+          t.setAttribute('stroke-width', 3);
+        }
+      } else {
+        const yTop = y(v);
+        const h = Math.max(v > 0 ? 1 : 0, plotTop + plotH - yTop);
+        svgEl('rect', {
+          class: 'pc-bar-rect', x: x + inset, y: plotTop + plotH - h, width: Math.max(1, barW - 2 * inset), height: h,
+          fill: colors.get(scheduler), stroke: selected ? INK.highlight : null, 'stroke-width': selected ? 2 : null,
+        }, g);
+        if (r.error) {
+          // Infeasible on some seeds: the mean covers the others only.
+          svgEl('rect', { x: x + inset, y: plotTop + plotH - h, width: Math.max(1, barW - 2 * inset), height: h, fill: `url(#${hatchId})`, 'pointer-events': 'none' }, g);
+        }
+        const e = spec.err(r);
+        let markTop = yTop;
+        if (e > 0) {
+          const cx = x + barW / 2;
+          const y1 = y(v + e);
+          const y0 = y(Math.max(0, v - e));
+          const cap = Math.min(8, barW / 3);
+          const path = `M${cx},${y0}V${y1}M${cx - cap},${y1}H${cx + cap}M${cx - cap},${y0}H${cx + cap}`;
+          svgEl('path', { d: path, stroke: INK.text, 'stroke-width': 1.2, fill: 'none', class: 'pc-errorbar' }, g);
+          markTop = y1;
+        }
+        if (r.oom) {
+          svgEl('circle', { cx: x + barW / 2, cy: markTop - 7, r: 3.5, fill: INK.oom, class: 'pc-oom-mark' }, g);
+        }
+        // A transparent hit area over the full column, so short bars are easy to click.
+        svgEl('rect', { x, y: plotTop, width: barW, height: plotH, fill: 'transparent', class: 'pc-hit' }, g);
+      }
+      const warning = r.error ? `${infeasible ? 'infeasible' : 'infeasible on some seeds'}: ${r.error}` : (r.oom ? 'ran out of memory on some device' : null);
+      g.addEventListener('mousemove', (ev) => {
+        tip.show(ev.clientX, ev.clientY, `${placer} / ${scheduler}`, infeasible ? [] : spec.rows(r, seeds), warning);
+      });
+      g.addEventListener('mouseleave', () => tip.hide());
+      const select = () => {
+        if (typeof options.onSelect === 'function') options.onSelect(placer, scheduler);
+      };
+      g.addEventListener('click', select);
+      g.addEventListener('keydown', (ev) => {
+        if (ev.key === 'Enter' || ev.key === ' ') {
+          ev.preventDefault();
+          select();
+        }
+      });
+    });
+    if (groupInfeasible > 0 && barW < 13) {
+      const cx = left + pi * band + band / 2;
+      svgText(group, 0, 0, 'infeasible', {
+        'text-anchor': 'middle', 'font-size': 11, fill: INK.muted, 'pointer-events': 'none',
+        transform: `translate(${cx + 4} ${plotTop + plotH / 2}) rotate(-90)`, class: 'pc-infeasible-label',
+      });
+    }
+    // Placer label.
+    const cx = left + pi * band + band / 2;
+    const ly2 = plotTop + plotH + 16;
+    const label = svgText(xAxis, 0, 0, groupLabels[pi], {
+      'text-anchor': rotate ? 'end' : 'middle', fill: INK.text, class: 'pc-tick',
+      transform: rotate ? `translate(${cx + 4} ${ly2 - 4}) rotate(-30)` : `translate(${cx} ${ly2})`,
+    });
+    if (groupLabels[pi] !== placer) svgEl('title', null, label).textContent = placer;
+  });
+
+  if (allZero && spec.empty) {
+    svgText(svg, left + plotW / 2, plotTop + plotH / 2, spec.empty, { 'text-anchor': 'middle', fill: INK.muted, class: 'pc-message' });
+  }
+  // Lower bound.
+  if (spec.bound) {
+    const by = Math.round(y(spec.bound.value)) + 0.5;
+    const g = svgEl('g', { class: 'pc-bound', 'data-value': spec.bound.value, 'pointer-events': 'none' }, svg);
+    svgEl('line', { x1: left, x2: left + plotW, y1: by, y2: by, stroke: INK.bound, 'stroke-width': 1.5, 'stroke-dasharray': '6 4' }, g);
+    const t = svgText(g, left + plotW - 4, by - 5, spec.bound.label, { 'text-anchor': 'end', 'font-size': 11, fill: INK.bound });
+    t.setAttribute('paint-order', 'stroke');
+    t.setAttribute('stroke', INK.background);
+    t.setAttribute('stroke-width', 3);
+  }
+  svg.setAttribute('font-family', FONT);
+  return svg;
+}

@@ -1,0 +1,438 @@
+// Shared helpers for the chart modules: SVG element creation, nice axis ticks, unit
+// formatting, palettes, a tooltip, text measuring and per-container lifecycle (resize
+// observation, replacing a previous chart). No dependencies; nothing here knows any chart.
+//
+// Safety: every string that comes from data is set with textContent or setAttribute, never
+// parsed as markup.
+
+export const SVG_NS = 'http://www.w3.org/2000/svg';
+
+export const FONT = "system-ui, -apple-system, 'Segoe UI', Roboto, 'Helvetica Neue', Arial, sans-serif";
+
+/** Ink colours shared by all charts. */
+export const INK = {
+  text: '#1f2328',
+  muted: '#57606a',
+  faint: '#8c959f',
+  axis: '#8c959f',
+  grid: '#e6e8eb',
+  background: '#ffffff',
+  bound: '#1f2328',
+  oom: '#d1242f',
+  memory: '#4e79a7',
+  memoryFill: '#a9c4e0',
+  capacity: '#1f2328',
+  transfer: '#7f8c9b',
+  highlight: '#111111',
+};
+
+/** Categorical palette for series (schedulers): Tableau 10, red moved last (red means OOM). */
+export const SERIES = [
+  '#4e79a7', '#f28e2b', '#59a14f', '#b07aa1', '#76b7b2',
+  '#edc948', '#9c755f', '#ff9da7', '#bab0ac', '#e15759',
+];
+
+/** Palette for op types (Tableau 20 without its reds and greys). */
+export const OP_PALETTE = [
+  '#4e79a7', '#a0cbe8', '#f28e2b', '#ffbe7d', '#59a14f', '#8cd17d', '#b6992d', '#f1ce63',
+  '#499894', '#86bcb6', '#d37295', '#fabfd2', '#b07aa1', '#d4a6c8', '#9d7660', '#d7b5a6',
+];
+
+export function seriesColor(i) {
+  return SERIES[((i % SERIES.length) + SERIES.length) % SERIES.length];
+}
+
+/** FNV-1a 32-bit hash of a string: stable across runs and browsers. */
+export function hashString(s) {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) {
+    h ^= s.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h >>> 0;
+}
+
+/** Stable colour of an op type name. */
+export function opTypeColor(name) {
+  return OP_PALETTE[hashString(String(name ?? '')) % OP_PALETTE.length];
+}
+
+// ---------------------------------------------------------------------------------------
+// Elements
+
+/** Creates an SVG element with attributes (null/undefined values are skipped). */
+export function svgEl(tag, attrs, parent) {
+  const el = document.createElementNS(SVG_NS, tag);
+  if (attrs) {
+    for (const k in attrs) {
+      const v = attrs[k];
+      if (v !== null && v !== undefined) el.setAttribute(k, String(v));
+    }
+  }
+  if (parent) parent.appendChild(el);
+  return el;
+}
+
+/** An SVG <text> whose content is set with textContent. */
+export function svgText(parent, x, y, str, attrs) {
+  const t = svgEl('text', { x, y, ...attrs }, parent);
+  t.textContent = String(str);
+  return t;
+}
+
+/** Creates an HTML element with a class and optional text (set with textContent). */
+export function htmlEl(tag, className, text, parent) {
+  const el = document.createElement(tag);
+  if (className) el.className = className;
+  if (text !== undefined && text !== null) el.textContent = String(text);
+  if (parent) parent.appendChild(el);
+  return el;
+}
+
+let uidCounter = 0;
+/** A document-unique id prefix (for <pattern>/<clipPath> ids). */
+export function uid(prefix) {
+  uidCounter += 1;
+  return `${prefix}-${uidCounter}`;
+}
+
+/** An <svg> root with a white background, sized to width x height. */
+export function createSvgRoot(width, height, chart) {
+  const svg = svgEl('svg', {
+    xmlns: SVG_NS,
+    width,
+    height,
+    viewBox: `0 0 ${width} ${height}`,
+    class: `pc-chart pc-chart-${chart}`,
+    'data-chart': chart,
+    'font-family': FONT,
+    'font-size': 12,
+    fill: INK.text,
+    role: 'img',
+  });
+  svg.style.display = 'block';
+  svg.style.maxWidth = '100%';
+  svgEl('rect', { x: 0, y: 0, width, height, fill: INK.background, class: 'pc-background' }, svg);
+  return svg;
+}
+
+// ---------------------------------------------------------------------------------------
+// Ticks and formatting
+
+function cleanFloat(v) {
+  return Number.parseFloat(v.toPrecision(12));
+}
+
+/**
+ * Nice tick values covering [min, max] with about `count` intervals.
+ * Returns { ticks, step, min, max } where min/max are the domain widened to whole steps.
+ * Steps are 1, 2, 2.5 or 5 times a power of ten.
+ */
+export function niceTicks(min, max, count = 5) {
+  if (!Number.isFinite(min) || !Number.isFinite(max)) return { ticks: [0, 1], step: 1, min: 0, max: 1 };
+  if (min > max) [min, max] = [max, min];
+  if (min === max) {
+    if (min === 0) {
+      max = 1;
+    } else {
+      const pad = Math.abs(min) * 0.1;
+      min -= pad;
+      max += pad;
+    }
+  }
+  const raw = (max - min) / Math.max(1, count);
+  const mag = 10 ** Math.floor(Math.log10(raw));
+  const norm = raw / mag;
+  let mult;
+  if (norm <= 1) mult = 1;
+  else if (norm <= 2) mult = 2;
+  else if (norm <= 2.5) mult = 2.5;
+  else if (norm <= 5) mult = 5;
+  else mult = 10;
+  const step = cleanFloat(mult * mag);
+  const lo = Math.floor(cleanFloat(min / step));
+  const hi = Math.ceil(cleanFloat(max / step));
+  const ticks = [];
+  for (let i = lo; i <= hi && ticks.length < 1000; i++) ticks.push(cleanFloat(i * step));
+  return { ticks, step, min: cleanFloat(lo * step), max: cleanFloat(hi * step) };
+}
+
+/** Ticks strictly inside [min, max] (for axes that must not be widened, e.g. a zoomed time axis). */
+export function ticksWithin(min, max, count = 5) {
+  const t = niceTicks(min, max, count);
+  const eps = t.step * 1e-9;
+  return { ...t, ticks: t.ticks.filter((v) => v >= min - eps && v <= max + eps), min, max };
+}
+
+/** Decimal places needed to write x (in its unit) exactly, up to 9. */
+function decimalsFor(x) {
+  x = Math.abs(x);
+  for (let d = 0; d < 9; d++) {
+    const s = x * 10 ** d;
+    if (Math.abs(s - Math.round(s)) < 1e-6 * Math.max(1, s)) return d;
+  }
+  return 9;
+}
+
+const TIME_UNITS = [
+  [1, 's'],
+  [1e-3, 'ms'],
+  [1e-6, 'µs'],
+  [1e-9, 'ns'],
+];
+
+function timeUnit(maxAbs) {
+  for (const u of TIME_UNITS) if (maxAbs >= u[0]) return u;
+  return TIME_UNITS[TIME_UNITS.length - 1];
+}
+
+/** Seconds as a short human string: 1.23 s, 45.6 ms, 7.8 µs, 900 ns. */
+export function formatSeconds(s, digits = 3) {
+  if (s === null || s === undefined || !Number.isFinite(s)) return '–';
+  if (s === 0) return '0 s';
+  const [scale, name] = timeUnit(Math.abs(s));
+  return `${formatSig(s / scale, digits)} ${name}`;
+}
+
+/** A formatter for axis ticks: one unit chosen by the largest value, decimals by the step. */
+export function timeTickFormatter(maxAbs, step) {
+  const [scale, name] = timeUnit(Math.abs(maxAbs) || Math.abs(step) || 1);
+  const dec = decimalsFor(step / scale);
+  return (v) => (v === 0 ? '0' : `${(v / scale).toFixed(dec)} ${name}`);
+}
+
+const BYTE_UNITS = [
+  [1e12, 'TB'],
+  [1e9, 'GB'],
+  [1e6, 'MB'],
+  [1e3, 'KB'],
+  [1, 'B'],
+];
+
+function byteUnit(maxAbs) {
+  for (const u of BYTE_UNITS) if (maxAbs >= u[0]) return u;
+  return BYTE_UNITS[BYTE_UNITS.length - 1];
+}
+
+/** Bytes as a short human string with decimal units (1 KB = 1000 B): 1.5 GB, 300 KB. */
+export function formatBytes(b, digits = 3) {
+  if (b === null || b === undefined || !Number.isFinite(b)) return '–';
+  if (b === 0) return '0 B';
+  const [scale, name] = byteUnit(Math.abs(b));
+  return `${formatSig(b / scale, digits)} ${name}`;
+}
+
+export function byteTickFormatter(maxAbs, step) {
+  const [scale, name] = byteUnit(Math.abs(maxAbs) || Math.abs(step) || 1);
+  const dec = decimalsFor(step / scale);
+  return (v) => (v === 0 ? '0' : `${(v / scale).toFixed(dec)} ${name}`);
+}
+
+/** A number with `digits` significant digits, without trailing zeros; large ones grouped. */
+export function formatSig(x, digits = 3) {
+  if (!Number.isFinite(x)) return '–';
+  if (Math.abs(x) >= 10 ** digits) return Math.round(x).toLocaleString('en-US');
+  const s = Number(x.toPrecision(digits));
+  return String(s);
+}
+
+/** A plain count: 12, 1,234, 12.5 (means over seeds may be fractional). */
+export function formatCount(x) {
+  if (!Number.isFinite(x)) return '–';
+  const r = Math.round(x * 10) / 10;
+  return r.toLocaleString('en-US', { maximumFractionDigits: 1 });
+}
+
+// ---------------------------------------------------------------------------------------
+// Text measurement (canvas based, works before layout and for hidden containers)
+
+let measureCtx = null;
+export function textWidth(str, size = 12, weight = 'normal') {
+  if (!measureCtx) measureCtx = document.createElement('canvas').getContext('2d');
+  measureCtx.font = `${weight} ${size}px ${FONT}`;
+  return measureCtx.measureText(String(str)).width;
+}
+
+/** Shortens str with an ellipsis to fit maxWidth pixels. */
+export function ellipsize(str, maxWidth, size = 12, weight = 'normal') {
+  str = String(str);
+  if (textWidth(str, size, weight) <= maxWidth) return str;
+  let lo = 0;
+  let hi = str.length;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (textWidth(`${str.slice(0, mid)}…`, size, weight) <= maxWidth) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo === 0 ? '…' : `${str.slice(0, lo)}…`;
+}
+
+// ---------------------------------------------------------------------------------------
+// Styles (constant CSS, injected once) and the tooltip
+
+const STYLE_ID = 'pc-chart-styles';
+const CSS = `
+.pc-tooltip{position:fixed;z-index:1000;pointer-events:none;max-width:360px;padding:6px 8px;
+  background:rgba(31,35,40,.94);color:#fff;border-radius:4px;font:12px/1.4 ${FONT};
+  box-shadow:0 2px 8px rgba(0,0,0,.25);white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
+.pc-tooltip[hidden]{display:none}
+.pc-tooltip .pc-tt-title{font-weight:600;margin-bottom:2px;overflow:hidden;text-overflow:ellipsis}
+.pc-tooltip .pc-tt-row{display:flex;gap:10px;justify-content:space-between}
+.pc-tooltip .pc-tt-key{color:#b8c0c8}
+.pc-tooltip .pc-tt-warn{color:#ff8182;white-space:normal}
+.pc-chart [data-clickable]{cursor:pointer}
+.pc-chart [data-clickable]:focus{outline:none}
+.pc-chart [data-clickable]:focus-visible .pc-bar-rect,.pc-chart [data-clickable]:focus-visible{stroke:#0969da;stroke-width:2}
+.pc-timeline{font:12px ${FONT};color:#1f2328;user-select:none}
+.pc-timeline .pc-tl-scroller{position:relative;overflow-y:auto;overflow-x:hidden;border:1px solid #d0d7de;border-radius:4px}
+.pc-timeline canvas{display:block;position:sticky;top:0;touch-action:none;cursor:crosshair}
+.pc-timeline canvas.pc-dragging{cursor:grabbing}
+.pc-timeline .pc-tl-bar{display:flex;flex-wrap:wrap;gap:4px 14px;align-items:center;margin:4px 0;color:#57606a}
+.pc-timeline .pc-tl-legend{display:flex;flex-wrap:wrap;gap:2px 12px;margin-top:4px;color:#57606a}
+.pc-timeline .pc-tl-swatch{display:inline-block;width:10px;height:10px;border-radius:2px;margin-right:4px;vertical-align:-1px}
+.pc-timeline .pc-tl-hint{margin-left:auto;color:#8c959f}
+.pc-chart-message{font:13px ${FONT};color:#57606a;padding:12px}
+`;
+
+export function ensureStyles() {
+  if (document.getElementById(STYLE_ID)) return;
+  const style = document.createElement('style');
+  style.id = STYLE_ID;
+  style.textContent = CSS;
+  document.head.appendChild(style);
+}
+
+let sharedTooltip = null;
+
+/**
+ * The one tooltip element (fixed position, on document.body).
+ * show(clientX, clientY, title, rows, warning) where rows is [[key, value], ...].
+ */
+export function tooltip() {
+  ensureStyles();
+  if (!sharedTooltip || !sharedTooltip.isConnected) {
+    sharedTooltip = htmlEl('div', 'pc-tooltip', null, document.body);
+    sharedTooltip.hidden = true;
+    sharedTooltip.setAttribute('role', 'tooltip');
+  }
+  const el = sharedTooltip;
+  return {
+    el,
+    show(clientX, clientY, title, rows, warning) {
+      el.replaceChildren();
+      if (title) htmlEl('div', 'pc-tt-title', title, el);
+      for (const [k, v] of rows || []) {
+        const row = htmlEl('div', 'pc-tt-row', null, el);
+        htmlEl('span', 'pc-tt-key', k, row);
+        htmlEl('span', 'pc-tt-val', v, row);
+      }
+      if (warning) htmlEl('div', 'pc-tt-warn', warning, el);
+      el.hidden = false;
+      const w = el.offsetWidth;
+      const h = el.offsetHeight;
+      const vw = window.innerWidth;
+      const vh = window.innerHeight;
+      let x = clientX + 14;
+      let y = clientY + 14;
+      if (x + w > vw - 4) x = Math.max(4, clientX - w - 14);
+      if (y + h > vh - 4) y = Math.max(4, clientY - h - 14);
+      el.style.left = `${x}px`;
+      el.style.top = `${y}px`;
+    },
+    hide() {
+      el.hidden = true;
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------
+// Container lifecycle
+
+const mounted = new WeakMap();
+
+/** Width to draw at: the container's, or a fallback while it is hidden (0 wide). */
+export function containerWidth(container, fallback = 640) {
+  const w = Math.floor(container.clientWidth);
+  return w > 0 ? w : fallback;
+}
+
+/**
+ * Mounts a chart in `container`: destroys whatever chart was there, calls render(width)
+ * now and again whenever the container's width changes. render returns nothing; it
+ * replaces the container's children itself. Returns a controller { redraw, destroy }.
+ * `extra` is merged into the controller.
+ */
+export function mount(container, render, extra = {}) {
+  ensureStyles();
+  const prev = mounted.get(container);
+  if (prev) prev.destroy();
+  let lastWidth = -1;
+  let destroyed = false;
+  const draw = (force) => {
+    if (destroyed) return;
+    const w = containerWidth(container);
+    if (!force && w === lastWidth) return;
+    lastWidth = w;
+    render(w);
+  };
+  let ro = null;
+  if (typeof ResizeObserver !== 'undefined') {
+    let pending = false;
+    ro = new ResizeObserver(() => {
+      if (pending) return;
+      pending = true;
+      requestAnimationFrame(() => {
+        pending = false;
+        draw(false);
+      });
+    });
+    ro.observe(container);
+  }
+  const controller = {
+    ...extra,
+    redraw() {
+      draw(true);
+    },
+    destroy() {
+      if (destroyed) return;
+      destroyed = true;
+      if (ro) ro.disconnect();
+      if (extra.onDestroy) extra.onDestroy();
+      if (mounted.get(container) === controller) mounted.delete(container);
+    },
+  };
+  mounted.set(container, controller);
+  draw(true);
+  return controller;
+}
+
+/** Replaces the container's content with a short message (textContent). */
+export function showMessage(container, message) {
+  const div = htmlEl('div', 'pc-chart-message', message);
+  container.replaceChildren(div);
+  return div;
+}
+
+/** Distinct values of key in order of first appearance. */
+export function distinct(rows, key) {
+  const seen = new Set();
+  const out = [];
+  for (const r of rows) {
+    const v = r[key];
+    if (!seen.has(v)) {
+      seen.add(v);
+      out.push(v);
+    }
+  }
+  return out;
+}
+
+/** Whether a comparison row has no numbers at all (the placer failed on every seed). */
+export function isInfeasible(row) {
+  return Boolean(row.error) && !(Array.isArray(row.makespans) && row.makespans.length > 0);
+}
+
+/** A finite number or 0. */
+export function num(x) {
+  return typeof x === 'number' && Number.isFinite(x) ? x : 0;
+}
