@@ -41,6 +41,7 @@ pub fn default_cluster_gen() -> ClusterGen {
         devices: 4,
         speed: [5e12, 1.5e13],
         memory: None,
+        memory_fraction: None,
         bandwidth: [1e9, 1e10],
         latency: [1e-5, 1e-5],
         kinds: vec![],
@@ -445,6 +446,9 @@ pub fn fragment_with_graph_text(s: &Scenario, graph_text: Option<&str>) -> Resul
             if let Some(m) = g.memory {
                 put("memory", number(m));
             }
+            if let Some(f) = g.memory_fraction {
+                put("memfraction", number(f));
+            }
             if !g.kinds.is_empty() {
                 put("kinds", list(&g.kinds));
             }
@@ -618,6 +622,7 @@ pub fn parse_fragment_with_graph(f: &str, graph_text: Option<&str>) -> Result<Sc
             "bandwidth" => gen.bandwidth = parse_range(key, v)?,
             "latency" => gen.latency = parse_range(key, v)?,
             "memory" => gen.memory = Some(parse_number(key, v)?),
+            "memfraction" => gen.memory_fraction = Some(parse_number(key, v)?),
             "kinds" => gen.kinds = parse_list(key, v)?,
             "cluster" => match *v {
                 "explicit" => explicit = true,
@@ -738,6 +743,7 @@ mod tests {
             devices: 50,
             speed: [10.0, 100.0],
             memory: Some(1.6e10),
+            memory_fraction: Some(0.25),
             bandwidth: [10.0, 60.0],
             latency: [0.0, 0.0],
             kinds: vec!["cpu".into(), "gpu".into()],
@@ -759,7 +765,7 @@ mod tests {
         assert_eq!(
             f,
             "#v=1&graph=vgg19_layers&devices=50&speed=10..100&bandwidth=10..60&latency=0..0\
-             &memory=1.6e10&kinds=cpu,gpu&placers=hash&links=fcfs&seeds=10\
+             &memory=1.6e10&memfraction=0.25&kinds=cpu,gpu&placers=hash&links=fcfs&seeds=10\
              &seed=12345&randcost=1..100&randbytes=1..100&whatif.compute=2\
              &whatif.bandwidth=0.5&whatif.speeds=d1:42.5"
         );

@@ -262,6 +262,7 @@ function renderControls() {
   $('gen-kinds').value = state.kinds.join(',');
   for (const [id, field, i] of GEN_INPUTS) setNum($(id), state[field][i]);
   setNum($('gen-memory'), state.memory);
+  setNum($('gen-memfraction'), state.memfraction);
   renderDeviceTable();
   setNum($('table-bw'), state.clusterJson ? state.clusterJson.bandwidth : state.bw);
   setNum($('table-lat'), state.clusterJson ? (state.clusterJson.latency ?? 0) : state.lat);
@@ -451,6 +452,7 @@ function bindControls() {
     });
   }
   $('gen-memory').addEventListener('change', (e) => { state.memory = num(e.target); staleResults(); });
+  $('gen-memfraction').addEventListener('change', (e) => { state.memfraction = num(e.target); staleResults(); });
   $('table-bw').addEventListener('change', (e) => {
     const v = num(e.target);
     if (v != null) state.bw = v;
@@ -698,6 +700,12 @@ function chosenPair() {
 }
 
 function choosePair(placer, scheduler) {
+  const r = current?.comparison.results.find((x) => x.placer === placer && x.scheduler === scheduler);
+  if (r?.error && !r.makespans.length) {
+    // Infeasible on every seed: there is no schedule to show, only the reason.
+    $('timeline-status').textContent = `${placer} / ${scheduler} has no schedule: ${r.error}`;
+    return;
+  }
   state.pair = pairKey(placer, scheduler);
   writeHash();
   renderPairSelect();
@@ -862,9 +870,9 @@ async function loadCharts() {
   return { ...bars, ...memory, ...timeline, ...exp };
 }
 
+// Each draw* replaces its container's content (and disposes the chart drawn there before).
 function draw(id, fn) {
   const el = $(id);
-  el.replaceChildren();
   if (!charts) {
     el.textContent = 'charts are unavailable';
     return;
@@ -883,21 +891,38 @@ function drawCharts() {
     highlight, onSelect: (placer, scheduler) => choosePair(placer, scheduler),
   }));
   draw('chart-traffic', (el) => charts.drawTraffic(el, c));
-  draw('chart-memory', (el) => {
-    if (r) charts.drawMemory(el, c, { placer: r.placer, scheduler: r.scheduler });
-  });
+  draw('chart-memory', (el) => charts.drawMemory(el, c, {
+    placer: r?.placer, scheduler: r?.scheduler, highlight, onSelect: (placer, scheduler) => choosePair(placer, scheduler),
+  }));
 }
 
 function describe(info) {
   if (info == null) return '';
   if (typeof info === 'string') return info;
-  return Object.entries(info).map(([k, v]) => `${k}: ${typeof v === 'number' ? fmt(v, 6) : String(v)}`).join('\n');
+  const tl = pairRun?.result.timeline;
+  const t = (x) => `${fmt(x, 6)} s`;
+  switch (info.kind) {
+    case 'op':
+      return `op ${info.id} (${info.opType || 'no type'}) on ${info.deviceId}\n`
+        + `start ${t(info.start)}, end ${t(info.end)}, duration ${t(info.duration)}`;
+    case 'transfer':
+      return `transfer of ${info.producerId ?? tl?.nodes[info.producer] ?? '?'}'s output, ${info.srcId} -> ${info.dstId}, ${bytes(info.bytes)}\n`
+        + `ready ${t(info.ready)}, start ${t(info.start)}, end ${t(info.end)}, queued ${t(info.queued)}`;
+    case 'memory':
+      return `memory on ${info.deviceId} at ${t(info.time)}: ${bytes(info.bytes)}`;
+    default:
+      return Object.entries(info).map(([k, v]) => `${k}: ${typeof v === 'number' ? fmt(v, 6) : String(v)}`).join('\n');
+  }
 }
 
+let timelineChart = null;
 function drawTimelineChart() {
-  draw('chart-timeline', (el) => charts.drawTimeline(el, pairRun.result.timeline, {
-    onHover: (info) => { $('timeline-hover').textContent = describe(info); },
-  }));
+  timelineChart = null;
+  draw('chart-timeline', (el) => {
+    timelineChart = charts.drawTimeline(el, pairRun.result.timeline, {
+      onHover: (info) => { $('timeline-hover').textContent = describe(info); },
+    });
+  });
 }
 
 function exportChart(id, fmtName) {
@@ -909,6 +934,9 @@ function exportChart(id, fmtName) {
   if (fmtName === 'svg') {
     if (svg) charts.exportSvg(svg, `${name}.svg`);
     else $('status').textContent = 'this chart is drawn on a canvas: export it as PNG';
+  } else if (id === 'chart-timeline' && timelineChart?.toCanvas) {
+    // Every lane at the current zoom, not only the visible part.
+    charts.exportPng(timelineChart.toCanvas(2), `${name}.png`);
   } else if (svg || canvas) {
     charts.exportPng(svg || canvas, `${name}.png`);
   }

@@ -33,6 +33,7 @@ export class State {
   bandwidth = [1e9, 1e10];
   latency = [1e-5, 1e-5];
   memory = null;
+  memfraction = null;
   kinds = [];
   dev = DEFAULT_DEVICES.map((d) => ({ ...d }));
   bw = 1.2e10;
@@ -68,6 +69,7 @@ export const PROPS = [
   { key: 'bandwidth', field: 'bandwidth', type: 'range', when: generated },
   { key: 'latency', field: 'latency', type: 'range', when: generated },
   { key: 'memory', field: 'memory', type: 'num', when: generated },
+  { key: 'memfraction', field: 'memfraction', type: 'num', when: generated },
   { key: 'kinds', field: 'kinds', type: 'list', when: generated },
   { key: 'dev', field: 'dev', type: 'devs', when: table },
   { key: 'bw', field: 'bw', type: 'num', when: table },
@@ -409,6 +411,7 @@ export function scenarioOf(s, all, whatIf = true) {
 function generateSpec(s) {
   const g = { devices: s.devices, speed: s.speed, bandwidth: s.bandwidth, latency: s.latency };
   if (s.memory != null) g.memory = s.memory;
+  if (s.memfraction != null) g.memory_fraction = s.memfraction;
   if (s.kinds.length) g.kinds = s.kinds;
   return g;
 }

@@ -167,7 +167,7 @@ test('the page and the engine write the same link for the same state', async () 
     states.push(new State());
     let s = new State();
     Object.assign(s, { graph: 'vgg19_layers', devices: 50, speed: [10, 100], bandwidth: [10, 60], latency: [0, 0],
-      memory: 1.6e10, kinds: ['cpu', 'gpu'], placers: [all.placers[all.placers.length - 1]], links: 'fcfs', seeds: 10,
+      memory: 1.6e10, memfraction: 0.25, kinds: ['cpu', 'gpu'], placers: [all.placers[all.placers.length - 1]], links: 'fcfs', seeds: 10,
       seed: 12345, randcost: [1, 100], randbytes: [1, 100], whatifCompute: 2, whatifBandwidth: 0.5 });
     states.push(s);
     s = new State();
