@@ -159,13 +159,15 @@ pub fn compare(
 #[derive(Serialize)]
 struct PairRun {
     timeline: Value,
-    /// Chrome trace-event JSON text (for download; Perfetto opens it).
-    trace: String,
+    /// Chrome trace-event JSON text (for download; Perfetto opens it); `null` unless asked.
+    trace: Option<String>,
 }
 
 /// One pair at one seed with its full schedule: `{timeline, trace}` where `timeline` is
-/// `report::trace::timeline` and `trace` the Chrome trace JSON as text.
+/// `report::trace::timeline` and `trace` the Chrome trace JSON as text when `with_trace`
+/// (building it costs about as much as the run, so the page asks only on export).
 #[wasm_bindgen]
+#[allow(clippy::too_many_arguments)]
 pub fn run_pair(
     scenario_json: &str,
     graph_text: Option<String>,
@@ -173,6 +175,7 @@ pub fn run_pair(
     placer: &str,
     scheduler: &str,
     seed_index: u32,
+    with_trace: bool,
 ) -> Result<JsValue, JsError> {
     let (scenario, graph, cluster) =
         load(scenario_json, graph_text, cluster_text).map_err(js_err)?;
@@ -197,7 +200,7 @@ pub fn run_pair(
     .map_err(js_err)?;
     to_js(&PairRun {
         timeline: trace::timeline(&detail),
-        trace: trace::chrome_trace(&detail).to_string(),
+        trace: with_trace.then(|| trace::chrome_trace(&detail).to_string()),
     })
 }
 

@@ -90,6 +90,7 @@ class Runner {
 
 let compareRunner;
 let pairRunner;
+let traceRunner;
 
 // ---------------------------------------------------------------------------------------
 // Small helpers.
@@ -506,6 +507,7 @@ function bindControls() {
   $('cancel').addEventListener('click', () => {
     compareRunner.cancel();
     pairRunner.cancel();
+    traceRunner.cancel();
   });
 
   // What-if: log2 sliders, debounced automatic re-runs.
@@ -552,10 +554,25 @@ function bindControls() {
   $('export-csv').addEventListener('click', () => {
     if (current) download('placesim-comparison.csv', toCsv(current.comparison), 'text/csv');
   });
-  $('export-trace').addEventListener('click', () => {
-    if (pairRun) {
-      download(`${pairRun.placer}-${pairRun.scheduler}-seed${pairRun.seed}.trace.json`, pairRun.result.trace);
+  $('export-trace').addEventListener('click', async () => {
+    if (!pairRun) return;
+    const p = pairRun;
+    if (!p.trace) {
+      // The same pair and seed again, with the Chrome trace (deterministic: the same schedule).
+      $('timeline-status').textContent = 'building the Chrome trace…';
+      try {
+        const res = await traceRunner.run({
+          type: 'pair', scenario: p.scenario, graphText: p.graphText,
+          placer: p.placer, scheduler: p.scheduler, seedIndex: p.seed, withTrace: true,
+        });
+        p.trace = res.result.trace;
+      } catch (e) {
+        $('timeline-status').textContent = e.cancelled ? '' : `trace failed: ${e.message}`;
+        return;
+      }
+      $('timeline-status').textContent = pairStatus(p);
     }
+    download(`${p.placer}-${p.scheduler}-seed${p.seed}.trace.json`, p.trace);
   });
   $('share').addEventListener('click', async () => {
     const url = location.origin + location.pathname + await writeHash();
@@ -713,6 +730,10 @@ function choosePair(placer, scheduler) {
   runPair();
 }
 
+function pairStatus(p) {
+  return `${p.placer} / ${p.scheduler}, seed ${p.seed}: makespan ${fmt(p.result.timeline.makespan)}`;
+}
+
 async function runPair() {
   if (!current) return;
   const r = chosenPair();
@@ -727,13 +748,16 @@ async function runPair() {
   $('pair-seed').value = String(seed);
   $('timeline-status').textContent = `running ${r.placer} / ${r.scheduler}…`;
   try {
+    const scenario = JSON.stringify(current.comparison.scenario);
     const res = await pairRunner.run({
-      type: 'pair', scenario: JSON.stringify(current.comparison.scenario), graphText: current.graphText,
+      type: 'pair', scenario, graphText: current.graphText,
       placer: r.placer, scheduler: r.scheduler, seedIndex: seed,
     });
-    pairRun = { placer: r.placer, scheduler: r.scheduler, seed, result: res.result };
+    pairRun = {
+      placer: r.placer, scheduler: r.scheduler, seed, result: res.result, scenario, graphText: current.graphText, trace: null,
+    };
     timings.lastPairMs = res.ms;
-    $('timeline-status').textContent = `${r.placer} / ${r.scheduler}, seed ${seed}: makespan ${fmt(res.result.timeline.makespan)}`;
+    $('timeline-status').textContent = pairStatus(pairRun);
     drawTimelineChart();
   } catch (e) {
     if (e.cancelled) return;
@@ -977,6 +1001,7 @@ async function main() {
   try { charts = await loadCharts(); } catch (e) { console.error('charts:', e); }
   compareRunner = new Runner();
   pairRunner = new Runner();
+  traceRunner = new Runner();
   bindControls();
   renderControls();
   const hash = location.hash;

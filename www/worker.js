@@ -1,7 +1,7 @@
 // The module worker that runs the engine, so the page stays responsive.
 //
 // Messages in:  {id, type: 'compare', scenario, graphText, clusterText}
-//               {id, type: 'pair', scenario, graphText, clusterText, placer, scheduler, seedIndex}
+//               {id, type: 'pair', scenario, graphText, clusterText, placer, scheduler, seedIndex, withTrace}
 // Messages out: {type: 'ready'} once the wasm is loaded, then per request
 //               {id, type: 'progress', done, total} (at most every 50 ms), and
 //               {id, type: 'result', result, ms} or {id, type: 'error', message}.
@@ -32,7 +32,7 @@ function run(msg) {
   }
   if (msg.type === 'pair') {
     const result = run_pair(msg.scenario, msg.graphText ?? undefined, msg.clusterText ?? undefined,
-      msg.placer, msg.scheduler, msg.seedIndex ?? 0);
+      msg.placer, msg.scheduler, msg.seedIndex ?? 0, !!msg.withTrace);
     return { result, ms: performance.now() - t0 };
   }
   throw new Error(`unknown request '${msg.type}'`);
