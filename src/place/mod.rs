@@ -17,6 +17,7 @@ use crate::params::{ParamSpec, Params};
 use crate::rng::Rng;
 
 pub mod hash;
+pub mod heft;
 pub mod single;
 
 /// A device index per node.
@@ -37,7 +38,7 @@ pub struct PlacerInfo {
 }
 
 /// Every placer, in the order tables list them.
-pub static PLACERS: &[PlacerInfo] = &[single::INFO, hash::INFO];
+pub static PLACERS: &[PlacerInfo] = &[single::INFO, hash::INFO, heft::INFO];
 
 /// Looks up a placer by name.
 pub fn placer(name: &str) -> Result<&'static PlacerInfo> {
