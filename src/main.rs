@@ -93,6 +93,9 @@ struct ProblemArgs {
     /// Redraw every tensor size uniformly from LO..HI (seed 000 §5.1).
     #[arg(long)]
     bytes: Option<String>,
+    /// Redraw every op's resident memory uniformly from LO..HI (0..0: tensors only, seed 000 eq. 2).
+    #[arg(long)]
+    mem: Option<String>,
     /// Link model: parallel (no contention) or fcfs (one transfer at a time per link).
     #[arg(long, default_value = "parallel")]
     links: String,
@@ -352,18 +355,13 @@ fn scenario_from_args(a: &ProblemArgs) -> Result<(Scenario, Graph, Option<Cluste
         }
     };
     let mut s = Scenario::new(graph_source, cluster_source);
-    if a.cost.is_some() || a.bytes.is_some() {
+    if a.cost.is_some() || a.bytes.is_some() || a.mem.is_some() {
+        let range =
+            |what: &str, r: &Option<String>| r.as_deref().map(|r| parse_range(what, r)).transpose();
         s.randomize = Some(Randomize {
-            cost: a
-                .cost
-                .as_deref()
-                .map(|r| parse_range("cost", r))
-                .transpose()?,
-            bytes: a
-                .bytes
-                .as_deref()
-                .map(|r| parse_range("bytes", r))
-                .transpose()?,
+            cost: range("cost", &a.cost)?,
+            bytes: range("bytes", &a.bytes)?,
+            mem: range("mem", &a.mem)?,
         });
     }
     s.links = LinkModel::parse(&a.links).ok_or_else(|| {

@@ -258,3 +258,43 @@ fn validate_and_list_and_generate() {
     let (ok, out, _) = run(&["generate", "--nodes", "100", "--seed", "4"]);
     assert!(ok && out.contains("\"n99\""));
 }
+
+#[test]
+fn every_shipped_scenario_loads_and_seed_000s_experiment_runs() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    files.sort();
+    assert!(!files.is_empty());
+    for f in &files {
+        let text = std::fs::read_to_string(f).unwrap();
+        if let Err(e) = placesim::model::scenario::Scenario::from_json(&text) {
+            panic!("{}: {e}", f.display());
+        }
+    }
+    // Seed 000 §5: 6 placers x 3 schedulers, mean of 10 runs, every pair feasible; the
+    // critical-path-aware pair beats the critical-path-agnostic one, as the paper reports.
+    let (ok, out, err) = run(&[
+        "compare",
+        "--scenario",
+        dir.join("mayer17_alexnet_ops_train.json").to_str().unwrap(),
+        "--json",
+    ]);
+    assert!(ok, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let results = v["results"].as_array().unwrap();
+    assert_eq!(results.len(), 18);
+    let makespan = |p: &str, s: &str| {
+        let r = results
+            .iter()
+            .find(|r| r["placer"] == p && r["scheduler"] == s)
+            .unwrap();
+        assert!(r["error"].is_null(), "{p}/{s}: {}", r["error"]);
+        assert_eq!(r["makespans"].as_array().unwrap().len(), 10);
+        r["makespan"].as_f64().unwrap()
+    };
+    assert!(makespan("critical-path", "pct") < makespan("hash", "fifo"));
+}

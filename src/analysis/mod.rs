@@ -54,6 +54,67 @@ pub fn total_rank(problem: &Problem) -> Vec<f64> {
         .collect()
 }
 
+/// HEFT's upward rank (Topcuoglu, Hariri, Wu 2002, §3 and §4.1):
+/// `rank_u(v) = w̄(v) + max over out-edges e = (v, w) of (c̄(e) + rank_u(w))`, a sink's rank
+/// being `w̄(v)`.
+/// - `w̄(v)` is the mean of `exec(v, d)` over the devices `v` may use (HEFT averages over
+///   all processors; devices a rule forbids have no cost to average).
+/// - `c̄(e) = L̄ + bytes(e) / B̄` is the paper's average communication cost: `L̄` the mean
+///   latency and `B̄` the mean bandwidth over all ordered pairs of distinct devices,
+///   computed once in `O(k²)`. Zero with one device (no pair exists).
+/// - Parallel edges to one successor are taken one by one (the max keeps the costliest).
+///
+/// Cost `O(V·k + E + k²)`. Shared by the `heft` placer and the `heft` scheduler.
+pub fn heft_rank_u(problem: &Problem) -> Vec<f64> {
+    let g = problem.graph;
+    let c = problem.cluster;
+    let k = problem.device_count();
+    let (mut lat, mut bw, mut pairs) = (0.0, 0.0, 0usize);
+    for i in 0..k as u32 {
+        for j in 0..k as u32 {
+            if i != j {
+                lat += c.latency(i, j);
+                bw += c.bandwidth(i, j);
+                pairs += 1;
+            }
+        }
+    }
+    let comm = |bytes: f64| -> f64 {
+        if pairs == 0 {
+            0.0
+        } else {
+            lat / pairs as f64 + bytes / (bw / pairs as f64)
+        }
+    };
+    let mut rank = vec![0.0; g.node_count()];
+    for &v in g.topo_order().iter().rev() {
+        let (sum, count) = problem
+            .exec_row(v)
+            .iter()
+            .filter(|t| t.is_finite())
+            .fold((0.0, 0usize), |(s, n), &t| (s + t, n + 1));
+        let mean = if count == 0 { 0.0 } else { sum / count as f64 };
+        let best = g
+            .out_edges(v)
+            .iter()
+            .map(|&e| comm(problem.edge_bytes(e)) + rank[g.edges[e as usize].dst as usize])
+            .fold(0.0, f64::max);
+        rank[v as usize] = mean + best;
+    }
+    rank
+}
+
+/// Position of each node in [`Graph::topo_order`](crate::model::graph::Graph::topo_order):
+/// the tie break that keeps any "highest rank first" order topological when ranks tie.
+pub fn topo_position(problem: &Problem) -> Vec<u32> {
+    let g = problem.graph;
+    let mut pos = vec![0u32; g.node_count()];
+    for (i, &v) in g.topo_order().iter().enumerate() {
+        pos[v as usize] = i as u32;
+    }
+    pos
+}
+
 /// Longest path when every op runs at its fastest allowed device and communication is
 /// free: no schedule can finish sooner.
 pub fn critical_path_bound(problem: &Problem) -> f64 {

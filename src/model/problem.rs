@@ -26,6 +26,9 @@ pub struct Problem<'a> {
     pub tensor_bytes: Vec<f64>,
     /// Work of each node (`c_i`).
     pub work: Vec<f64>,
+    /// Bytes each node keeps on its device for the whole step (the graph's `mem`, or
+    /// randomized).
+    pub mem: Vec<f64>,
     /// Memory a placer charges to the node's device.
     pub footprint: Vec<f64>,
     exec: Vec<f64>,
@@ -37,6 +40,7 @@ pub struct Problem<'a> {
 pub struct Overrides {
     pub cost: Vec<f64>,
     pub tensor_bytes: Vec<f64>,
+    pub mem: Vec<f64>,
 }
 
 impl<'a> Problem<'a> {
@@ -168,7 +172,11 @@ impl<'a> Problem<'a> {
             Some(o) => o.tensor_bytes.clone(),
             None => graph.tensors.iter().map(|t| t.bytes).collect(),
         };
-        let mut footprint: Vec<f64> = graph.nodes.iter().map(|n| n.mem).collect();
+        let mem: Vec<f64> = match overrides {
+            Some(o) => o.mem.clone(),
+            None => graph.nodes.iter().map(|n| n.mem).collect(),
+        };
+        let mut footprint = mem.clone();
         for (t, tensor) in graph.tensors.iter().enumerate() {
             footprint[tensor.src as usize] += tensor_bytes[t];
         }
@@ -177,6 +185,7 @@ impl<'a> Problem<'a> {
             cluster,
             tensor_bytes,
             work,
+            mem,
             footprint,
             exec,
             k,

@@ -50,7 +50,8 @@ pub enum ClusterSource {
 
 /// Redraw op costs and tensor sizes uniformly from ranges (seed 000 §5.1: both 1..100).
 /// Costs replace `cost` and `time` tables; only tensors with bytes > 0 are redrawn, so
-/// control edges stay pure ordering edges.
+/// control edges stay pure ordering edges. `mem` redraws each op's resident bytes; `[0, 0]`
+/// models seed 000 eq. 2, where a device's memory holds tensors only.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Randomize {
@@ -58,6 +59,8 @@ pub struct Randomize {
     pub cost: Option<[f64; 2]>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bytes: Option<[f64; 2]>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mem: Option<[f64; 2]>,
 }
 
 /// What-if changes applied to every seed's cluster.
@@ -216,7 +219,7 @@ impl Scenario {
             }
         }
         if let Some(r) = &self.randomize {
-            for (what, range) in [("cost", r.cost), ("bytes", r.bytes)] {
+            for (what, range) in [("cost", r.cost), ("bytes", r.bytes), ("mem", r.mem)] {
                 if let Some([lo, hi]) = range {
                     if !(lo.is_finite() && hi.is_finite() && lo >= 0.0 && lo <= hi) {
                         return Err(Error::Scenario(format!(
@@ -289,7 +292,19 @@ impl Scenario {
                     _ => t.bytes,
                 })
                 .collect();
-            Overrides { cost, tensor_bytes }
+            let mem = graph
+                .nodes
+                .iter()
+                .map(|n| match r.mem {
+                    Some([lo, hi]) => rng.uniform(lo, hi),
+                    None => n.mem,
+                })
+                .collect();
+            Overrides {
+                cost,
+                tensor_bytes,
+                mem,
+            }
         });
         let mut cluster = cluster;
         if let ClusterSource::Generate(ClusterGen {
@@ -297,10 +312,12 @@ impl Scenario {
             ..
         }) = &self.cluster
         {
-            let mem: f64 = graph.nodes.iter().map(|n| n.mem).sum();
-            let bytes: f64 = match &overrides {
-                Some(o) => o.tensor_bytes.iter().sum(),
-                None => graph.tensors.iter().map(|t| t.bytes).sum(),
+            let (mem, bytes): (f64, f64) = match &overrides {
+                Some(o) => (o.mem.iter().sum(), o.tensor_bytes.iter().sum()),
+                None => (
+                    graph.nodes.iter().map(|n| n.mem).sum(),
+                    graph.tensors.iter().map(|t| t.bytes).sum(),
+                ),
             };
             cluster.set_memory(f * (mem + bytes));
         }
@@ -361,9 +378,19 @@ mod tests {
         s.randomize = Some(Randomize {
             cost: None,
             bytes: Some([2.0, 2.0]),
+            mem: None,
         });
         let r = s.realize(&g, None, 0).unwrap();
         // (10 + 2) / 2: the redrawn size counts
         assert!(r.cluster.devices.iter().all(|d| d.memory == 6.0));
+        s.randomize = Some(Randomize {
+            cost: None,
+            bytes: None,
+            mem: Some([0.0, 0.0]),
+        });
+        let r = s.realize(&g, None, 0).unwrap();
+        // (0 + 30) / 2: tensors only
+        assert!(r.cluster.devices.iter().all(|d| d.memory == 15.0));
+        assert_eq!(r.overrides.unwrap().mem, vec![0.0, 0.0]);
     }
 }

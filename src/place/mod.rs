@@ -20,6 +20,7 @@ pub mod batch_split;
 pub mod critical_path;
 pub mod dfs;
 pub mod hash;
+pub mod heft;
 pub mod mite;
 pub mod single;
 
@@ -48,6 +49,7 @@ pub static PLACERS: &[PlacerInfo] = &[
     critical_path::INFO,
     mite::INFO,
     dfs::INFO,
+    heft::INFO,
 ];
 
 /// Looks up a placer by name.

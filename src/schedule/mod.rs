@@ -21,6 +21,9 @@ use crate::params::{ParamSpec, Params};
 use crate::rng::Rng;
 
 pub mod fifo;
+pub mod heft;
+pub mod msr;
+pub mod pct;
 
 /// What the simulator shows a scheduler while it picks.
 pub struct SimView<'a> {
@@ -56,7 +59,7 @@ pub struct SchedulerInfo {
 }
 
 /// Every scheduler, in the order tables list them.
-pub static SCHEDULERS: &[SchedulerInfo] = &[fifo::INFO];
+pub static SCHEDULERS: &[SchedulerInfo] = &[fifo::INFO, pct::INFO, msr::INFO, heft::INFO];
 
 pub fn scheduler(name: &str) -> Result<&'static SchedulerInfo> {
     crate::params::lookup("scheduler", name, SCHEDULERS, |s| s.name)

@@ -283,8 +283,8 @@ pub fn simulate(
         .map(|v| g.in_edges(v).len() as u32)
         .collect();
     let mut memory = vec![0.0f64; k];
-    for (v, node) in g.nodes.iter().enumerate() {
-        memory[placement[v] as usize] += node.mem;
+    for (v, &m) in problem.mem.iter().enumerate() {
+        memory[placement[v] as usize] += m;
     }
     let mut peak = memory.clone();
     let mut curves: Vec<Vec<(f64, f64)>> = if options.record {

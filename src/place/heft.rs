@@ -1,0 +1,468 @@
+//! `heft`: Heterogeneous Earliest Finish Time (Topcuoglu, Hariri, Wu, IEEE TPDS 2002),
+//! modified for the TensorFlow constraints as seed 000 §5.1 describes.
+//!
+//! HEFT (2002, §4.2): order the ops by decreasing upward rank `rank_u`
+//! ([`heft_rank_u`]: mean run time over the allowed devices plus the costliest
+//! path of mean communication `L̄ + bytes / B̄` and ranks below); then, op by op, choose
+//! the device with the earliest finish time, using the insertion-based policy: the op
+//! may start in the earliest idle gap between ops already scheduled on that device that
+//! is long enough for it, not before its inputs arrive. An input arrives
+//! `edge_transfer_time(e, p(u), d)` after its producer `u` finishes (0 on one device).
+//!
+//! Seed 000 §5.1 modifications: "we consider only feasible devices for a vertex v, i.e.,
+//! devices to which colocated vertices are already assigned and that satisfy the device
+//! constraints of vertex v ... If the vertex is collocated, all collocated vertices are
+//! assigned but as their predecessor vertices might be not assigned yet the earliest
+//! finish time can not be computed. So their computing time slot is only computed and
+//! added to the devices time schedule when it is their turn due to the task
+//! prioritization list." So:
+//! - an op whose colocation group already has a device may only use that device;
+//! - the first member of a group to come up chooses among devices that every member may
+//!   use (the problem's narrowed rules) and that have memory for the whole group's
+//!   footprint ([`Units`], [`Loads`]); the whole group is assigned and charged there;
+//! - memory: a device is feasible only if the unit's static footprint fits (the same
+//!   rule every placer follows; the paper's HEFT does not mention memory).
+//!
+//! Choices where the papers are silent:
+//! - Equal `rank_u` are ordered by topological position, which keeps the list a
+//!   topological order even with zero-cost ops (so every input's finish time is known).
+//! - Equal finish times go to the lowest device index.
+//! - `B̄` is the mean bandwidth, as HEFT defines `c̄ = L̄ + data / B̄` (not the mean of
+//!   `bytes / bandwidth`).
+//!
+//! Cost: ranks `O(V·k + E + k²)`; sorting `O(V log V)`; data-ready times `O(E·k)`; the
+//! gap search per (op, device) is `O(log C + B + C_d)` with gap lists kept in chunks of
+//! `B` = 64 gaps, each chunk knowing its longest gap so chunks with no gap as long as
+//! the op are skipped without a scan (`C_d` chunks on device `d`, at most `V / B` in
+//! all). Worst case `O(V·(k·B + V/B))`; the pure insertion search it replaces is
+//! `O(V)` per device per op, `O(V²·k)` in all.
+
+use super::{no_device_error, Loads, Placement, Placer, PlacerInfo, Units};
+use crate::analysis::{heft_rank_u, topo_position};
+use crate::error::Result;
+use crate::model::cluster::DevIx;
+use crate::model::graph::NodeIx;
+use crate::model::problem::Problem;
+use crate::params::Params;
+use crate::rng::Rng;
+
+pub const INFO: PlacerInfo = PlacerInfo {
+    name: "heft",
+    summary:
+        "HEFT with insertion, feasible devices only, groups whole (Topcuoglu 2002; seed 000 §5.1)",
+    params: &[],
+    make: || Box::new(Heft),
+};
+
+pub struct Heft;
+
+/// HEFT's own schedule: where and when it plans every op.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HeftSchedule {
+    pub placement: Placement,
+    pub start: Vec<f64>,
+    pub finish: Vec<f64>,
+    /// Latest finish time.
+    pub makespan: f64,
+}
+
+/// HEFT's priority list: ops by decreasing `rank_u`, ties by topological position.
+pub fn priority_order(problem: &Problem, rank: &[f64]) -> Vec<NodeIx> {
+    let pos = topo_position(problem);
+    let mut order: Vec<NodeIx> = (0..problem.node_count() as NodeIx).collect();
+    order.sort_by(|&a, &b| {
+        rank[b as usize]
+            .total_cmp(&rank[a as usize])
+            .then(pos[a as usize].cmp(&pos[b as usize]))
+    });
+    order
+}
+
+/// Runs the modified HEFT and returns its planned schedule.
+pub fn heft_schedule(problem: &Problem) -> Result<HeftSchedule> {
+    let g = problem.graph;
+    let n = g.node_count();
+    let k = problem.device_count();
+    let rank = heft_rank_u(problem);
+    let order = priority_order(problem, &rank);
+    let units = Units::new(problem);
+    let mut loads = Loads::new(problem);
+    let mut unit_device: Vec<Option<DevIx>> = vec![None; units.len()];
+    let mut placement = vec![0 as DevIx; n];
+    let mut start = vec![0.0; n];
+    let mut finish = vec![0.0; n];
+    let mut free: Vec<FreeTime> = (0..k).map(|_| FreeTime::new()).collect();
+    let mut makespan = 0.0f64;
+    for &v in &order {
+        let unit = units.of[v as usize];
+        let fixed = unit_device[unit as usize];
+        let mut best: Option<(f64, DevIx, Slot)> = None;
+        for d in 0..k as DevIx {
+            match fixed {
+                Some(f) if f != d => continue,
+                None if !loads.feasible(problem, &units, unit, d) => continue,
+                _ => {}
+            }
+            let run = problem.exec(v, d);
+            // Inputs come from ops earlier in the list (the list is topological).
+            let ready = g
+                .in_edges(v)
+                .iter()
+                .map(|&e| {
+                    let u = g.edges[e as usize].src;
+                    finish[u as usize] + problem.edge_transfer_time(e, placement[u as usize], d)
+                })
+                .fold(0.0, f64::max);
+            let slot = free[d as usize].find(ready, run);
+            let eft = slot.time + run;
+            if best.is_none_or(|(b, _, _)| eft < b) {
+                best = Some((eft, d, slot));
+            }
+        }
+        let Some((eft, d, slot)) = best else {
+            return Err(no_device_error(INFO.name, problem, &units, unit));
+        };
+        if fixed.is_none() {
+            unit_device[unit as usize] = Some(d);
+            for &m in &units.members[unit as usize] {
+                placement[m as usize] = d;
+                loads.add(problem, m, d);
+            }
+        }
+        free[d as usize].occupy(slot, eft - slot.time);
+        start[v as usize] = slot.time;
+        finish[v as usize] = eft;
+        makespan = makespan.max(eft);
+    }
+    Ok(HeftSchedule {
+        placement,
+        start,
+        finish,
+        makespan,
+    })
+}
+
+impl Placer for Heft {
+    fn place(&self, problem: &Problem, _: &Params, _: &mut Rng) -> Result<Placement> {
+        heft_schedule(problem).map(|s| s.placement)
+    }
+}
+
+/// Gaps per chunk before a chunk is split in two.
+const CHUNK: usize = 64;
+
+/// A gap found by [`FreeTime::find`]: chunk, index in it, and the start time chosen.
+#[derive(Debug, Clone, Copy)]
+struct Slot {
+    chunk: usize,
+    index: usize,
+    time: f64,
+}
+
+#[derive(Debug, Clone)]
+struct Chunk {
+    /// Disjoint `(start, end)` gaps, ascending.
+    gaps: Vec<(f64, f64)>,
+    /// Length of the longest gap in the chunk.
+    longest: f64,
+}
+
+impl Chunk {
+    fn refresh(&mut self) {
+        self.longest = self.gaps.iter().map(|&(s, e)| e - s).fold(0.0, f64::max);
+    }
+}
+
+/// The idle time of one device as sorted gaps, in chunks; the last gap is
+/// `(end of the last op, ∞)`.
+#[derive(Debug, Clone)]
+struct FreeTime {
+    chunks: Vec<Chunk>,
+}
+
+impl FreeTime {
+    fn new() -> FreeTime {
+        FreeTime {
+            chunks: vec![Chunk {
+                gaps: vec![(0.0, f64::INFINITY)],
+                longest: f64::INFINITY,
+            }],
+        }
+    }
+
+    /// The earliest start `t >= ready` with `[t, t + run]` idle (insertion policy).
+    /// A zero-length op still waits for an idle instant.
+    fn find(&self, ready: f64, run: f64) -> Slot {
+        let last = |c: &Chunk| c.gaps.last().map_or(f64::NEG_INFINITY, |g| g.1);
+        let first = self.chunks.partition_point(|c| last(c) <= ready);
+        for (ci, chunk) in self.chunks.iter().enumerate().skip(first) {
+            // A gap's usable part is never longer than the gap.
+            if chunk.longest < run {
+                continue;
+            }
+            let from = if ci == first {
+                chunk.gaps.partition_point(|g| g.1 <= ready)
+            } else {
+                0
+            };
+            for (i, &(s, e)) in chunk.gaps.iter().enumerate().skip(from) {
+                let t = s.max(ready);
+                if e - t >= run {
+                    return Slot {
+                        chunk: ci,
+                        index: i,
+                        time: t,
+                    };
+                }
+            }
+        }
+        // Unreachable for finite `run`: the last gap is unbounded.
+        let ci = self.chunks.len() - 1;
+        let i = self.chunks[ci].gaps.len() - 1;
+        Slot {
+            chunk: ci,
+            index: i,
+            time: self.chunks[ci].gaps[i].0.max(ready),
+        }
+    }
+
+    /// Marks `[slot.time, slot.time + run]` busy inside the gap `find` returned.
+    fn occupy(&mut self, slot: Slot, run: f64) {
+        if run <= 0.0 {
+            return;
+        }
+        let chunk = &mut self.chunks[slot.chunk];
+        let (s, e) = chunk.gaps[slot.index];
+        let end = slot.time + run;
+        let mut parts = [(0.0, 0.0); 2];
+        let mut count = 0;
+        if slot.time > s {
+            parts[count] = (s, slot.time);
+            count += 1;
+        }
+        if end < e {
+            parts[count] = (end, e);
+            count += 1;
+        }
+        chunk
+            .gaps
+            .splice(slot.index..slot.index + 1, parts[..count].iter().copied());
+        chunk.refresh();
+        if chunk.gaps.is_empty() {
+            self.chunks.remove(slot.chunk);
+        } else if chunk.gaps.len() > 2 * CHUNK {
+            let tail = chunk.gaps.split_off(CHUNK);
+            chunk.refresh();
+            let mut next = Chunk {
+                gaps: tail,
+                longest: 0.0,
+            };
+            next.refresh();
+            self.chunks.insert(slot.chunk + 1, next);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{cluster::Cluster, graph::Graph};
+    use crate::place::verify;
+
+    /// The example of Topcuoglu, Hariri, Wu 2002 (Fig. 2 and its cost table): 10 tasks,
+    /// 3 processors, communication costs equal between any two processors and zero on
+    /// one. As a cluster: 3 devices of kinds p1..p3, bandwidth 1, latency 0, edge bytes =
+    /// communication cost, per-kind time tables = the computation cost matrix.
+    fn classic() -> (Graph, Cluster) {
+        let w = [
+            [14, 16, 9],
+            [13, 19, 18],
+            [11, 13, 19],
+            [13, 8, 17],
+            [12, 13, 10],
+            [13, 16, 9],
+            [7, 15, 11],
+            [5, 11, 14],
+            [18, 12, 20],
+            [21, 7, 16],
+        ];
+        let edges = [
+            (1, 2, 18),
+            (1, 3, 12),
+            (1, 4, 9),
+            (1, 5, 11),
+            (1, 6, 14),
+            (2, 8, 19),
+            (2, 9, 16),
+            (3, 7, 23),
+            (4, 8, 27),
+            (4, 9, 23),
+            (5, 9, 13),
+            (6, 8, 15),
+            (7, 10, 17),
+            (8, 10, 11),
+            (9, 10, 13),
+        ];
+        let nodes: Vec<String> = w
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                format!(
+                    r#"{{"id":"n{}","time":{{"p1":{},"p2":{},"p3":{}}}}}"#,
+                    i + 1,
+                    t[0],
+                    t[1],
+                    t[2]
+                )
+            })
+            .collect();
+        let edges: Vec<String> = edges
+            .iter()
+            .map(|(a, b, c)| format!(r#"{{"src":"n{a}","dst":"n{b}","bytes":{c}}}"#))
+            .collect();
+        let g = Graph::from_json(
+            &format!(
+                r#"{{"nodes":[{}],"edges":[{}]}}"#,
+                nodes.join(","),
+                edges.join(",")
+            ),
+            "topcuoglu",
+        )
+        .unwrap();
+        let c = Cluster::from_json(
+            r#"{"devices":[{"id":"P1","kind":"p1","speed":1},{"id":"P2","kind":"p2","speed":1},
+                           {"id":"P3","kind":"p3","speed":1}],"bandwidth":1}"#,
+            "c",
+        )
+        .unwrap();
+        (g, c)
+    }
+
+    #[test]
+    fn topcuoglu_2002_example() {
+        let (g, c) = classic();
+        let p = Problem::new(&g, &c).unwrap();
+        let rank = heft_rank_u(&p);
+        // The paper's table of rank_u: 108, 77, 80, 80, 69, 63.33, 42.67, 35.67, 44.33, 14.67.
+        let want = [
+            108.0, 77.0, 80.0, 80.0, 69.0, 63.333, 42.667, 35.667, 44.333, 14.667,
+        ];
+        for (r, w) in rank.iter().zip(want) {
+            assert!((r - w).abs() < 1e-3, "{rank:?}");
+        }
+        let s = heft_schedule(&p).unwrap();
+        // The paper's schedule (Fig. 4a): n1 P3 0-9, n3 P3 9-28, n4 P2 18-26,
+        // n2 P1 27-40, n5 P3 28-38, n6 P2 26-42, n9 P2 56-68, n7 P3 38-49,
+        // n8 P1 57-62, n10 P2 73-80; makespan 80.
+        assert_eq!(s.placement, vec![2, 0, 2, 1, 2, 1, 2, 0, 1, 1]);
+        assert_eq!(
+            s.start,
+            vec![0.0, 27.0, 9.0, 18.0, 28.0, 26.0, 38.0, 57.0, 56.0, 73.0]
+        );
+        assert_eq!(s.makespan, 80.0);
+        verify(&p, &s.placement).unwrap();
+    }
+
+    /// Four ops on two devices (speeds 1 and 2), bandwidth 1, latency 0:
+    ///
+    /// ```text
+    ///   a(4) --2B--> b(2)      c(6) alone, d(2) colocated with a
+    /// ```
+    /// Mean run times (speed 1 and 2): a 3, b 1.5, c 4.5, d 1.5; mean comm of 2 bytes = 2.
+    /// rank_u: b 1.5, a 3 + 2 + 1.5 = 6.5, c 4.5, d 1.5. Order: a, c, then d and b tie at
+    /// 1.5; the topological order (sources a, c, d first, then b) puts d first.
+    /// - a: d0 finishes 4, d1 finishes 2 -> d1 [0, 2]; group {a, d} goes to d1 at once.
+    /// - c: d0 6, d1 2 + 3 = 5 -> d1 [2, 5].
+    /// - d: fixed to d1 (colocated with a), no inputs, its slot only now: [5, 6].
+    /// - b: on d1 its input is there at 2 but d1 is busy till 6 -> [6, 7]; on d0 the
+    ///   2 bytes arrive at 2 + 2 = 4 -> [4, 6]. d0 wins.
+    #[test]
+    fn hand_computed_with_a_colocated_pair() {
+        let g = Graph::from_json(
+            r#"{"nodes":[{"id":"a","cost":4,"colocate":"w"},{"id":"b","cost":2},{"id":"c","cost":6},
+                         {"id":"d","cost":2,"colocate":"w"}],
+                "edges":[{"src":"a","dst":"b","bytes":2}]}"#,
+            "g",
+        )
+        .unwrap();
+        let c = Cluster::uniform(&[1.0, 2.0], 1.0, 0.0);
+        let p = Problem::new(&g, &c).unwrap();
+        assert_eq!(heft_rank_u(&p), vec![6.5, 1.5, 4.5, 1.5]);
+        let s = heft_schedule(&p).unwrap();
+        assert_eq!(s.placement, vec![1, 0, 1, 1]);
+        assert_eq!(s.start, vec![0.0, 4.0, 2.0, 5.0]);
+        assert_eq!(s.finish, vec![2.0, 6.0, 5.0, 6.0]);
+    }
+
+    #[test]
+    fn insertion_fills_an_earlier_gap() {
+        let mut f = FreeTime::new();
+        let s = f.find(0.0, 2.0);
+        f.occupy(s, 2.0);
+        let s = f.find(10.0, 3.0);
+        assert_eq!(s.time, 10.0);
+        f.occupy(s, 3.0);
+        // Gap [2, 10): a 5-long op ready at 1 starts at 2; an 9-long one goes after 13.
+        assert_eq!(f.find(1.0, 5.0).time, 2.0);
+        assert_eq!(f.find(1.0, 9.0).time, 13.0);
+        // Zero-length op ready inside a busy interval waits for it to end.
+        assert_eq!(f.find(11.0, 0.0).time, 13.0);
+    }
+
+    #[test]
+    fn free_time_matches_a_plain_scan() {
+        let mut rng = Rng::new(5);
+        let mut f = FreeTime::new();
+        let mut busy: Vec<(f64, f64)> = Vec::new();
+        for _ in 0..3000 {
+            let ready = rng.below(40_000) as f64;
+            let run = rng.below(20) as f64;
+            // Plain scan: earliest t >= ready that overlaps no busy interval.
+            busy.sort_by(|a, b| a.0.total_cmp(&b.0));
+            let mut t = ready;
+            for &(s, e) in &busy {
+                if e <= t {
+                    continue;
+                }
+                if t < s && t + run <= s {
+                    break;
+                }
+                t = e;
+            }
+            let slot = f.find(ready, run);
+            assert_eq!(slot.time, t, "ready {ready} run {run}");
+            f.occupy(slot, run);
+            if run > 0.0 {
+                busy.push((t, t + run));
+            }
+        }
+        assert!(f.chunks.len() > 1, "the test exercises chunk splits");
+    }
+
+    #[test]
+    fn memory_and_device_rules_limit_the_choice() {
+        let c = Cluster::from_json(
+            r#"{"devices":[{"id":"fast","speed":10,"memory":5},{"id":"slow","speed":1},
+                           {"id":"c","kind":"cpu","speed":100}],"bandwidth":1}"#,
+            "c",
+        )
+        .unwrap();
+        let g = Graph::from_json(
+            r#"{"nodes":[{"id":"a","cost":10,"mem":4,"device":"gpu"},{"id":"b","cost":10,"mem":4,"device":"gpu"}]}"#,
+            "g",
+        )
+        .unwrap();
+        let p = Problem::new(&g, &c).unwrap();
+        let s = heft_schedule(&p).unwrap();
+        // Both prefer 'fast', but only one fits its 5 bytes; 'c' is not a gpu.
+        assert_eq!(s.placement, vec![0, 1]);
+        let g = Graph::from_json(
+            r#"{"nodes":[{"id":"a","cost":1,"mem":9,"device":"fast"}]}"#,
+            "g",
+        )
+        .unwrap();
+        let p = Problem::new(&g, &c).unwrap();
+        let e = heft_schedule(&p).unwrap_err().to_string();
+        assert!(e.contains("placer heft") && e.contains("node 'a'"), "{e}");
+    }
+}
