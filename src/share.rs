@@ -510,6 +510,9 @@ pub fn fragment_with_graph_text(s: &Scenario, graph_text: Option<&str>) -> Resul
         if let Some(b) = r.bytes {
             put("randbytes", range(b));
         }
+        if let Some(m) = r.mem {
+            put("randmem", range(m));
+        }
     }
     let w = &s.what_if;
     if w.compute != 1.0 {
@@ -583,6 +586,7 @@ pub fn parse_fragment_with_graph(f: &str, graph_text: Option<&str>) -> Result<Sc
     let mut randomize = Randomize {
         cost: None,
         bytes: None,
+        mem: None,
     };
     let mut what_if = WhatIf::default();
 
@@ -666,6 +670,7 @@ pub fn parse_fragment_with_graph(f: &str, graph_text: Option<&str>) -> Result<Sc
             }
             "randcost" => randomize.cost = Some(parse_range(key, v)?),
             "randbytes" => randomize.bytes = Some(parse_range(key, v)?),
+            "randmem" => randomize.mem = Some(parse_range(key, v)?),
             "whatif.compute" => what_if.compute = parse_number(key, v)?,
             "whatif.bandwidth" => what_if.bandwidth = parse_number(key, v)?,
             "whatif.speeds" => {
@@ -708,7 +713,7 @@ pub fn parse_fragment_with_graph(f: &str, graph_text: Option<&str>) -> Result<Sc
         (None, true) => ClusterSource::Inline(cluster_value(&rows, bw, lat)),
         (None, false) => ClusterSource::Generate(gen),
     };
-    if randomize.cost.is_some() || randomize.bytes.is_some() {
+    if randomize.cost.is_some() || randomize.bytes.is_some() || randomize.mem.is_some() {
         s.randomize = Some(randomize);
     }
     s.what_if = what_if;
@@ -755,6 +760,7 @@ mod tests {
         s.randomize = Some(Randomize {
             cost: Some([1.0, 100.0]),
             bytes: Some([1.0, 100.0]),
+            mem: Some([0.0, 5.0]),
         });
         s.what_if = WhatIf {
             compute: 2.0,
@@ -766,7 +772,7 @@ mod tests {
             f,
             "#v=1&graph=vgg19_layers&devices=50&speed=10..100&bandwidth=10..60&latency=0..0\
              &memory=1.6e10&memfraction=0.25&kinds=cpu,gpu&placers=hash&links=fcfs&seeds=10\
-             &seed=12345&randcost=1..100&randbytes=1..100&whatif.compute=2\
+             &seed=12345&randcost=1..100&randbytes=1..100&randmem=0..5&whatif.compute=2\
              &whatif.bandwidth=0.5&whatif.speeds=d1:42.5"
         );
     }

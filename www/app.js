@@ -275,7 +275,9 @@ function renderControls() {
   setNum($('rand-cost-hi'), state.randcost?.[1]);
   setNum($('rand-bytes-lo'), state.randbytes?.[0]);
   setNum($('rand-bytes-hi'), state.randbytes?.[1]);
-  $('random-box').open = !!(state.randcost || state.randbytes);
+  setNum($('rand-mem-lo'), state.randmem?.[0]);
+  setNum($('rand-mem-hi'), state.randmem?.[1]);
+  $('random-box').open = !!(state.randcost || state.randbytes || state.randmem);
   $('seeds').value = String(state.seeds);
   $('seed').value = String(state.seed);
   renderWhatIf();
@@ -487,6 +489,7 @@ function bindControls() {
   };
   randRange('rand-cost-lo', 'rand-cost-hi', 'randcost');
   randRange('rand-bytes-lo', 'rand-bytes-hi', 'randbytes');
+  randRange('rand-mem-lo', 'rand-mem-hi', 'randmem');
   $('seeds').addEventListener('change', (e) => {
     const n = Math.round(Number(e.target.value));
     if (n >= 1) state.seeds = n;

@@ -51,6 +51,7 @@ export class State {
   seed = 0;
   randcost = null;
   randbytes = null;
+  randmem = null;
   // What-if.
   whatifCompute = 1;
   whatifBandwidth = 1;
@@ -82,6 +83,7 @@ const LATER_PROPS = [
   { key: 'seed', field: 'seed', type: 'int' },
   { key: 'randcost', field: 'randcost', type: 'range' },
   { key: 'randbytes', field: 'randbytes', type: 'range' },
+  { key: 'randmem', field: 'randmem', type: 'range' },
   { key: 'whatif.compute', field: 'whatifCompute', type: 'num' },
   { key: 'whatif.bandwidth', field: 'whatifBandwidth', type: 'num' },
 ];
@@ -397,10 +399,11 @@ export function scenarioOf(s, all, whatIf = true) {
     seeds: s.seeds,
     seed: s.seed,
   };
-  if (s.randcost || s.randbytes) {
+  if (s.randcost || s.randbytes || s.randmem) {
     sc.randomize = {};
     if (s.randcost) sc.randomize.cost = s.randcost;
     if (s.randbytes) sc.randomize.bytes = s.randbytes;
+    if (s.randmem) sc.randomize.mem = s.randmem;
   }
   if (whatIf) {
     sc.what_if = { compute: s.whatifCompute, bandwidth: s.whatifBandwidth, speeds: { ...s.whatifSpeeds } };

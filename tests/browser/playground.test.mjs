@@ -168,7 +168,7 @@ test('the page and the engine write the same link for the same state', async () 
     let s = new State();
     Object.assign(s, { graph: 'vgg19_layers', devices: 50, speed: [10, 100], bandwidth: [10, 60], latency: [0, 0],
       memory: 1.6e10, memfraction: 0.25, kinds: ['cpu', 'gpu'], placers: [all.placers[all.placers.length - 1]], links: 'fcfs', seeds: 10,
-      seed: 12345, randcost: [1, 100], randbytes: [1, 100], whatifCompute: 2, whatifBandwidth: 0.5 });
+      seed: 12345, randcost: [1, 100], randbytes: [1, 100], randmem: [0, 5], whatifCompute: 2, whatifBandwidth: 0.5 });
     states.push(s);
     s = new State();
     Object.assign(s, { cluster: 'explicit', dev: [{ id: 'gpu:0,a', speed: 1.5e13 }, { id: 'cpu0', kind: 'cpu', speed: 0.25, memory: 64 }],
