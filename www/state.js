@@ -275,6 +275,10 @@ function byUtf8(a, b) {
   return x.length - y.length;
 }
 
+// The link payload of each uploaded graph, computed once (compressing and hashing a
+// 20,000-op graph takes a while).
+const payloads = new WeakMap();
+
 async function putGraph(s, put, hashFn) {
   if (s.graphHash) {
     put('graphsha256', s.graphHash.sha256);
@@ -282,13 +286,15 @@ async function putGraph(s, put, hashFn) {
     return;
   }
   if (!s.upload) return;
-  const z = await deflate(s.upload.text);
-  if (z.length <= EMBED_LIMIT) {
-    put('graphz', base64url(z));
-  } else {
-    put('graphsha256', await sha256(s.upload.text, hashFn));
-    put('graphname', enc(s.upload.name));
+  let kv = payloads.get(s.upload);
+  if (!kv) {
+    const z = await deflate(s.upload.text);
+    kv = z.length <= EMBED_LIMIT
+      ? [['graphz', base64url(z)]]
+      : [['graphsha256', await sha256(s.upload.text, hashFn)], ['graphname', enc(s.upload.name)]];
+    payloads.set(s.upload, kv);
   }
+  for (const [k, v] of kv) put(k, v);
 }
 
 /**
