@@ -833,8 +833,13 @@ function renderTable() {
     };
     td(r.placer);
     td(r.scheduler);
+    const delta = () => {
+      const d = r.delta;
+      td(d == null ? '' : `${d > 0 ? '+' : ''}${d.toFixed(1)}%`, `num delta-col ${d > 0.05 ? 'worse' : d < -0.05 ? 'better' : ''}`);
+    };
     if (r.error) {
       td('failed', 'num error-cell', r.error);
+      delta();
       const el = document.createElement('td');
       el.colSpan = 5;
       el.className = 'error-cell';
@@ -842,6 +847,7 @@ function renderTable() {
       tr.append(el);
     } else {
       td(fmt(r.makespan), 'num', String(r.makespan));
+      delta();
       td(fmt(r.makespan_std), 'num');
       td(fmt(r.gap), 'num');
       td(bytes(r.traffic_bytes), 'num', String(r.traffic_bytes));
@@ -849,8 +855,6 @@ function renderTable() {
       td(fmt(r.placement_seconds * 1000, 3), 'num');
     }
     td(r.oom ? 'OOM' : '', r.oom ? 'oom' : '');
-    const d = r.delta;
-    td(d == null ? '' : `${d > 0 ? '+' : ''}${d.toFixed(1)}%`, `num delta-col ${d > 0.05 ? 'worse' : d < -0.05 ? 'better' : ''}`);
     tr.addEventListener('click', () => { if (!r.error) choosePair(r.placer, r.scheduler); });
     body.append(tr);
   }
