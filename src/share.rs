@@ -380,6 +380,26 @@ pub fn fragment(s: &Scenario) -> Result<String> {
 /// text is `graph_text`: that text is what is embedded or hashed, so the page can check
 /// the very file the user gives it. The link names it by the file's stem.
 pub fn fragment_with_graph_text(s: &Scenario, graph_text: Option<&str>) -> Result<String> {
+    fragment_with_files(s, graph_text, None)
+}
+
+/// Like [`fragment_with_graph_text`], also for a scenario whose cluster is a file:
+/// `cluster_text` is that file's text, written into the link as an explicit cluster (a
+/// device table, or compressed when it has more than one).
+pub fn fragment_with_files(
+    s: &Scenario,
+    graph_text: Option<&str>,
+    cluster_text: Option<&str>,
+) -> Result<String> {
+    if let (ClusterSource::File(path), Some(text)) = (&s.cluster, cluster_text) {
+        // Validate it as a cluster first, so the link never carries a broken one.
+        crate::model::cluster::Cluster::from_json(text, path)?;
+        let value: Value = serde_json::from_str(text)
+            .map_err(|e| bad(format!("cluster '{path}' is not JSON ({e})")))?;
+        let mut inline = s.clone();
+        inline.cluster = ClusterSource::Inline(value);
+        return fragment_with_files(&inline, graph_text, None);
+    }
     s.check()?;
     let d = defaults();
     let mut kv: Vec<(String, String)> = vec![("v".into(), FORMAT_VERSION.to_string())];
@@ -470,7 +490,7 @@ pub fn fragment_with_graph_text(s: &Scenario, graph_text: Option<&str>) -> Resul
         },
         ClusterSource::File(path) => {
             return Err(bad(format!(
-                "the cluster is the file '{path}': load it into an inline cluster first"
+                "the cluster is the file '{path}': give its text to write it into the link"
             )))
         }
     }
@@ -810,6 +830,21 @@ mod tests {
         .unwrap();
         s.cluster = ClusterSource::Inline(with_links);
         assert!(round_trip(&s).contains("clusterz="));
+
+        // A cluster file: its text goes into the link.
+        let mut f = defaults();
+        f.cluster = ClusterSource::File("c.json".into());
+        assert!(fragment(&f)
+            .unwrap_err()
+            .to_string()
+            .contains("give its text"));
+        let text = r#"{"name":"two","devices":[{"id":"a","speed":1},{"id":"b","kind":"cpu","speed":2}],"bandwidth":10,"latency":0}"#;
+        let link = fragment_with_files(&f, None, Some(text)).unwrap();
+        assert_eq!(link, "#v=1&cluster=explicit&dev=a::1:,b:cpu:2:&bw=10&lat=0");
+        let back = parse_fragment(&link).unwrap();
+        let c = back.fixed_cluster(&|_| unreachable!()).unwrap().unwrap();
+        assert_eq!(c.devices[1].kind, "cpu");
+        assert!(fragment_with_files(&f, None, Some(r#"{"devices":[]}"#)).is_err());
     }
 
     #[test]
