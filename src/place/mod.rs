@@ -18,6 +18,8 @@ use crate::rng::Rng;
 
 pub mod hash;
 pub mod single;
+pub mod submodular;
+pub mod tf_greedy;
 
 /// A device index per node.
 pub type Placement = Vec<DevIx>;
@@ -37,7 +39,13 @@ pub struct PlacerInfo {
 }
 
 /// Every placer, in the order tables list them.
-pub static PLACERS: &[PlacerInfo] = &[single::INFO, hash::INFO];
+pub static PLACERS: &[PlacerInfo] = &[
+    single::INFO,
+    hash::INFO,
+    tf_greedy::INFO,
+    submodular::INFO,
+    submodular::INFO_GI,
+];
 
 /// Looks up a placer by name.
 pub fn placer(name: &str) -> Result<&'static PlacerInfo> {
