@@ -23,6 +23,8 @@ pub mod hash;
 pub mod heft;
 pub mod mite;
 pub mod single;
+pub mod submodular;
+pub mod tf_greedy;
 
 /// A device index per node.
 pub type Placement = Vec<DevIx>;
@@ -50,6 +52,9 @@ pub static PLACERS: &[PlacerInfo] = &[
     mite::INFO,
     dfs::INFO,
     heft::INFO,
+    tf_greedy::INFO,
+    submodular::INFO,
+    submodular::INFO_GI,
 ];
 
 /// Looks up a placer by name.

@@ -2,9 +2,14 @@
 //!
 //! "simple-placer sorts all devices and if no manual placement constraint given by user,
 //! simple-placer assigns all nodes to the first device on the list": with 20 CPU cores and
-//! 10 GPUs everything lands on `gpu0`. TensorFlow's device sort puts accelerators before
-//! CPUs, so the list here is: devices of kind `gpu`, then any other non-`cpu` kind, then
-//! `cpu`; ties keep cluster order.
+//! 10 GPUs everything lands on `gpu0`. The sort is the one of the cited simple_placer.cc
+//! (`FilterSupportedDevices` over `DeviceSet::PrioritizedDeviceTypeList`): device types by
+//! priority (TensorFlow registered GPU at 210 and CPU at 70 in 2017; other accelerator types
+//! such as SYCL between them), types of equal priority by name, then devices by name
+//! (string order, as `a->name() < b->name()`). Here: kind `gpu` first, then any other kind
+//! that is not `cpu` (alphabetically), then `cpu` (kinds compared case-insensitively);
+//! within a kind, devices by id in string order, so `gpu0` comes first whatever order the
+//! cluster file lists the devices in.
 //!
 //! Choices where the paper is silent: a node (or colocation group) whose rules forbid the
 //! first device goes to the first device on the list it may use, as TensorFlow does; and
@@ -28,15 +33,20 @@ pub const INFO: PlacerInfo = PlacerInfo {
 
 pub struct Single;
 
-/// Device indices in simple-placer order: gpu, other kinds, cpu; cluster order within.
+/// Device indices in simple-placer order: gpu, other kinds (by name), cpu; by id within.
 pub fn device_order(problem: &Problem) -> Vec<DevIx> {
-    let rank = |kind: &str| match kind {
-        "gpu" => 0,
-        "cpu" => 2,
-        _ => 1,
+    let key = |d: DevIx| {
+        let dev = &problem.cluster.devices[d as usize];
+        let kind = dev.kind.to_ascii_lowercase();
+        let rank = match kind.as_str() {
+            "gpu" => 0,
+            "cpu" => 2,
+            _ => 1,
+        };
+        (rank, kind, dev.id.as_str())
     };
     let mut order: Vec<DevIx> = (0..problem.device_count() as DevIx).collect();
-    order.sort_by_key(|&d| rank(&problem.cluster.devices[d as usize].kind));
+    order.sort_by(|&a, &b| key(a).cmp(&key(b)));
     order
 }
 
@@ -87,6 +97,31 @@ mod tests {
         // a -> gpu0; b must be on a cpu; c does not fit gpu0's 10 bytes -> gpu1; group w (8 bytes) -> gpu0.
         assert_eq!(placement, vec![1, 0, 2, 1, 1]);
         super::super::verify(&p, &placement).unwrap();
+    }
+
+    /// The sort is by kind, then by device name, not by the order of the cluster file:
+    /// devices listed as cpu1, tpu0, gpu1, cpu0, gpu0, gpu2 (kind "GPU") -> gpu0, gpu1,
+    /// gpu2, tpu0, cpu0, cpu1 (indices 4, 2, 5, 1, 3, 0).
+    #[test]
+    fn devices_sort_by_kind_then_name() {
+        let c = Cluster::from_json(
+            r#"{"devices":[{"id":"cpu1","kind":"cpu","speed":1},{"id":"tpu0","kind":"tpu","speed":1},
+                           {"id":"gpu1","kind":"gpu","speed":1},{"id":"cpu0","kind":"cpu","speed":1},
+                           {"id":"gpu0","kind":"gpu","speed":1},{"id":"gpu2","kind":"GPU","speed":1}],"bandwidth":1}"#,
+            "c",
+        )
+        .unwrap();
+        let g = Graph::from_json(
+            r#"{"nodes":[{"id":"a","cost":1},{"id":"b","cost":1,"device":"cpu"}]}"#,
+            "g",
+        )
+        .unwrap();
+        let p = Problem::new(&g, &c).unwrap();
+        assert_eq!(device_order(&p), vec![4, 2, 5, 1, 3, 0]);
+        let placement = Single
+            .place(&p, &Params::default(), &mut Rng::new(0))
+            .unwrap();
+        assert_eq!(placement, vec![4, 3]);
     }
 
     #[test]
