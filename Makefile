@@ -37,18 +37,31 @@ pkg: wasm-target wasm-bindgen-cli
 	$(or $(shell command -v wasm-bindgen 2>/dev/null),$(HOME)/.cargo/bin/wasm-bindgen) \
 	  --target web --no-typescript --out-dir www/pkg $(WASM)
 
-# Copies graphs/*.json into the site and lists them in www/graphs/index.json.
+# Copies the bundled graphs and clusters (graphs/*.json, graphs/clusters/*.json) into the
+# site and lists them in www/graphs/index.json: {"graphs": [...], "clusters": [...]}.
+define SITE_INDEX
+import glob, json, os, shutil
+out = {"graphs": [], "clusters": []}
+os.makedirs("www/graphs/clusters", exist_ok=True)
+for p in sorted(glob.glob("graphs/*.json") + glob.glob("graphs/clusters/*.json")):
+    d = json.load(open(p))
+    stem = os.path.basename(p)[:-5]
+    title = d.get("name") or stem
+    if isinstance(d.get("nodes"), list):
+        shutil.copyfile(p, f"www/graphs/{stem}.json")
+        out["graphs"].append({"name": stem, "title": title, "nodes": len(d["nodes"]),
+                              "edges": len(d.get("edges", [])), "bytes": os.path.getsize(p)})
+    elif isinstance(d.get("devices"), list):
+        shutil.copyfile(p, f"www/graphs/clusters/{stem}.json")
+        out["clusters"].append({"name": stem, "title": title, "devices": len(d["devices"])})
+json.dump(out, open("www/graphs/index.json", "w"), indent=1)
+print(f"www/graphs/index.json: {len(out['graphs'])} graphs, {len(out['clusters'])} clusters")
+endef
+export SITE_INDEX
+
 graphs:
-	@mkdir -p www/graphs
-	@rm -f www/graphs/*.json
-	@if ls graphs/*.json >/dev/null 2>&1; then cp graphs/*.json www/graphs/; fi
-	@python3 -c 'import json,glob,os; \
-	out=[]; \
-	[out.append({"name": os.path.basename(p)[:-5], "title": (lambda g: g.get("name") or os.path.basename(p)[:-5])(json.load(open(p))), \
-	  "nodes": len(json.load(open(p)).get("nodes", [])), "edges": len(json.load(open(p)).get("edges", [])), "bytes": os.path.getsize(p)}) \
-	 for p in sorted(glob.glob("www/graphs/*.json")) if not p.endswith("/index.json")]; \
-	json.dump(out, open("www/graphs/index.json", "w"), indent=1); \
-	print("www/graphs/index.json:", len(out), "graphs")'
+	@rm -rf www/graphs
+	@python3 -c "$$SITE_INDEX"
 
 serve: site
 	python3 -m http.server $(PORT) --bind 127.0.0.1 --directory www

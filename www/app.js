@@ -7,7 +7,7 @@
 
 import init, * as engine from './pkg/placesim.js';
 import {
-  State, toFragment, fromFragment, scenarioOf, whatIfActive, sha256, formatNumber,
+  State, toFragment, fromFragment, scenarioOf, whatIfActive, sha256, formatNumber, setCluster,
 } from './state.js';
 
 const $ = (id) => document.getElementById(id);
@@ -15,6 +15,7 @@ const state = new State();
 let all = { placers: [], schedulers: [] };
 let strategyInfo = null;
 let graphIndex = [];
+let clusterIndex = [];
 let graphText = null; // text of the current graph (bundled or uploaded), null when missing
 let graphName = null;
 let current = null; // {comparison, key, ms}
@@ -268,6 +269,12 @@ function renderControls() {
   setNum($('table-bw'), state.clusterJson ? state.clusterJson.bandwidth : state.bw);
   setNum($('table-lat'), state.clusterJson ? (state.clusterJson.latency ?? 0) : state.lat);
   $('cluster-extra').hidden = !state.clusterJson;
+  if (state.clusterJson) {
+    const extra = ['links', 'link_types', 'kinds'].filter((k) => k in state.clusterJson);
+    $('cluster-extra').textContent = `${state.clusterJson.name || 'This cluster'} also has ${extra.join(', ') || 'other settings'}; `
+      + 'they are kept (the table edits its devices).';
+  }
+  renderClusterPresets();
   $('links').value = state.links;
   $('order').value = state.order;
   renderStrategies();
@@ -281,6 +288,27 @@ function renderControls() {
   $('seeds').value = String(state.seeds);
   $('seed').value = String(state.seed);
   renderWhatIf();
+}
+
+function renderClusterPresets() {
+  const sel = $('cluster-preset');
+  sel.replaceChildren(new Option(clusterIndex.length ? 'choose…' : 'none on this site', ''));
+  for (const c of clusterIndex) sel.append(new Option(`${c.name} (${c.devices} devices)`, c.name));
+  sel.value = '';
+}
+
+/** Loads cluster JSON text into the state after the engine has validated it. */
+function useClusterText(text, label) {
+  show($('cluster-error'), '');
+  try {
+    engine.validate_cluster(text);
+    setCluster(state, JSON.parse(text));
+  } catch (e) {
+    show($('cluster-error'), `${label}: ${e.message}`);
+    return;
+  }
+  renderControls();
+  staleResults();
 }
 
 function renderDeviceTable() {
@@ -429,6 +457,23 @@ function bindControls() {
   window.addEventListener('dragover', (e) => e.preventDefault());
   window.addEventListener('drop', (e) => e.preventDefault());
 
+  $('cluster-preset').addEventListener('change', async (e) => {
+    const name = e.target.value;
+    if (!name) return;
+    try {
+      const r = await fetch(`graphs/clusters/${encodeURIComponent(name)}.json`);
+      if (!r.ok) throw new Error(`HTTP ${r.status}`);
+      useClusterText(await r.text(), name);
+    } catch (err) {
+      show($('cluster-error'), `${name}: ${err.message}`);
+    }
+  });
+  $('cluster-file').addEventListener('change', async (e) => {
+    const f = e.target.files[0];
+    e.target.value = '';
+    if (!f) return;
+    try { useClusterText(await readFile(f), f.name); } catch (err) { show($('cluster-error'), `${f.name}: ${err.message}`); }
+  });
   for (const id of ['mode-generate', 'mode-explicit']) {
     $(id).addEventListener('change', (e) => {
       state.cluster = e.target.value;
@@ -1003,7 +1048,9 @@ async function main() {
   };
   try {
     const r = await fetch('graphs/index.json');
-    graphIndex = r.ok ? await r.json() : [];
+    const index = r.ok ? await r.json() : {};
+    graphIndex = Array.isArray(index) ? index : index.graphs || [];
+    clusterIndex = index.clusters || [];
   } catch { graphIndex = []; }
   try { charts = await loadCharts(); } catch (e) { console.error('charts:', e); }
   compareRunner = new Runner();

@@ -344,11 +344,14 @@ export async function fromFragment(f) {
       case 'graphname': hashName = dec(k, val); break;
       case 'clusterz': {
         const text = await inflate(k, unbase64url(k, val));
-        try { s.clusterJson = JSON.parse(text); } catch {
+        let c;
+        try { c = JSON.parse(text); } catch {
           throw linkError('clusterz: the embedded cluster is not JSON');
         }
-        s.cluster = 'explicit';
-        s.dev = (s.clusterJson.devices || []).map((d) => ({ ...d }));
+        if (!c || !Array.isArray(c.devices)) throw linkError('clusterz: the embedded cluster has no device list');
+        const speeds = s.whatifSpeeds;
+        setCluster(s, c); // a plain device table becomes dev/bw/lat again, as in share.rs
+        s.whatifSpeeds = speeds;
         break;
       }
       case 'placers': s.placers = read({ key: k, type: 'list' }, val); break;
@@ -384,9 +387,43 @@ export function clusterOf(s) {
   });
   if (s.clusterJson) {
     // Keep links, link types and kinds; the table owns the devices.
-    return { ...s.clusterJson, devices: devices.map((d, i) => ({ ...(s.clusterJson.devices?.[i] || {}), ...d })) };
+    return { ...s.clusterJson, devices };
   }
   return { devices, bandwidth: s.bw, latency: s.lat };
+}
+
+/**
+ * Whether cluster JSON is only a device table (id, kind, speed, memory), bandwidth and
+ * latency, which a link writes as `dev`/`bw`/`lat` (share.rs: simple_cluster); a `name` is
+ * dropped. Anything more travels whole, compressed (`clusterz`).
+ */
+export function isSimpleCluster(c) {
+  const isNum = (x) => typeof x === 'number';
+  const only = (o, keys) => o && typeof o === 'object' && !Array.isArray(o) && Object.keys(o).every((k) => keys.includes(k));
+  return only(c, ['name', 'devices', 'bandwidth', 'latency']) && Array.isArray(c.devices)
+    && c.devices.every((d) => only(d, ['id', 'kind', 'speed', 'memory']) && typeof d.id === 'string'
+      && (d.kind == null || typeof d.kind === 'string') && isNum(d.speed) && (d.memory == null || isNum(d.memory)))
+    && isNum(c.bandwidth) && (c.latency == null || isNum(c.latency));
+}
+
+/** Puts a cluster (bundled, uploaded, or from a link) into the state as an explicit cluster. */
+export function setCluster(s, c) {
+  s.cluster = 'explicit';
+  s.dev = c.devices.map((d) => {
+    const o = { id: d.id };
+    if (d.kind) o.kind = d.kind;
+    o.speed = d.speed;
+    if (d.memory != null) o.memory = d.memory;
+    return o;
+  });
+  if (isSimpleCluster(c)) {
+    s.clusterJson = null;
+    s.bw = c.bandwidth;
+    s.lat = c.latency ?? 0;
+  } else {
+    s.clusterJson = c;
+  }
+  s.whatifSpeeds = {};
 }
 
 /** The scenario object the engine runs; `whatIf = false` leaves the what-if out. */

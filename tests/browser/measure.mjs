@@ -27,7 +27,7 @@ try {
   console.log(`time to interactive (navigation start -> engine loaded, controls filled, default graph validated): `
     + `median ${ms(median(tti))} of ${tti.map(Math.round).join(', ')}`);
 
-  const index = JSON.parse(await readFile(join(WWW, 'graphs/index.json'), 'utf8'));
+  const index = JSON.parse(await readFile(join(WWW, 'graphs/index.json'), 'utf8')).graphs;
   const largest = index.reduce((a, b) => (b.nodes > a.nodes ? b : a));
   const runLink = async (label, fragment) => {
     const page = await openPage(browser, server.url + fragment);

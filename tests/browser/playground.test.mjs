@@ -331,3 +331,33 @@ test('a cluster the engine rejects shows its error', async () => {
   assert.deepEqual(page.errors, []);
   await page.context().close();
 });
+
+test('a bundled cluster with per-kind op speeds travels whole in the link and matches the CLI', async () => {
+  const page = await openPage(browser, server.url);
+  await page.selectOption('#graph-select', 'vgg19_layers');
+  await page.waitForFunction(() => /vgg19_layers/.test(document.getElementById('graph-info').textContent));
+  await page.selectOption('#cluster-preset', 'carbonari_small');
+  await page.waitForFunction(() => !document.getElementById('cluster-extra').hidden);
+  assert.match(await page.textContent('#cluster-extra'), /kinds/);
+  assert.equal(await page.$$eval('#device-table tbody tr', (r) => r.length), 3);
+  await page.click('#run');
+  const first = byPair(await results(page));
+  const url = await shareUrl(page);
+  assert.match(url, /clusterz=/);
+  await page.context().close();
+
+  const again = await openPage(browser, url);
+  assert.deepEqual(byPair(await results(again)), first);
+  await again.context().close();
+
+  const fromCli = JSON.parse(cli(['compare', '--graph', 'vgg19_layers', '--cluster', 'graphs/clusters/carbonari_small.json', '--json']));
+  for (const r of fromCli.results) assert.equal(Number(first[`${r.placer}/${r.scheduler}`]), r.makespan, `${r.placer}/${r.scheduler}`);
+
+  // A broken cluster file shows the engine's error.
+  const bad = await openPage(browser, server.url);
+  await bad.setInputFiles('#cluster-file', { name: 'c.json', mimeType: 'application/json', buffer: Buffer.from('{"devices":[{"id":"a","speed":0}],"bandwidth":1}') });
+  await bad.waitForSelector('#cluster-error:not([hidden])');
+  assert.match(await bad.textContent('#cluster-error'), /c\.json: cluster: device 'a': speed must be a finite number > 0/);
+  assert.deepEqual(bad.errors, []);
+  await bad.context().close();
+});
