@@ -301,7 +301,7 @@ pub fn run(
                         a.bounds.push(bound);
                         a.traffic.push(r.traffic_bytes);
                         a.transfers
-                            .push(r.links.iter().map(|l| l.transfers as f64).sum());
+                            .push(r.links.iter().map(|l| l.transfers).sum::<usize>() as f64);
                         a.seconds.push(*seconds);
                         for (d, s) in r.devices.iter().enumerate() {
                             a.busy[d] += s.busy;

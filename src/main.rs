@@ -148,6 +148,9 @@ struct CompareArgs {
     /// Number of seeds to average over.
     #[arg(long, default_value_t = 1)]
     seeds: u32,
+    /// Print the playground link fragment (from '#') for this scenario instead of running it.
+    #[arg(long)]
+    url: bool,
 }
 
 fn main() -> ExitCode {
@@ -247,24 +250,36 @@ fn graph_path(arg: &str, base: Option<&Path>) -> Result<PathBuf> {
     })
 }
 
-fn load_graph(path: &Path) -> Result<Graph> {
+/// A scenario with its graph and (when not generated) cluster loaded, and the texts of
+/// the files they came from (what a shared link embeds or hashes).
+struct Loaded {
+    scenario: Scenario,
+    graph: Graph,
+    graph_text: String,
+    cluster: Option<Cluster>,
+    cluster_text: Option<String>,
+}
+
+/// Reads and parses a graph file; returns the graph and the file's text.
+fn load_graph(path: &Path) -> Result<(Graph, String)> {
     let stem = path
         .file_stem()
         .map(|s| s.to_string_lossy().to_string())
         .unwrap_or_default();
     let text = read(&path.to_string_lossy())?;
-    Graph::from_json(&text, &stem).map_err(|e| match e {
+    let graph = Graph::from_json(&text, &stem).map_err(|e| match e {
         Error::Parse { message, .. } => Error::Parse {
             what: path.display().to_string(),
             message,
         },
         other => other,
-    })
+    })?;
+    Ok((graph, text))
 }
 
 fn validate(graph: &str, cluster: Option<&str>) -> Result<()> {
     let path = graph_path(graph, None)?;
-    let g = load_graph(&path)?;
+    let (g, _) = load_graph(&path)?;
     let cost: f64 = g.nodes.iter().filter_map(|n| n.cost).sum();
     let bytes: f64 = g.tensors.iter().map(|t| t.bytes).sum();
     let mut line = format!(
@@ -320,20 +335,23 @@ fn split_list(s: &str) -> Vec<String> {
 }
 
 /// Builds a scenario from command-line options; returns it with the loaded graph.
-fn scenario_from_args(a: &ProblemArgs) -> Result<(Scenario, Graph, Option<Cluster>)> {
+fn scenario_from_args(a: &ProblemArgs) -> Result<Loaded> {
     let graph_arg = a
         .graph
         .as_deref()
         .ok_or_else(|| Error::Scenario("--graph is required (or --scenario)".into()))?;
     let path = graph_path(graph_arg, None)?;
-    let graph = load_graph(&path)?;
+    let (graph, graph_text) = load_graph(&path)?;
+    let mut cluster_text = None;
     let graph_source = match bundled_name(&path) {
         Some(name) => GraphSource::Bundled(name),
         None => GraphSource::File(path.to_string_lossy().to_string()),
     };
     let (cluster_source, cluster) = match (&a.cluster, a.devices) {
         (Some(c), _) => {
-            let cl = Cluster::from_json(&read(c)?, c)?;
+            let text = read(c)?;
+            let cl = Cluster::from_json(&text, c)?;
+            cluster_text = Some(text);
             (ClusterSource::File(c.clone()), Some(cl))
         }
         (None, Some(n)) => (
@@ -375,7 +393,13 @@ fn scenario_from_args(a: &ProblemArgs) -> Result<(Scenario, Graph, Option<Cluste
     s.params = parse_params(&a.params)?;
     s.what_if.compute = a.compute_scale;
     s.what_if.bandwidth = a.bandwidth_scale;
-    Ok((s, graph, cluster))
+    Ok(Loaded {
+        scenario: s,
+        graph,
+        graph_text,
+        cluster,
+        cluster_text,
+    })
 }
 
 /// The bundled name of a graph file that lives in a `graphs/` directory.
@@ -385,7 +409,12 @@ fn bundled_name(path: &Path) -> Option<String> {
 }
 
 fn run_pair(args: RunArgs) -> Result<()> {
-    let (mut s, graph, cluster) = scenario_from_args(&args.problem)?;
+    let Loaded {
+        scenario: mut s,
+        graph,
+        cluster,
+        ..
+    } = scenario_from_args(&args.problem)?;
     s.placers = vec![args.placer.clone()];
     s.schedulers = vec![args.scheduler.clone()];
     s.check()?;
@@ -498,21 +527,38 @@ fn run_pair(args: RunArgs) -> Result<()> {
 }
 
 fn compare_cmd(args: CompareArgs) -> Result<()> {
-    let (scenario, graph, cluster) = match &args.scenario {
+    let loaded = match &args.scenario {
         Some(path) => load_scenario(path)?,
         None => {
-            let (mut s, g, c) = scenario_from_args(&args.problem)?;
+            let mut l = scenario_from_args(&args.problem)?;
             if let Some(p) = &args.placers {
-                s.placers = split_list(p);
+                l.scenario.placers = split_list(p);
             }
             if let Some(p) = &args.schedulers {
-                s.schedulers = split_list(p);
+                l.scenario.schedulers = split_list(p);
             }
-            s.seeds = args.seeds;
-            (s, g, c)
+            l.scenario.seeds = args.seeds;
+            l
         }
     };
+    let Loaded {
+        scenario,
+        graph,
+        graph_text,
+        cluster,
+        cluster_text,
+    } = loaded;
     scenario.check()?;
+    if args.url {
+        // A file graph or cluster travels in the link (compressed, or by content hash).
+        let graph_text =
+            matches!(scenario.graph, GraphSource::File(_)).then_some(graph_text.as_str());
+        println!(
+            "{}",
+            placesim::share::fragment_with_files(&scenario, graph_text, cluster_text.as_deref())?
+        );
+        return Ok(());
+    }
     let comparison = compare::run(&scenario, &graph, cluster.as_ref(), &mut |_, _| true)?;
     print_comparison(&comparison, args.problem.json);
     Ok(())
@@ -530,7 +576,7 @@ fn print_comparison(c: &Comparison, as_json: bool) {
 }
 
 /// Loads a scenario file; file paths inside it are relative to the file's directory.
-fn load_scenario(path: &Path) -> Result<(Scenario, Graph, Option<Cluster>)> {
+fn load_scenario(path: &Path) -> Result<Loaded> {
     let text = read(&path.to_string_lossy())?;
     let s = Scenario::from_json(&text).map_err(|e| match e {
         Error::Parse { message, .. } => Error::Parse {
@@ -550,11 +596,24 @@ fn load_scenario(path: &Path) -> Result<(Scenario, Graph, Option<Cluster>)> {
             p.to_string()
         }
     };
-    let graph = match &s.graph {
+    let (graph, graph_text) = match &s.graph {
         GraphSource::Bundled(name) => load_graph(&graph_path(name, Some(&base))?)?,
         GraphSource::File(p) => load_graph(Path::new(&resolve(p)))?,
-        GraphSource::Inline(v) => Graph::from_json(&v.to_string(), "inline graph")?,
+        GraphSource::Inline(v) => {
+            let text = v.to_string();
+            (Graph::from_json(&text, "inline graph")?, text)
+        }
     };
     let cluster = s.fixed_cluster(&|p| read(&resolve(p)))?;
-    Ok((s, graph, cluster))
+    let cluster_text = match &s.cluster {
+        ClusterSource::File(p) => Some(read(&resolve(p))?),
+        _ => None,
+    };
+    Ok(Loaded {
+        scenario: s,
+        graph,
+        graph_text,
+        cluster,
+        cluster_text,
+    })
 }

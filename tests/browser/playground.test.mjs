@@ -36,10 +36,6 @@ async function setValue(page, selector, value) {
   await page.dispatchEvent(selector, 'change');
 }
 
-const cliHasUrl = (() => {
-  try { return (cli(['compare', '--help']) || '').includes('--url'); } catch { return false; }
-})();
-
 test('the page loads with no console errors', async () => {
   const page = await openPage(browser, server.url);
   const graphs = await page.$$eval('#graph-select option', (o) => o.map((x) => x.value));
@@ -141,17 +137,14 @@ test('a shared link reopened in a fresh page gives identical numbers, equal to t
   for (const [k, v] of Object.entries(first)) assert.equal(Number(v), cliPairs[k], `pair ${k}`);
   assert.equal(Object.keys(cliPairs).length, Object.keys(first).length);
 
-  if (cliHasUrl) {
-    // The CLI's own link, opened in the page, gives the CLI's numbers.
-    const frag = cli([...sharedCliArgs, '--url']).trim();
-    assert.match(frag, /^#v=1&/);
-    const fromLink = await openPage(browser, server.url + frag);
-    const viaCli = byPair(await results(fromLink));
-    for (const [k, v] of Object.entries(viaCli)) assert.equal(Number(v), cliPairs[k], `pair ${k} via --url`);
-    await fromLink.context().close();
-  } else {
-    console.log('# note: the CLI has no --url yet; checked the page link against the CLI options instead');
-  }
+  // The CLI's own link, opened in the page, gives the CLI's numbers.
+  const frag = cli([...sharedCliArgs, '--url']).trim();
+  assert.match(frag, /^#v=1&/);
+  const fromLink = await openPage(browser, server.url + frag);
+  const viaCli = byPair(await results(fromLink));
+  assert.equal(Object.keys(viaCli).length, Object.keys(cliPairs).length);
+  for (const [k, v] of Object.entries(viaCli)) assert.equal(Number(v), cliPairs[k], `pair ${k} via --url`);
+  await fromLink.context().close();
 });
 
 test('the page and the engine write the same link for the same state', async () => {
