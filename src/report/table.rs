@@ -14,7 +14,7 @@ pub fn num(x: f64) -> String {
     if !(1e-3..1e6).contains(&a) {
         format!("{x:.3e}")
     } else {
-        let digits = (3 - a.log10().floor() as i32).max(0) as usize;
+        let digits = (3 - libm::floor(libm::log10(a)) as i32).max(0) as usize;
         format!("{x:.digits$}")
     }
 }
