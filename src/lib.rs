@@ -34,6 +34,7 @@ pub mod rng;
 pub mod schedule;
 pub mod sim;
 pub mod transfer;
+pub mod util;
 
 #[cfg(target_arch = "wasm32")]
 mod wasm;

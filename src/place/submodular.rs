@@ -127,6 +127,7 @@ use crate::model::graph::NodeIx;
 use crate::model::problem::Problem;
 use crate::params::{ParamSpec, Params};
 use crate::rng::Rng;
+use crate::util::{HeapKey, MaxEntry};
 
 const PARAMS: &[ParamSpec] = &[
     ParamSpec {
@@ -503,37 +504,32 @@ fn parallel_classes(problem: &Problem) -> (Vec<u32>, usize) {
     (class, count)
 }
 
-/// A queue entry: unit `unit` on one device with charged time `x`, exact when `tver` is
-/// the unit's current transfer version, else a lower bound (`c` alone, or `x` before more
-/// neighbours were placed).
+/// A charged time `x` as a heap key: the smaller pops first, compared as [`cmp_f`] does.
 #[derive(Debug, Clone, Copy)]
-struct Entry {
-    x: f64,
-    node: NodeIx,
+struct Smaller(f64);
+
+impl HeapKey for Smaller {
+    fn heap_cmp(&self, other: &Self) -> Ordering {
+        cmp_f(other.0, self.0)
+    }
+}
+
+/// What a queue entry refers to: unit `unit`, and the transfer version its `x` was
+/// computed at.
+#[derive(Debug, Clone, Copy)]
+struct Tag {
     unit: u32,
     tver: u32,
 }
 
+/// A queue entry: unit `data.unit` (lowest node `tie`) on one device with charged time
+/// `key.0` = `x`, exact when `data.tver` is the unit's current transfer version, else a
+/// lower bound (`c` alone, or `x` before more neighbours were placed). `BinaryHeap` pops
+/// the smallest `(x, node)` first.
+type Entry = MaxEntry<Smaller, NodeIx, Tag>;
+
 /// `tver` of an entry whose `x` is only the lower bound `c`.
 const BOUND: u32 = u32::MAX;
-
-impl PartialEq for Entry {
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == Ordering::Equal
-    }
-}
-impl Eq for Entry {}
-impl PartialOrd for Entry {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl Ord for Entry {
-    /// Reversed, so that `BinaryHeap` pops the smallest `(x, node)` first.
-    fn cmp(&self, other: &Self) -> Ordering {
-        cmp_f(other.x, self.x).then(other.node.cmp(&self.node))
-    }
-}
 
 /// The candidates of one pf class (the shared class, or one signature group) on every
 /// device: a static order by `(c, node)` per distinct cost column, consumed by a cursor per
@@ -665,10 +661,12 @@ impl<'m, 'p, 'a> Fast<'m, 'p, 'a> {
                     .clone()
                     .filter(|&u| !self.st.unit_placed[u as usize] && m.cost(u, d).is_finite())
                     .map(|u| Entry {
-                        x: m.cost(u, d),
-                        node: m.units.members[u as usize][0],
-                        unit: u,
-                        tver: if exact { self.tver[u as usize] } else { BOUND },
+                        key: Smaller(m.cost(u, d)),
+                        tie: m.units.members[u as usize][0],
+                        data: Tag {
+                            unit: u,
+                            tver: if exact { self.tver[u as usize] } else { BOUND },
+                        },
                     })
                     .collect();
                 // Ascending (x, node): Entry's order is reversed.
@@ -716,13 +714,13 @@ impl<'m, 'p, 'a> Fast<'m, 'p, 'a> {
                 (Some(a), Some(b)) if b > a => (b, true),
                 (Some(a), Some(_)) => (a, false),
             };
-            let u = top.unit;
+            let u = top.data.unit;
             let ui = u as usize;
             let grp = self.group_of[ui] as usize;
             let gone = self.st.unit_placed[ui]
                 || (s == 0 && grp != 0 && self.group_active[grp - 1])
                 || !m.feasible(&self.st, u, i);
-            let stale = !gone && top.tver != self.tver[ui];
+            let stale = !gone && top.data.tver != self.tver[ui];
             let steps = !gone && !stale && !zero && self.step && m.stepped(&self.st, u, i);
             if gone || stale || steps {
                 if in_order {
@@ -737,8 +735,11 @@ impl<'m, 'p, 'a> Fast<'m, 'p, 'a> {
             if stale {
                 let x = m.charged(&self.st, u, i);
                 let fresh = Entry {
-                    x,
-                    tver: self.tver[ui],
+                    key: Smaller(x),
+                    data: Tag {
+                        tver: self.tver[ui],
+                        ..top.data
+                    },
                     ..top
                 };
                 slot.heaps[iu][zero as usize].push(fresh);
@@ -749,7 +750,7 @@ impl<'m, 'p, 'a> Fast<'m, 'p, 'a> {
                 continue;
             }
             let pf = if s == 0 { 1 } else { self.pf(s - 1, i) };
-            return Some(m.score(&self.st, u, i, top.x, pf, zero, phi, gb));
+            return Some(m.score(&self.st, u, i, top.key.0, pf, zero, phi, gb));
         }
     }
 
