@@ -21,8 +21,9 @@
 //! - Without memory limits there is a single batch: every vertex goes to its fastest
 //!   allowed device, which under `cost / speed` is the same device for all.
 
-use super::mite::{assign, UNPLACED};
-use super::{no_device_error, Loads, Placement, Placer, PlacerInfo, Units};
+use super::{
+    assign, best_device, no_device_error, Loads, Placement, Placer, PlacerInfo, Units, UNPLACED,
+};
 use crate::analysis::total_rank;
 use crate::error::Result;
 use crate::model::cluster::DevIx;
@@ -51,17 +52,9 @@ pub(crate) fn least_time(
     base: impl Fn(DevIx) -> f64,
 ) -> Option<DevIx> {
     let members = &units.members[unit as usize];
-    let mut best: Option<(f64, DevIx)> = None;
-    for d in 0..problem.device_count() as DevIx {
-        if !loads.feasible(problem, units, unit, d) {
-            continue;
-        }
-        let t = base(d) + members.iter().map(|&m| problem.exec(m, d)).sum::<f64>();
-        if best.is_none_or(|(b, _)| t < b) {
-            best = Some((t, d));
-        }
-    }
-    best.map(|(_, d)| d)
+    best_device(problem, units, loads, unit, |d| {
+        base(d) + members.iter().map(|&m| problem.exec(m, d)).sum::<f64>()
+    })
 }
 
 /// Places, in `order`, every node not placed yet together with its colocation group, each

@@ -43,8 +43,7 @@
 //!   time `exec`, which also covers per-kind time tables.
 
 use super::batch_split::{least_time, place_in_order};
-use super::mite::{assign, UNPLACED};
-use super::{no_device_error, Loads, Placement, Placer, PlacerInfo, Units};
+use super::{assign, no_device_error, Loads, Placement, Placer, PlacerInfo, Units, UNPLACED};
 use crate::analysis::down_rank;
 use crate::error::Result;
 use crate::model::cluster::DevIx;

@@ -31,8 +31,10 @@
 //!   no memory or balance term in eq. 11: without memory limits every op follows its
 //!   predecessors onto the fastest device the sources chose.
 
-use super::mite::{assign, best_device, traffic_floor, UnitScores, TRAFFIC_FLOOR, UNPLACED};
-use super::{no_device_error, Loads, Placement, Placer, PlacerInfo, Units};
+use super::mite::{traffic_floor, UnitScores, TRAFFIC_FLOOR};
+use super::{
+    assign, best_device, no_device_error, Loads, Placement, Placer, PlacerInfo, Units, UNPLACED,
+};
 use crate::analysis::total_rank;
 use crate::error::Result;
 use crate::model::graph::NodeIx;
@@ -85,8 +87,10 @@ impl Placer for Dfs {
                     let members = &units.members[unit as usize];
                     scores.fill_exec(problem, members);
                     scores.fill_traffic(problem, members, &placement, floor);
-                    let d = best_device(problem, &units, &loads, unit, &scores, |d| {
-                        scores.traffic[d] * scores.exec[d]
+                    // Ties go to the smaller execution time score, then the lower index.
+                    let d = best_device(problem, &units, &loads, unit, |d| {
+                        let d = d as usize;
+                        (scores.traffic[d] * scores.exec[d], scores.exec[d])
                     })
                     .ok_or_else(|| no_device_error(INFO.name, problem, &units, unit))?;
                     assign(problem, &units, &mut loads, &mut placement, unit, d);

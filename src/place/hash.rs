@@ -14,7 +14,7 @@
 //!   different seeds are the paper's independent repetitions.
 //! - Units (colocation groups, then ungrouped nodes) are drawn in index order.
 
-use super::{no_device_error, Loads, Placement, Placer, PlacerInfo, Units};
+use super::{assign, no_device_error, Loads, Placement, Placer, PlacerInfo, Units};
 use crate::error::Result;
 use crate::model::cluster::DevIx;
 use crate::model::problem::Problem;
@@ -47,10 +47,7 @@ impl Placer for Hash {
                 k,
             )
             .ok_or_else(|| no_device_error(INFO.name, problem, &units, unit))?;
-            for &v in &units.members[unit as usize] {
-                placement[v as usize] = d;
-                loads.add(problem, v, d);
-            }
+            assign(problem, &units, &mut loads, &mut placement, unit, d);
         }
         Ok(placement)
     }

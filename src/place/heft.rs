@@ -37,7 +37,7 @@
 //! all). Worst case `O(V·(k·B + V/B))`; the pure insertion search it replaces is
 //! `O(V)` per device per op, `O(V²·k)` in all.
 
-use super::{no_device_error, Loads, Placement, Placer, PlacerInfo, Units};
+use super::{assign, no_device_error, Loads, Placement, Placer, PlacerInfo, Units};
 use crate::analysis::{heft_rank_u, topo_position};
 use crate::error::Result;
 use crate::model::cluster::DevIx;
@@ -124,10 +124,7 @@ pub fn heft_schedule(problem: &Problem) -> Result<HeftSchedule> {
         };
         if fixed.is_none() {
             unit_device[unit as usize] = Some(d);
-            for &m in &units.members[unit as usize] {
-                placement[m as usize] = d;
-                loads.add(problem, m, d);
-            }
+            assign(problem, &units, &mut loads, &mut placement, unit, d);
         }
         free[d as usize].occupy(slot, eft - slot.time);
         start[v as usize] = slot.time;

@@ -54,7 +54,9 @@
 //! - **Ties** (equal scores, e.g. two devices of the maximal speed for the top-ranked
 //!   vertex) go to the device with the smaller execution time, then the lower index.
 
-use super::{no_device_error, Loads, Placement, Placer, PlacerInfo, Units};
+use super::{
+    assign, best_device, no_device_error, Loads, Placement, Placer, PlacerInfo, Units, UNPLACED,
+};
 use crate::analysis::total_rank;
 use crate::error::{Error, Result};
 use crate::model::cluster::DevIx;
@@ -79,9 +81,6 @@ pub const INFO: PlacerInfo = PlacerInfo {
 };
 
 pub struct Mite;
-
-/// Marks a node that has no device yet.
-pub(crate) const UNPLACED: DevIx = DevIx::MAX;
 
 /// The traffic floor in time units: `traffic_floor x` the mean over nodes of their slowest
 /// allowed run time (a time scale of 1 when every run time is 0).
@@ -184,44 +183,6 @@ impl UnitScores {
     }
 }
 
-/// The feasible device with the least `score(d)`; ties go to the smaller execution time
-/// score, then the lower index. `None` when no device may take the unit.
-pub(crate) fn best_device(
-    problem: &Problem,
-    units: &Units,
-    loads: &Loads,
-    unit: u32,
-    scores: &UnitScores,
-    score: impl Fn(usize) -> f64,
-) -> Option<DevIx> {
-    let mut best: Option<(f64, f64, DevIx)> = None;
-    for d in 0..problem.device_count() {
-        if !loads.feasible(problem, units, unit, d as DevIx) {
-            continue;
-        }
-        let key = (score(d), scores.exec[d]);
-        if best.is_none_or(|(s, e, _)| key.0 < s || (key.0 == s && key.1 < e)) {
-            best = Some((key.0, key.1, d as DevIx));
-        }
-    }
-    best.map(|(_, _, d)| d)
-}
-
-/// Records every member of `unit` on `d`.
-pub(crate) fn assign(
-    problem: &Problem,
-    units: &Units,
-    loads: &mut Loads,
-    placement: &mut [DevIx],
-    unit: u32,
-    d: DevIx,
-) {
-    for &v in &units.members[unit as usize] {
-        placement[v as usize] = d;
-        loads.add(problem, v, d);
-    }
-}
-
 impl Placer for Mite {
     fn place(&self, problem: &Problem, params: &Params, _: &mut Rng) -> Result<Placement> {
         let floor = traffic_floor(INFO.name, problem, params)?;
@@ -256,7 +217,9 @@ impl Placer for Mite {
             } else {
                 0.0
             };
-            let d = best_device(problem, &units, &loads, unit, &scores, |d| {
+            // Ties go to the smaller execution time score, then the lower index.
+            let d = best_device(problem, &units, &loads, unit, |d| {
+                let d = d as usize;
                 let cap = devices[d].memory;
                 let used = loads.memory[d] + footprint;
                 let util = if cap.is_finite() && cap > 0.0 {
@@ -266,7 +229,10 @@ impl Placer for Mite {
                 };
                 let mem = 1.0 + util;
                 let imp = 1.0 - r * devices[d].speed / max_speed;
-                mem * imp * scores.traffic[d] * scores.exec[d]
+                (
+                    mem * imp * scores.traffic[d] * scores.exec[d],
+                    scores.exec[d],
+                )
             })
             .ok_or_else(|| no_device_error(INFO.name, problem, &units, unit))?;
             assign(problem, &units, &mut loads, &mut placement, unit, d);

@@ -6,8 +6,9 @@
 //! [`Problem::footprint`]s), or an error naming the constraint it could not meet;
 //! [`verify`] checks exactly that, and the scenario runner calls it on every placement.
 //!
-//! Shared helpers for placers live here: [`Units`] (colocation groups as placement units)
-//! and [`Loads`] (memory and compute already assigned to each device).
+//! Shared helpers for placers live here: [`Units`] (colocation groups as placement units),
+//! [`Loads`] (memory and compute already assigned to each device), `assign` (a unit onto a
+//! device) and `best_device` (the feasible device with the least key).
 
 use crate::error::{Error, Result};
 use crate::model::cluster::DevIx;
@@ -167,6 +168,47 @@ impl Loads {
     pub fn feasible(&self, problem: &Problem, units: &Units, unit: u32, d: DevIx) -> bool {
         units.allowed(problem, unit, d) && self.fits(d, units.footprint[unit as usize])
     }
+}
+
+/// Marks a node that has no device yet.
+pub(crate) const UNPLACED: DevIx = DevIx::MAX;
+
+/// Records every member of `unit` on `d`: its placement and its load.
+pub(crate) fn assign(
+    problem: &Problem,
+    units: &Units,
+    loads: &mut Loads,
+    placement: &mut [DevIx],
+    unit: u32,
+    d: DevIx,
+) {
+    for &v in &units.members[unit as usize] {
+        placement[v as usize] = d;
+        loads.add(problem, v, d);
+    }
+}
+
+/// The device with the least `key(d)` among those `unit` may go to ([`Loads::feasible`]:
+/// allowed there, memory left); ties go to the lower index. `None` when no device may
+/// take the unit. A tuple key compares field by field, so its later fields break ties.
+pub(crate) fn best_device<K: PartialOrd>(
+    problem: &Problem,
+    units: &Units,
+    loads: &Loads,
+    unit: u32,
+    mut key: impl FnMut(DevIx) -> K,
+) -> Option<DevIx> {
+    let mut best: Option<(K, DevIx)> = None;
+    for d in 0..problem.device_count() as DevIx {
+        if !loads.feasible(problem, units, unit, d) {
+            continue;
+        }
+        let k = key(d);
+        if best.as_ref().is_none_or(|(b, _)| k < *b) {
+            best = Some((k, d));
+        }
+    }
+    best.map(|(_, d)| d)
 }
 
 /// The error a placer returns when no device can take a unit.

@@ -16,7 +16,7 @@
 //! since TensorFlow's placer ignores memory but ours must honour it, a unit that does not
 //! fit moves on to the next device on the list (an error when none has room).
 
-use super::{no_device_error, Loads, Placement, Placer, PlacerInfo, Units};
+use super::{assign, no_device_error, Loads, Placement, Placer, PlacerInfo, Units};
 use crate::error::Result;
 use crate::model::cluster::DevIx;
 use crate::model::problem::Problem;
@@ -62,10 +62,7 @@ impl Placer for Single {
                 .copied()
                 .find(|&d| loads.feasible(problem, &units, unit, d))
                 .ok_or_else(|| no_device_error(INFO.name, problem, &units, unit))?;
-            for &v in &units.members[unit as usize] {
-                placement[v as usize] = d;
-                loads.add(problem, v, d);
-            }
+            assign(problem, &units, &mut loads, &mut placement, unit, d);
         }
         Ok(placement)
     }

@@ -120,7 +120,7 @@
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BinaryHeap};
 
-use super::{no_device_error, Loads, Placement, Placer, PlacerInfo, Units};
+use super::{assign, no_device_error, Loads, Placement, Placer, PlacerInfo, Units};
 use crate::error::{Error, Result};
 use crate::model::cluster::DevIx;
 use crate::model::graph::NodeIx;
@@ -442,10 +442,14 @@ impl<'p, 'a> Model<'p, 'a> {
         let i = c.dev as usize;
         st.benefit[i] += c.b;
         st.placed[i] += self.cost(c.unit, c.dev);
-        for &v in &self.units.members[c.unit as usize] {
-            st.dev[v as usize] = c.dev;
-            st.loads.add(self.problem, v, c.dev);
-        }
+        assign(
+            self.problem,
+            &self.units,
+            &mut st.loads,
+            &mut st.dev,
+            c.unit,
+            c.dev,
+        );
         st.unit_placed[c.unit as usize] = true;
     }
 

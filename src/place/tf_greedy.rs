@@ -37,7 +37,9 @@
 //!
 //! [`Graph::topo_order`]: crate::model::graph::Graph::topo_order
 
-use super::{no_device_error, Loads, Placement, Placer, PlacerInfo, Units};
+use super::{
+    assign, best_device, no_device_error, Loads, Placement, Placer, PlacerInfo, Units, UNPLACED,
+};
 use crate::error::Result;
 use crate::model::cluster::DevIx;
 use crate::model::graph::NodeIx;
@@ -53,8 +55,6 @@ pub const INFO: PlacerInfo = PlacerInfo {
 };
 
 pub struct TfGreedy;
-
-const UNPLACED: DevIx = DevIx::MAX;
 
 impl Placer for TfGreedy {
     fn place(&self, problem: &Problem, _: &Params, _: &mut Rng) -> Result<Placement> {
@@ -88,22 +88,13 @@ pub fn estimate(problem: &Problem) -> Result<(Placement, Vec<f64>)> {
         let unit = units.of[v as usize];
         let d = match unit_device[unit as usize] {
             UNPLACED => {
-                let mut best: Option<(f64, DevIx)> = None;
-                for d in 0..k as DevIx {
-                    if !loads.feasible(problem, &units, unit, d) {
-                        continue;
-                    }
-                    let t = finish_on(v, d, &placement, &finish, &free);
-                    if best.is_none_or(|(bt, _)| t < bt) {
-                        best = Some((t, d));
-                    }
-                }
-                let (_, d) =
-                    best.ok_or_else(|| no_device_error(INFO.name, problem, &units, unit))?;
+                let d = best_device(problem, &units, &loads, unit, |d| {
+                    finish_on(v, d, &placement, &finish, &free)
+                })
+                .ok_or_else(|| no_device_error(INFO.name, problem, &units, unit))?;
                 unit_device[unit as usize] = d;
-                for &m in &units.members[unit as usize] {
-                    loads.add(problem, m, d);
-                }
+                // Later members get the group's device now; only their times wait.
+                assign(problem, &units, &mut loads, &mut placement, unit, d);
                 d
             }
             d => d,
