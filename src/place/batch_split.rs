@@ -107,9 +107,9 @@ impl Placer for BatchSplit {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{cluster::Cluster, graph::Graph};
-    use crate::place::mite::fixture::{self, parse};
+    use crate::model::cluster::Cluster;
     use crate::place::verify;
+    use crate::testutil::{constrained, graph, parse};
 
     fn run(p: &Problem) -> Result<Placement> {
         BatchSplit.place(p, &Params::default(), &mut Rng::new(0))
@@ -145,11 +145,7 @@ mod tests {
 
     #[test]
     fn ties_go_to_the_lower_device_index() {
-        let g = Graph::from_json(
-            r#"{"nodes":[{"id":"a","cost":1},{"id":"b","cost":1}]}"#,
-            "g",
-        )
-        .unwrap();
+        let g = graph(r#"{"nodes":[{"id":"a","cost":1},{"id":"b","cost":1}]}"#);
         let c = Cluster::uniform(&[1.0, 3.0, 3.0], 1.0, 0.0);
         let p = Problem::new(&g, &c).unwrap();
         assert_eq!(run(&p).unwrap(), vec![1, 1]);
@@ -183,7 +179,7 @@ mod tests {
 
     #[test]
     fn honours_rules_groups_and_tight_memory() {
-        let (g, c) = fixture::constrained();
+        let (g, c) = constrained();
         let p = Problem::new(&g, &c).unwrap();
         let placement = run(&p).unwrap();
         verify(&p, &placement).unwrap();

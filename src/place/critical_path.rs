@@ -184,8 +184,8 @@ impl Placer for CriticalPath {
 mod tests {
     use super::*;
     use crate::model::{cluster::Cluster, graph::Graph};
-    use crate::place::mite::fixture::{self, parse};
     use crate::place::verify;
+    use crate::testutil::{constrained, graph, joined, parse};
 
     fn run(p: &Problem) -> Result<Placement> {
         CriticalPath.place(p, &Params::default(), &mut Rng::new(0))
@@ -194,27 +194,19 @@ mod tests {
     /// a(1) -> b(2) -> d(1), a -> c(5) -> d, and e(3) alone; `mem` gives a, c, d's mem and
     /// `extra` extra node fields for c and e.
     fn diamond(mem: [f64; 3], c_extra: &str, e_extra: &str) -> Graph {
-        Graph::from_json(
-            &format!(
-                r#"{{"nodes":[{{"id":"a","cost":1,"mem":{}}},{{"id":"b","cost":2}},{{"id":"c","cost":5,"mem":{}{c_extra}}},
+        graph(&format!(
+            r#"{{"nodes":[{{"id":"a","cost":1,"mem":{}}},{{"id":"b","cost":2}},{{"id":"c","cost":5,"mem":{}{c_extra}}},
                              {{"id":"d","cost":1,"mem":{}}},{{"id":"e","cost":3{e_extra}}}],
                     "edges":[{{"src":"a","dst":"b"}},{{"src":"a","dst":"c"}},{{"src":"b","dst":"d"}},{{"src":"c","dst":"d"}}]}}"#,
-                mem[0], mem[1], mem[2]
-            ),
-            "g",
-        )
-        .unwrap()
+            mem[0], mem[1], mem[2]
+        ))
     }
 
     fn cluster(memory: [&str; 3]) -> Cluster {
-        Cluster::from_json(
-            &format!(
-                r#"{{"devices":[{{"id":"d0","speed":1{}}},{{"id":"d1","speed":4{}}},{{"id":"d2","speed":2{}}}],"bandwidth":1}}"#,
-                memory[0], memory[1], memory[2]
-            ),
-            "c",
-        )
-        .unwrap()
+        crate::testutil::cluster(&format!(
+            r#"{{"devices":[{{"id":"d0","speed":1{}}},{{"id":"d1","speed":4{}}},{{"id":"d2","speed":2{}}}],"bandwidth":1}}"#,
+            memory[0], memory[1], memory[2]
+        ))
     }
 
     #[test]
@@ -316,7 +308,7 @@ mod tests {
                     }
                 }
             }
-            let g = fixture::joined(&nodes, &edges);
+            let g = joined(&nodes, &edges);
             let c = Cluster::uniform(&[1.0], 1.0, 0.0);
             let p = Problem::new(&g, &c).unwrap();
             let path = critical_path(&p);
@@ -344,7 +336,7 @@ mod tests {
 
     #[test]
     fn honours_rules_groups_and_tight_memory() {
-        let (g, c) = fixture::constrained();
+        let (g, c) = constrained();
         let p = Problem::new(&g, &c).unwrap();
         let placement = run(&p).unwrap();
         verify(&p, &placement).unwrap();

@@ -111,8 +111,8 @@ impl Placer for Dfs {
 mod tests {
     use super::*;
     use crate::model::{cluster::Cluster, graph::Graph};
-    use crate::place::mite::fixture::{self, parse};
     use crate::place::verify;
+    use crate::testutil::{cluster, constrained, graph, joined, parse};
 
     fn run(p: &Problem) -> Result<Placement> {
         Dfs.place(p, &Params::defaults(INFO.params), &mut Rng::new(0))
@@ -147,23 +147,17 @@ mod tests {
 
     /// Source s feeds x and y; the fast device d1 has room for s and one child.
     fn fork(x_cost: f64, y_cost: f64) -> Graph {
-        Graph::from_json(
-            &format!(
-                r#"{{"nodes":[{{"id":"s","cost":1,"mem":1}},{{"id":"x","cost":{x_cost},"mem":1}},{{"id":"y","cost":{y_cost},"mem":1}}],
+        graph(&format!(
+            r#"{{"nodes":[{{"id":"s","cost":1,"mem":1}},{{"id":"x","cost":{x_cost},"mem":1}},{{"id":"y","cost":{y_cost},"mem":1}}],
                     "edges":[{{"src":"s","dst":"x"}},{{"src":"s","dst":"y"}}]}}"#
-            ),
-            "g",
-        )
-        .unwrap()
+        ))
     }
 
     #[test]
     fn children_in_descending_total_rank() {
-        let c = Cluster::from_json(
+        let c = cluster(
             r#"{"devices":[{"id":"d0","speed":1},{"id":"d1","speed":4,"memory":2}],"bandwidth":1}"#,
-            "c",
-        )
-        .unwrap();
+        );
         // y has the higher rank: visited before x, it takes d1's last byte.
         let g = fork(1.0, 5.0);
         let p = Problem::new(&g, &c).unwrap();
@@ -200,7 +194,7 @@ mod tests {
         let edges: Vec<String> = (1..n)
             .map(|i| format!(r#"{{"src":"n{}","dst":"n{i}","bytes":1}}"#, i - 1))
             .collect();
-        let g = fixture::joined(&nodes, &edges);
+        let g = joined(&nodes, &edges);
         let c = Cluster::uniform(&[1.0, 2.0], 1.0, 0.0);
         let p = Problem::new(&g, &c).unwrap();
         let placement = run(&p).unwrap();
@@ -215,7 +209,7 @@ mod tests {
 
     #[test]
     fn honours_rules_groups_and_tight_memory() {
-        let (g, c) = fixture::constrained();
+        let (g, c) = constrained();
         let p = Problem::new(&g, &c).unwrap();
         let placement = run(&p).unwrap();
         verify(&p, &placement).unwrap();

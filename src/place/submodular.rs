@@ -856,6 +856,7 @@ mod tests {
     use crate::model::{cluster::Cluster, graph::Graph};
     use crate::place::verify;
     use crate::sim::{simulate, LinkModel, SimOptions};
+    use crate::testutil::{carbonari_appendix, cluster, graph, joined};
 
     /// One round of the plain greedy: every candidate, `f(S)` before it, the choice.
     struct Round {
@@ -932,17 +933,6 @@ mod tests {
         let mut t = Vec::new();
         let r = Fast::new(m).run(Some(&mut t));
         (r, t)
-    }
-
-    fn appendix() -> (Graph, Cluster) {
-        (
-            Graph::from_json(include_str!("../../graphs/carbonari_appendix.json"), "g").unwrap(),
-            Cluster::from_json(
-                include_str!("../../graphs/carbonari_appendix_cluster.json"),
-                "c",
-            )
-            .unwrap(),
-        )
     }
 
     fn makespan(p: &Problem, placement: &[DevIx]) -> f64 {
@@ -1043,7 +1033,7 @@ mod tests {
 
     #[test]
     fn appendix_walk_through_round_by_round() {
-        let (g, c) = appendix();
+        let (g, c) = carbonari_appendix();
         let p = Problem::new(&g, &c).unwrap();
         let m = model(&p, false, &Params::defaults(PARAMS));
         let mut rounds = Vec::new();
@@ -1140,7 +1130,7 @@ mod tests {
     /// the GPU, node3 9-10 on CPU1 with node4 9-11 on the GPU, node5 11-16: makespan 16.
     #[test]
     fn appendix_graph_improved_by_hand() {
-        let (g, c) = appendix();
+        let (g, c) = carbonari_appendix();
         let p = Problem::new(&g, &c).unwrap();
         let m = model(&p, true, &Params::defaults(PARAMS));
         let mut rounds = Vec::new();
@@ -1172,7 +1162,7 @@ mod tests {
     /// CPU1 (placed 1) 2 - (4 + 1)/100 = 1.95 (the printed sign would give 1.97).
     #[test]
     fn improved_benefit_falls_as_the_device_fills() {
-        let (g, c) = appendix();
+        let (g, c) = carbonari_appendix();
         let p = Problem::new(&g, &c).unwrap();
         let m = model(&p, true, &Params::defaults(PARAMS));
         let mut rounds = Vec::new();
@@ -1191,13 +1181,9 @@ mod tests {
     }
 
     fn two_devices(extra: &str) -> Cluster {
-        Cluster::from_json(
-            &format!(
-                r#"{{"devices":[{{"id":"d0","speed":1{extra}}},{{"id":"d1","speed":1{extra}}}],"bandwidth":1}}"#
-            ),
-            "c",
-        )
-        .unwrap()
+        cluster(&format!(
+            r#"{{"devices":[{{"id":"d0","speed":1{extra}}},{{"id":"d1","speed":1{extra}}}],"bandwidth":1}}"#
+        ))
     }
 
     /// Parallel = same non-empty predecessor set in the full graph.
@@ -1205,14 +1191,12 @@ mod tests {
     /// not parallel); sources r, a, b are not parallel to each other.
     #[test]
     fn parallel_means_same_predecessors() {
-        let g = Graph::from_json(
+        let g = graph(
             r#"{"nodes":[{"id":"r","cost":1},{"id":"p","cost":1},{"id":"x","cost":1},{"id":"y","cost":1},
                          {"id":"a","cost":1},{"id":"b","cost":1},{"id":"q","cost":1},{"id":"z","cost":1}],
                 "edges":[{"src":"r","dst":"p"},{"src":"p","dst":"x"},{"src":"p","dst":"y"},{"src":"p","dst":"y"},
                          {"src":"a","dst":"q"},{"src":"a","dst":"z"},{"src":"b","dst":"z"}]}"#,
-            "g",
-        )
-        .unwrap();
+        );
         let c = two_devices("");
         let p = Problem::new(&g, &c).unwrap();
         let (class, count) = parallel_classes(&p);
@@ -1230,12 +1214,10 @@ mod tests {
     /// We check pf directly on the state after placing x on d0 by hand.
     #[test]
     fn pf_counts_from_one() {
-        let g = Graph::from_json(
+        let g = graph(
             r#"{"nodes":[{"id":"p","cost":1},{"id":"x","cost":1},{"id":"y","cost":1}],
                 "edges":[{"src":"p","dst":"x"},{"src":"p","dst":"y"}]}"#,
-            "g",
-        )
-        .unwrap();
+        );
         let c = two_devices("");
         let p = Problem::new(&g, &c).unwrap();
         let m = model(&p, false, &Params::defaults(PARAMS));
@@ -1260,11 +1242,7 @@ mod tests {
     /// device (d0), then lowest node (a). Round 2: b on d1 (sqrt(1.99)) beats b on d0.
     #[test]
     fn ties_go_to_lowest_device_then_node() {
-        let g = Graph::from_json(
-            r#"{"nodes":[{"id":"a","cost":1},{"id":"b","cost":1}]}"#,
-            "g",
-        )
-        .unwrap();
+        let g = graph(r#"{"nodes":[{"id":"a","cost":1},{"id":"b","cost":1}]}"#);
         let c = two_devices("");
         let p = Problem::new(&g, &c).unwrap();
         for improved in [false, true] {
@@ -1280,11 +1258,7 @@ mod tests {
     #[test]
     fn cap_is_a_constraint() {
         let c = two_devices("");
-        let g = Graph::from_json(
-            r#"{"nodes":[{"id":"a","cost":3},{"id":"b","cost":3},{"id":"c","cost":3}]}"#,
-            "g",
-        )
-        .unwrap();
+        let g = graph(r#"{"nodes":[{"id":"a","cost":3},{"id":"b","cost":3},{"id":"c","cost":3}]}"#);
         let p = Problem::new(&g, &c).unwrap();
         let params = Params::defaults(PARAMS).with("cap", 5.0);
         let e = Submodular { improved: false }
@@ -1292,11 +1266,7 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("node 'c'") && e.contains("cap = 5"), "{e}");
-        let g2 = Graph::from_json(
-            r#"{"nodes":[{"id":"a","cost":3},{"id":"b","cost":3}]}"#,
-            "g",
-        )
-        .unwrap();
+        let g2 = graph(r#"{"nodes":[{"id":"a","cost":3},{"id":"b","cost":3}]}"#);
         let p2 = Problem::new(&g2, &c).unwrap();
         let placement = Submodular { improved: true }
             .place(&p2, &params, &mut Rng::new(0))
@@ -1319,16 +1289,12 @@ mod tests {
     /// group on d1 has b = 2 - 4/100 = 1.96 -> b on d0. Round 2: the group on d1.
     #[test]
     fn groups_are_one_element() {
-        let c = Cluster::from_json(
+        let c = cluster(
             r#"{"devices":[{"id":"d0","speed":1,"memory":5},{"id":"d1","speed":1}],"bandwidth":1}"#,
-            "c",
-        )
-        .unwrap();
-        let g = Graph::from_json(
+        );
+        let g = graph(
             r#"{"nodes":[{"id":"a","cost":2,"mem":3,"colocate":"w"},{"id":"b","cost":1},{"id":"c","cost":2,"mem":3,"colocate":"w"}]}"#,
-            "g",
-        )
-        .unwrap();
+        );
         let p = Problem::new(&g, &c).unwrap();
         for improved in [false, true] {
             let m = model(&p, improved, &Params::defaults(PARAMS));
@@ -1339,11 +1305,7 @@ mod tests {
             assert_eq!(t[1].0.node, 0);
             verify(&p, &placement).unwrap();
         }
-        let tiny = Cluster::from_json(
-            r#"{"devices":[{"id":"d0","speed":1,"memory":5}],"bandwidth":1}"#,
-            "c",
-        )
-        .unwrap();
+        let tiny = cluster(r#"{"devices":[{"id":"d0","speed":1,"memory":5}],"bandwidth":1}"#);
         let p = Problem::new(&g, &tiny).unwrap();
         let e = Submodular { improved: false }
             .place(&p, &Params::defaults(PARAMS), &mut Rng::new(0))
@@ -1359,15 +1321,13 @@ mod tests {
     /// there, so it goes to d1 (b = 1.1).
     #[test]
     fn memory_step_moves_nodes_off_full_devices() {
-        let c = Cluster::from_json(
+        let c = cluster(
             r#"{"devices":[{"id":"d0","kind":"fast","speed":1,"memory":20},{"id":"d1","kind":"slow","speed":1,"memory":20}],"bandwidth":1}"#,
-            "c",
-        )
-        .unwrap();
+        );
         let nodes: Vec<String> = (0..3)
             .map(|i| format!(r#"{{"id":"n{i}","time":{{"fast":1,"slow":9}},"mem":4}}"#))
             .collect();
-        let g = Graph::from_json(&format!(r#"{{"nodes":[{}]}}"#, nodes.join(",")), "g").unwrap();
+        let g = joined(&nodes, &[]);
         let p = Problem::new(&g, &c).unwrap();
         let base = Params::defaults(PARAMS).with("g", 1.0).with("cap", 10.0);
         for improved in [false, true] {
@@ -1390,11 +1350,9 @@ mod tests {
     #[test]
     fn transfer_term_keeps_neighbours_together() {
         let c = two_devices("");
-        let g = Graph::from_json(
+        let g = graph(
             r#"{"nodes":[{"id":"a","cost":1},{"id":"b","cost":1}],"edges":[{"src":"a","dst":"b","bytes":5}]}"#,
-            "g",
-        )
-        .unwrap();
+        );
         let p = Problem::new(&g, &c).unwrap();
         let run = |p: &Problem, w: f64| {
             let params = Params::defaults(PARAMS)
@@ -1408,11 +1366,9 @@ mod tests {
         assert_eq!(run(&p, 0.0), vec![0, 1]);
         assert_eq!(run(&p, 3.0), vec![0, 1]);
         assert_eq!(run(&p, 4.0), vec![0, 0]);
-        let g2 = Graph::from_json(
+        let g2 = graph(
             r#"{"nodes":[{"id":"a","cost":2},{"id":"b","cost":1}],"edges":[{"src":"a","dst":"b","bytes":5}]}"#,
-            "g",
-        )
-        .unwrap();
+        );
         let p2 = Problem::new(&g2, &c).unwrap();
         assert_eq!(run(&p2, 0.0), vec![1, 0]);
         assert_eq!(run(&p2, 4.0), vec![0, 0]);
@@ -1489,25 +1445,13 @@ mod tests {
                 )
             })
             .collect();
-        let g = Graph::from_json(
-            &format!(
-                r#"{{"nodes":[{}],"edges":[{}]}}"#,
-                nodes.join(","),
-                edges.join(",")
-            ),
-            "g",
-        )
-        .unwrap();
-        let c = Cluster::from_json(
-            &format!(
-                r#"{{"devices":[{}],"bandwidth":{},"latency":{}}}"#,
-                devices.join(","),
-                1 + rng.below(3),
-                rng.below(2)
-            ),
-            "c",
-        )
-        .unwrap();
+        let g = joined(&nodes, &edges);
+        let c = cluster(&format!(
+            r#"{{"devices":[{}],"bandwidth":{},"latency":{}}}"#,
+            devices.join(","),
+            1 + rng.below(3),
+            rng.below(2)
+        ));
         (g, c)
     }
 
@@ -1647,14 +1591,10 @@ mod speed {
                 }
             })
             .collect();
-        Cluster::from_json(
-            &format!(
-                r#"{{"devices":[{}],"bandwidth":1.2e10,"latency":1e-5,"kinds":{{"gpu":{{"op_speed":{{"Conv2D":5}}}}}}}}"#,
-                devs.join(",")
-            ),
-            "c",
-        )
-        .unwrap()
+        crate::testutil::cluster(&format!(
+            r#"{{"devices":[{}],"bandwidth":1.2e10,"latency":1e-5,"kinds":{{"gpu":{{"op_speed":{{"Conv2D":5}}}}}}}}"#,
+            devs.join(",")
+        ))
     }
 
     /// Fastest of several runs (the machine is shared).

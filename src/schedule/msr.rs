@@ -440,6 +440,7 @@ mod tests {
     use super::*;
     use crate::model::{cluster::Cluster, graph::Graph};
     use crate::sim::{simulate, LinkModel, SimOptions};
+    use crate::testutil::{graph, joined};
     use crate::transfer::fifo::FifoLinks;
 
     fn msr(alpha: f64, beta: f64, gamma: f64, delta: f64) -> Msr {
@@ -493,14 +494,12 @@ mod tests {
     /// With d1 idle: a (9) first, then b and c tie at 8 -> b (lower index).
     /// With d1 busy: a = 4, b = 8, c = 3 -> b, a, c.
     fn case() -> (Graph, Cluster, Vec<DevIx>) {
-        let g = Graph::from_json(
+        let g = graph(
             r#"{"nodes":[{"id":"a","cost":1},{"id":"b","cost":1},{"id":"c","cost":1},
                          {"id":"x","cost":1},{"id":"y","cost":1},{"id":"z","cost":1},{"id":"z2","cost":1}],
                 "edges":[{"src":"a","dst":"x"},{"src":"a","dst":"y"},{"src":"b","dst":"y"},
                          {"src":"b","dst":"z","tensor":"t1"},{"src":"b","dst":"z","tensor":"t2"},{"src":"c","dst":"z2"}]}"#,
-            "g",
-        )
-        .unwrap();
+        );
         let c = Cluster::uniform(&[1.0, 1.0], 1.0, 0.0);
         (g, c, vec![0, 0, 0, 1, 0, 0, 1])
     }
@@ -577,15 +576,7 @@ mod tests {
                     }
                 }
             }
-            let g = Graph::from_json(
-                &format!(
-                    r#"{{"nodes":[{}],"edges":[{}]}}"#,
-                    nodes.join(","),
-                    edges.join(",")
-                ),
-                "g",
-            )
-            .unwrap();
+            let g = joined(&nodes, &edges);
             let c = Cluster::uniform(&vec![1.0; k], 1.0, 0.0);
             let p = Problem::new(&g, &c).unwrap();
             let placement: Vec<DevIx> = (0..n).map(|_| rng.below(k as u64) as DevIx).collect();
@@ -668,15 +659,7 @@ mod tests {
                     ));
                 }
             }
-            let g = Graph::from_json(
-                &format!(
-                    r#"{{"nodes":[{}],"edges":[{}]}}"#,
-                    nodes.join(","),
-                    edges.join(",")
-                ),
-                "g",
-            )
-            .unwrap();
+            let g = joined(&nodes, &edges);
             let c = Cluster::uniform(&[1.0, 2.0, 3.0, 4.0], 2.0, 0.5);
             let p = Problem::new(&g, &c).unwrap();
             let placement: Vec<DevIx> = (0..n).map(|_| rng.below(4) as DevIx).collect();
