@@ -2,7 +2,9 @@
 //! graphs and clusters from JSON snippets, and the worked examples several strategies
 //! are checked against.
 
-use crate::model::{cluster::Cluster, graph::Graph};
+use crate::model::cluster::{Cluster, DevIx};
+use crate::model::graph::Graph;
+use crate::model::problem::Problem;
 
 /// Parses a test graph (named "g").
 pub fn graph(json: &str) -> Graph {
@@ -26,6 +28,23 @@ pub fn joined(nodes: &[String], edges: &[String]) -> Graph {
         nodes.join(","),
         edges.join(",")
     ))
+}
+
+/// Asserts that in a recorded run (`ops[v]` = start and finish of op `v` under
+/// `placement`) every op starts no earlier than each input arrives: its producer's finish
+/// plus the edge's transfer time, give or take `slack`. `what` names the run on failure.
+pub fn assert_inputs_arrive(
+    p: &Problem,
+    placement: &[DevIx],
+    ops: &[(f64, f64)],
+    slack: f64,
+    what: &str,
+) {
+    for (e, edge) in p.graph.edges.iter().enumerate() {
+        let (u, v) = (edge.src as usize, edge.dst as usize);
+        let moved = p.edge_transfer_time(e as u32, placement[u], placement[v]);
+        assert!(ops[u].1 + moved <= ops[v].0 + slack, "{what}: edge {e}");
+    }
 }
 
 /// The example of Topcuoglu, Hariri, Wu 2002 (Fig. 2 and its cost table): 10 tasks,

@@ -284,3 +284,43 @@ pub fn verify(problem: &Problem, placement: &[DevIx]) -> Result<()> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testutil::{cluster, parse};
+
+    /// Node a (mem 5) on four devices; d1 has 4 bytes of memory, so it is not feasible.
+    /// Keys by device: d0 2, d1 1 (infeasible), d2 2, d3 3.
+    /// - `key` alone: d0 and d2 tie at 2 -> the lower index, d0.
+    /// - `(key, second)` with second d0 7, d2 6: the tie breaks on the second field -> d2.
+    /// - `assign` records the unit's members and their loads.
+    #[test]
+    fn best_device_skips_infeasible_and_breaks_ties() {
+        let (g, c) = parse(
+            r#"{"nodes":[{"id":"a","cost":1,"mem":5}]}"#,
+            r#"{"devices":[{"id":"d0","speed":1},{"id":"d1","speed":1,"memory":4},
+                           {"id":"d2","speed":2},{"id":"d3","speed":1}],"bandwidth":1}"#,
+        );
+        let p = Problem::new(&g, &c).unwrap();
+        let units = Units::new(&p);
+        let mut loads = Loads::new(&p);
+        let key = [2.0, 1.0, 2.0, 3.0];
+        let second = [7.0, 0.0, 6.0, 0.0];
+        let by_key = best_device(&p, &units, &loads, 0, |d| key[d as usize]);
+        assert_eq!(by_key, Some(0));
+        let by_pair = best_device(&p, &units, &loads, 0, |d| {
+            (key[d as usize], second[d as usize])
+        });
+        assert_eq!(by_pair, Some(2));
+        let mut placement = vec![UNPLACED; 1];
+        assign(&p, &units, &mut loads, &mut placement, 0, 2);
+        assert_eq!(placement, vec![2]);
+        assert_eq!((loads.memory[2], loads.busy[2]), (5.0, 0.5));
+        // No device with room: None.
+        let none = cluster(r#"{"devices":[{"id":"d0","speed":1,"memory":1}],"bandwidth":1}"#);
+        let p = Problem::new(&g, &none).unwrap();
+        let loads = Loads::new(&p);
+        assert_eq!(best_device(&p, &units, &loads, 0, |_| 0.0), None);
+    }
+}

@@ -61,7 +61,7 @@ mod tests {
     use crate::model::cluster::Cluster;
     use crate::place::heft::heft_schedule;
     use crate::sim::{simulate, LinkModel, SimOptions};
-    use crate::testutil::{graph, topcuoglu};
+    use crate::testutil::{assert_inputs_arrive, graph, topcuoglu};
     use crate::transfer::fifo::FifoLinks;
 
     /// Five ops, everything on d0 of two devices (speeds 1, 1; bandwidth 1; latency 0):
@@ -118,11 +118,7 @@ mod tests {
                 },
             );
             let ops = r.trace.unwrap().ops;
-            for (e, edge) in g.edges.iter().enumerate() {
-                let (u, v) = (edge.src as usize, edge.dst as usize);
-                let moved = p.edge_transfer_time(e as u32, plan.placement[u], plan.placement[v]);
-                assert!(ops[u].1 + moved <= ops[v].0, "edge {e} under {links:?}");
-            }
+            assert_inputs_arrive(&p, &plan.placement, &ops, 0.0, &format!("{links:?}"));
             // Under parallel links the plan's timing is reproduced exactly here.
             if links == LinkModel::Parallel {
                 assert_eq!(r.makespan, 80.0);

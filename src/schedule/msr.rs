@@ -440,7 +440,7 @@ mod tests {
     use super::*;
     use crate::model::{cluster::Cluster, graph::Graph};
     use crate::sim::{simulate, LinkModel, SimOptions};
-    use crate::testutil::{graph, joined};
+    use crate::testutil::{assert_inputs_arrive, graph, joined};
     use crate::transfer::fifo::FifoLinks;
 
     fn msr(alpha: f64, beta: f64, gamma: f64, delta: f64) -> Msr {
@@ -679,15 +679,7 @@ mod tests {
                     },
                 );
                 let ops = r.trace.unwrap().ops;
-                for (e, edge) in g.edges.iter().enumerate() {
-                    let (u, v) = (edge.src as usize, edge.dst as usize);
-                    let moved = p.edge_transfer_time(e as u32, placement[u], placement[v]);
-                    assert!(
-                        ops[u].1 + moved <= ops[v].0 + 1e-9,
-                        "{} edge {e}",
-                        info.name
-                    );
-                }
+                assert_inputs_arrive(&p, &placement, &ops, 1e-9, info.name);
                 for d in 0..4 {
                     let mut mine: Vec<(f64, f64)> = (0..n)
                         .filter(|&v| placement[v] == d)
