@@ -43,7 +43,9 @@
 //!   time `exec`, which also covers per-kind time tables.
 
 use super::batch_split::{least_time, place_in_order};
-use super::{assign, no_device_error, Loads, Placement, Placer, PlacerInfo, Units, UNPLACED};
+use super::{
+    assign, no_device_error, slowest_exec, Loads, Placement, Placer, PlacerInfo, Units, UNPLACED,
+};
 use crate::analysis::down_rank;
 use crate::error::Result;
 use crate::model::cluster::DevIx;
@@ -117,13 +119,8 @@ impl Placer for CriticalPath {
         // Devices ranked by the path's run time on them.
         let mut key = vec![0.0; k];
         for &v in &path {
-            let row = problem.exec_row(v);
-            let slowest = row
-                .iter()
-                .copied()
-                .filter(|t| t.is_finite())
-                .fold(0.0, f64::max);
-            for (s, &t) in key.iter_mut().zip(row) {
+            let slowest = slowest_exec(problem, v);
+            for (s, &t) in key.iter_mut().zip(problem.exec_row(v)) {
                 *s += if t.is_finite() { t } else { slowest };
             }
         }

@@ -55,7 +55,8 @@
 //!   vertex) go to the device with the smaller execution time, then the lower index.
 
 use super::{
-    assign, best_device, no_device_error, Loads, Placement, Placer, PlacerInfo, Units, UNPLACED,
+    assign, best_device, no_device_error, slowest_exec, Loads, Placement, Placer, PlacerInfo,
+    Units, UNPLACED,
 };
 use crate::analysis::total_rank;
 use crate::error::{Error, Result};
@@ -93,19 +94,9 @@ pub(crate) fn traffic_floor(placer: &str, problem: &Problem, params: &Params) ->
         ));
     }
     let n = problem.node_count();
-    let total: f64 = (0..n as NodeIx).map(|v| max_exec(problem, v)).sum();
+    let total: f64 = (0..n as NodeIx).map(|v| slowest_exec(problem, v)).sum();
     let scale = total / n as f64;
     Ok(f * if scale > 0.0 { scale } else { 1.0 })
-}
-
-/// Slowest run time of `v` over the devices it may use.
-fn max_exec(problem: &Problem, v: NodeIx) -> f64 {
-    problem
-        .exec_row(v)
-        .iter()
-        .copied()
-        .filter(|t| t.is_finite())
-        .fold(0.0, f64::max)
 }
 
 /// The per-device traffic and execution-time scores of one placement unit (a node or a

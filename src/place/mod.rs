@@ -170,6 +170,16 @@ impl Loads {
     }
 }
 
+/// Slowest run time of `v` over the devices it may use (0 when it may use none).
+pub(crate) fn slowest_exec(problem: &Problem, v: NodeIx) -> f64 {
+    problem
+        .exec_row(v)
+        .iter()
+        .copied()
+        .filter(|t| t.is_finite())
+        .fold(0.0, f64::max)
+}
+
 /// Marks a node that has no device yet.
 pub(crate) const UNPLACED: DevIx = DevIx::MAX;
 
