@@ -20,6 +20,7 @@
 //! - [`sim`]: the discrete-event simulator; it knows no strategy.
 //! - [`compare`]: runs a scenario; the one entry point of the CLI and the wasm adapter.
 //! - [`report`]: text tables, Chrome trace events, timeline data.
+//! - [`util`]: building blocks shared by placers and schedulers (heap entries).
 //! - [`share`]: the scenario as a URL fragment (the page's shareable links).
 
 pub mod analysis;
@@ -35,6 +36,10 @@ pub mod schedule;
 pub mod share;
 pub mod sim;
 pub mod transfer;
+pub mod util;
+
+#[cfg(test)]
+mod testutil;
 
 #[cfg(target_arch = "wasm32")]
 mod wasm;

@@ -161,17 +161,16 @@ pub fn lower_bound(problem: &Problem) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{cluster::Cluster, graph::Graph};
+    use crate::model::cluster::Cluster;
+    use crate::testutil::graph;
 
     #[test]
     fn ranks_and_bounds_on_a_diamond() {
         // a(1) -> b(2), a -> c(5), b -> d(1), c -> d
-        let g = Graph::from_json(
+        let g = graph(
             r#"{"nodes":[{"id":"a","cost":1},{"id":"b","cost":2},{"id":"c","cost":5},{"id":"d","cost":1}],
                 "edges":[{"src":"a","dst":"b"},{"src":"a","dst":"c"},{"src":"b","dst":"d"},{"src":"c","dst":"d"}]}"#,
-            "g",
-        )
-        .unwrap();
+        );
         let c = Cluster::uniform(&[1.0, 2.0], 1.0, 0.0);
         let p = Problem::new(&g, &c).unwrap();
         assert_eq!(up_rank(&p), vec![7.0, 3.0, 6.0, 1.0]);

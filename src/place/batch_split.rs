@@ -21,8 +21,9 @@
 //! - Without memory limits there is a single batch: every vertex goes to its fastest
 //!   allowed device, which under `cost / speed` is the same device for all.
 
-use super::mite::{assign, UNPLACED};
-use super::{no_device_error, Loads, Placement, Placer, PlacerInfo, Units};
+use super::{
+    assign, best_device, no_device_error, Loads, Placement, Placer, PlacerInfo, Units, UNPLACED,
+};
 use crate::analysis::total_rank;
 use crate::error::Result;
 use crate::model::cluster::DevIx;
@@ -51,17 +52,9 @@ pub(crate) fn least_time(
     base: impl Fn(DevIx) -> f64,
 ) -> Option<DevIx> {
     let members = &units.members[unit as usize];
-    let mut best: Option<(f64, DevIx)> = None;
-    for d in 0..problem.device_count() as DevIx {
-        if !loads.feasible(problem, units, unit, d) {
-            continue;
-        }
-        let t = base(d) + members.iter().map(|&m| problem.exec(m, d)).sum::<f64>();
-        if best.is_none_or(|(b, _)| t < b) {
-            best = Some((t, d));
-        }
-    }
-    best.map(|(_, d)| d)
+    best_device(problem, units, loads, unit, |d| {
+        base(d) + members.iter().map(|&m| problem.exec(m, d)).sum::<f64>()
+    })
 }
 
 /// Places, in `order`, every node not placed yet together with its colocation group, each
@@ -114,9 +107,9 @@ impl Placer for BatchSplit {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{cluster::Cluster, graph::Graph};
-    use crate::place::mite::fixture::{self, parse};
+    use crate::model::cluster::Cluster;
     use crate::place::verify;
+    use crate::testutil::{constrained, graph, parse};
 
     fn run(p: &Problem) -> Result<Placement> {
         BatchSplit.place(p, &Params::default(), &mut Rng::new(0))
@@ -152,11 +145,7 @@ mod tests {
 
     #[test]
     fn ties_go_to_the_lower_device_index() {
-        let g = Graph::from_json(
-            r#"{"nodes":[{"id":"a","cost":1},{"id":"b","cost":1}]}"#,
-            "g",
-        )
-        .unwrap();
+        let g = graph(r#"{"nodes":[{"id":"a","cost":1},{"id":"b","cost":1}]}"#);
         let c = Cluster::uniform(&[1.0, 3.0, 3.0], 1.0, 0.0);
         let p = Problem::new(&g, &c).unwrap();
         assert_eq!(run(&p).unwrap(), vec![1, 1]);
@@ -190,7 +179,7 @@ mod tests {
 
     #[test]
     fn honours_rules_groups_and_tight_memory() {
-        let (g, c) = fixture::constrained();
+        let (g, c) = constrained();
         let p = Problem::new(&g, &c).unwrap();
         let placement = run(&p).unwrap();
         verify(&p, &placement).unwrap();

@@ -43,8 +43,9 @@
 //!   time `exec`, which also covers per-kind time tables.
 
 use super::batch_split::{least_time, place_in_order};
-use super::mite::{assign, UNPLACED};
-use super::{no_device_error, Loads, Placement, Placer, PlacerInfo, Units};
+use super::{
+    assign, no_device_error, slowest_exec, Loads, Placement, Placer, PlacerInfo, Units, UNPLACED,
+};
 use crate::analysis::down_rank;
 use crate::error::Result;
 use crate::model::cluster::DevIx;
@@ -118,13 +119,8 @@ impl Placer for CriticalPath {
         // Devices ranked by the path's run time on them.
         let mut key = vec![0.0; k];
         for &v in &path {
-            let row = problem.exec_row(v);
-            let slowest = row
-                .iter()
-                .copied()
-                .filter(|t| t.is_finite())
-                .fold(0.0, f64::max);
-            for (s, &t) in key.iter_mut().zip(row) {
+            let slowest = slowest_exec(problem, v);
+            for (s, &t) in key.iter_mut().zip(problem.exec_row(v)) {
                 *s += if t.is_finite() { t } else { slowest };
             }
         }
@@ -185,8 +181,8 @@ impl Placer for CriticalPath {
 mod tests {
     use super::*;
     use crate::model::{cluster::Cluster, graph::Graph};
-    use crate::place::mite::fixture::{self, parse};
     use crate::place::verify;
+    use crate::testutil::{constrained, graph, joined, parse};
 
     fn run(p: &Problem) -> Result<Placement> {
         CriticalPath.place(p, &Params::default(), &mut Rng::new(0))
@@ -195,27 +191,19 @@ mod tests {
     /// a(1) -> b(2) -> d(1), a -> c(5) -> d, and e(3) alone; `mem` gives a, c, d's mem and
     /// `extra` extra node fields for c and e.
     fn diamond(mem: [f64; 3], c_extra: &str, e_extra: &str) -> Graph {
-        Graph::from_json(
-            &format!(
-                r#"{{"nodes":[{{"id":"a","cost":1,"mem":{}}},{{"id":"b","cost":2}},{{"id":"c","cost":5,"mem":{}{c_extra}}},
+        graph(&format!(
+            r#"{{"nodes":[{{"id":"a","cost":1,"mem":{}}},{{"id":"b","cost":2}},{{"id":"c","cost":5,"mem":{}{c_extra}}},
                              {{"id":"d","cost":1,"mem":{}}},{{"id":"e","cost":3{e_extra}}}],
                     "edges":[{{"src":"a","dst":"b"}},{{"src":"a","dst":"c"}},{{"src":"b","dst":"d"}},{{"src":"c","dst":"d"}}]}}"#,
-                mem[0], mem[1], mem[2]
-            ),
-            "g",
-        )
-        .unwrap()
+            mem[0], mem[1], mem[2]
+        ))
     }
 
     fn cluster(memory: [&str; 3]) -> Cluster {
-        Cluster::from_json(
-            &format!(
-                r#"{{"devices":[{{"id":"d0","speed":1{}}},{{"id":"d1","speed":4{}}},{{"id":"d2","speed":2{}}}],"bandwidth":1}}"#,
-                memory[0], memory[1], memory[2]
-            ),
-            "c",
-        )
-        .unwrap()
+        crate::testutil::cluster(&format!(
+            r#"{{"devices":[{{"id":"d0","speed":1{}}},{{"id":"d1","speed":4{}}},{{"id":"d2","speed":2{}}}],"bandwidth":1}}"#,
+            memory[0], memory[1], memory[2]
+        ))
     }
 
     #[test]
@@ -317,7 +305,7 @@ mod tests {
                     }
                 }
             }
-            let g = fixture::joined(&nodes, &edges);
+            let g = joined(&nodes, &edges);
             let c = Cluster::uniform(&[1.0], 1.0, 0.0);
             let p = Problem::new(&g, &c).unwrap();
             let path = critical_path(&p);
@@ -345,7 +333,7 @@ mod tests {
 
     #[test]
     fn honours_rules_groups_and_tight_memory() {
-        let (g, c) = fixture::constrained();
+        let (g, c) = constrained();
         let p = Problem::new(&g, &c).unwrap();
         let placement = run(&p).unwrap();
         verify(&p, &placement).unwrap();

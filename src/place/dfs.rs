@@ -31,8 +31,10 @@
 //!   no memory or balance term in eq. 11: without memory limits every op follows its
 //!   predecessors onto the fastest device the sources chose.
 
-use super::mite::{assign, best_device, traffic_floor, UnitScores, TRAFFIC_FLOOR, UNPLACED};
-use super::{no_device_error, Loads, Placement, Placer, PlacerInfo, Units};
+use super::mite::{traffic_floor, UnitScores, TRAFFIC_FLOOR};
+use super::{
+    assign, best_device, no_device_error, Loads, Placement, Placer, PlacerInfo, Units, UNPLACED,
+};
 use crate::analysis::total_rank;
 use crate::error::Result;
 use crate::model::graph::NodeIx;
@@ -85,8 +87,10 @@ impl Placer for Dfs {
                     let members = &units.members[unit as usize];
                     scores.fill_exec(problem, members);
                     scores.fill_traffic(problem, members, &placement, floor);
-                    let d = best_device(problem, &units, &loads, unit, &scores, |d| {
-                        scores.traffic[d] * scores.exec[d]
+                    // Ties go to the smaller execution time score, then the lower index.
+                    let d = best_device(problem, &units, &loads, unit, |d| {
+                        let d = d as usize;
+                        (scores.traffic[d] * scores.exec[d], scores.exec[d])
                     })
                     .ok_or_else(|| no_device_error(INFO.name, problem, &units, unit))?;
                     assign(problem, &units, &mut loads, &mut placement, unit, d);
@@ -107,8 +111,8 @@ impl Placer for Dfs {
 mod tests {
     use super::*;
     use crate::model::{cluster::Cluster, graph::Graph};
-    use crate::place::mite::fixture::{self, parse};
     use crate::place::verify;
+    use crate::testutil::{cluster, constrained, graph, joined, parse};
 
     fn run(p: &Problem) -> Result<Placement> {
         Dfs.place(p, &Params::defaults(INFO.params), &mut Rng::new(0))
@@ -143,23 +147,17 @@ mod tests {
 
     /// Source s feeds x and y; the fast device d1 has room for s and one child.
     fn fork(x_cost: f64, y_cost: f64) -> Graph {
-        Graph::from_json(
-            &format!(
-                r#"{{"nodes":[{{"id":"s","cost":1,"mem":1}},{{"id":"x","cost":{x_cost},"mem":1}},{{"id":"y","cost":{y_cost},"mem":1}}],
+        graph(&format!(
+            r#"{{"nodes":[{{"id":"s","cost":1,"mem":1}},{{"id":"x","cost":{x_cost},"mem":1}},{{"id":"y","cost":{y_cost},"mem":1}}],
                     "edges":[{{"src":"s","dst":"x"}},{{"src":"s","dst":"y"}}]}}"#
-            ),
-            "g",
-        )
-        .unwrap()
+        ))
     }
 
     #[test]
     fn children_in_descending_total_rank() {
-        let c = Cluster::from_json(
+        let c = cluster(
             r#"{"devices":[{"id":"d0","speed":1},{"id":"d1","speed":4,"memory":2}],"bandwidth":1}"#,
-            "c",
-        )
-        .unwrap();
+        );
         // y has the higher rank: visited before x, it takes d1's last byte.
         let g = fork(1.0, 5.0);
         let p = Problem::new(&g, &c).unwrap();
@@ -196,7 +194,7 @@ mod tests {
         let edges: Vec<String> = (1..n)
             .map(|i| format!(r#"{{"src":"n{}","dst":"n{i}","bytes":1}}"#, i - 1))
             .collect();
-        let g = fixture::joined(&nodes, &edges);
+        let g = joined(&nodes, &edges);
         let c = Cluster::uniform(&[1.0, 2.0], 1.0, 0.0);
         let p = Problem::new(&g, &c).unwrap();
         let placement = run(&p).unwrap();
@@ -211,7 +209,7 @@ mod tests {
 
     #[test]
     fn honours_rules_groups_and_tight_memory() {
-        let (g, c) = fixture::constrained();
+        let (g, c) = constrained();
         let p = Problem::new(&g, &c).unwrap();
         let placement = run(&p).unwrap();
         verify(&p, &placement).unwrap();

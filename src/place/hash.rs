@@ -14,7 +14,7 @@
 //!   different seeds are the paper's independent repetitions.
 //! - Units (colocation groups, then ungrouped nodes) are drawn in index order.
 
-use super::{no_device_error, Loads, Placement, Placer, PlacerInfo, Units};
+use super::{assign, no_device_error, Loads, Placement, Placer, PlacerInfo, Units};
 use crate::error::Result;
 use crate::model::cluster::DevIx;
 use crate::model::problem::Problem;
@@ -47,10 +47,7 @@ impl Placer for Hash {
                 k,
             )
             .ok_or_else(|| no_device_error(INFO.name, problem, &units, unit))?;
-            for &v in &units.members[unit as usize] {
-                placement[v as usize] = d;
-                loads.add(problem, v, d);
-            }
+            assign(problem, &units, &mut loads, &mut placement, unit, d);
         }
         Ok(placement)
     }
@@ -95,23 +92,21 @@ fn weighted_pick(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{cluster::Cluster, graph::Graph};
     use crate::place::verify;
+    use crate::testutil::{cluster, joined};
 
     #[test]
     fn proportional_to_speed_and_respects_rules() {
-        let c = Cluster::from_json(
+        let c = cluster(
             r#"{"devices":[{"id":"a","speed":1},{"id":"b","speed":3},{"id":"c","kind":"cpu","speed":4}],"bandwidth":1}"#,
-            "c",
-        )
-        .unwrap();
+        );
         let mut nodes = Vec::new();
         for i in 0..4000 {
             nodes.push(format!(r#"{{"id":"n{i}","cost":1}}"#));
         }
         nodes.push(r#"{"id":"x","cost":1,"device":"gpu","colocate":"g"}"#.into());
         nodes.push(r#"{"id":"y","cost":1,"colocate":"g"}"#.into());
-        let g = Graph::from_json(&format!(r#"{{"nodes":[{}]}}"#, nodes.join(",")), "g").unwrap();
+        let g = joined(&nodes, &[]);
         let p = Problem::new(&g, &c).unwrap();
         let placement = Hash
             .place(&p, &Params::default(), &mut Rng::new(3))

@@ -37,7 +37,7 @@
 //! all). Worst case `O(V·(k·B + V/B))`; the pure insertion search it replaces is
 //! `O(V)` per device per op, `O(V²·k)` in all.
 
-use super::{no_device_error, Loads, Placement, Placer, PlacerInfo, Units};
+use super::{assign, no_device_error, Loads, Placement, Placer, PlacerInfo, Units};
 use crate::analysis::{heft_rank_u, topo_position};
 use crate::error::Result;
 use crate::model::cluster::DevIx;
@@ -124,10 +124,7 @@ pub fn heft_schedule(problem: &Problem) -> Result<HeftSchedule> {
         };
         if fixed.is_none() {
             unit_device[unit as usize] = Some(d);
-            for &m in &units.members[unit as usize] {
-                placement[m as usize] = d;
-                loads.add(problem, m, d);
-            }
+            assign(problem, &units, &mut loads, &mut placement, unit, d);
         }
         free[d as usize].occupy(slot, eft - slot.time);
         start[v as usize] = slot.time;
@@ -266,81 +263,13 @@ impl FreeTime {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{cluster::Cluster, graph::Graph};
+    use crate::model::cluster::Cluster;
     use crate::place::verify;
-
-    /// The example of Topcuoglu, Hariri, Wu 2002 (Fig. 2 and its cost table): 10 tasks,
-    /// 3 processors, communication costs equal between any two processors and zero on
-    /// one. As a cluster: 3 devices of kinds p1..p3, bandwidth 1, latency 0, edge bytes =
-    /// communication cost, per-kind time tables = the computation cost matrix.
-    fn classic() -> (Graph, Cluster) {
-        let w = [
-            [14, 16, 9],
-            [13, 19, 18],
-            [11, 13, 19],
-            [13, 8, 17],
-            [12, 13, 10],
-            [13, 16, 9],
-            [7, 15, 11],
-            [5, 11, 14],
-            [18, 12, 20],
-            [21, 7, 16],
-        ];
-        let edges = [
-            (1, 2, 18),
-            (1, 3, 12),
-            (1, 4, 9),
-            (1, 5, 11),
-            (1, 6, 14),
-            (2, 8, 19),
-            (2, 9, 16),
-            (3, 7, 23),
-            (4, 8, 27),
-            (4, 9, 23),
-            (5, 9, 13),
-            (6, 8, 15),
-            (7, 10, 17),
-            (8, 10, 11),
-            (9, 10, 13),
-        ];
-        let nodes: Vec<String> = w
-            .iter()
-            .enumerate()
-            .map(|(i, t)| {
-                format!(
-                    r#"{{"id":"n{}","time":{{"p1":{},"p2":{},"p3":{}}}}}"#,
-                    i + 1,
-                    t[0],
-                    t[1],
-                    t[2]
-                )
-            })
-            .collect();
-        let edges: Vec<String> = edges
-            .iter()
-            .map(|(a, b, c)| format!(r#"{{"src":"n{a}","dst":"n{b}","bytes":{c}}}"#))
-            .collect();
-        let g = Graph::from_json(
-            &format!(
-                r#"{{"nodes":[{}],"edges":[{}]}}"#,
-                nodes.join(","),
-                edges.join(",")
-            ),
-            "topcuoglu",
-        )
-        .unwrap();
-        let c = Cluster::from_json(
-            r#"{"devices":[{"id":"P1","kind":"p1","speed":1},{"id":"P2","kind":"p2","speed":1},
-                           {"id":"P3","kind":"p3","speed":1}],"bandwidth":1}"#,
-            "c",
-        )
-        .unwrap();
-        (g, c)
-    }
+    use crate::testutil::{cluster, graph, topcuoglu};
 
     #[test]
     fn topcuoglu_2002_example() {
-        let (g, c) = classic();
+        let (g, c) = topcuoglu();
         let p = Problem::new(&g, &c).unwrap();
         let rank = heft_rank_u(&p);
         // The paper's table of rank_u: 108, 77, 80, 80, 69, 63.33, 42.67, 35.67, 44.33, 14.67.
@@ -378,13 +307,11 @@ mod tests {
     ///   2 bytes arrive at 2 + 2 = 4 -> [4, 6]. d0 wins.
     #[test]
     fn hand_computed_with_a_colocated_pair() {
-        let g = Graph::from_json(
+        let g = graph(
             r#"{"nodes":[{"id":"a","cost":4,"colocate":"w"},{"id":"b","cost":2},{"id":"c","cost":6},
                          {"id":"d","cost":2,"colocate":"w"}],
                 "edges":[{"src":"a","dst":"b","bytes":2}]}"#,
-            "g",
-        )
-        .unwrap();
+        );
         let c = Cluster::uniform(&[1.0, 2.0], 1.0, 0.0);
         let p = Problem::new(&g, &c).unwrap();
         assert_eq!(heft_rank_u(&p), vec![6.5, 1.5, 4.5, 1.5]);
@@ -441,26 +368,18 @@ mod tests {
 
     #[test]
     fn memory_and_device_rules_limit_the_choice() {
-        let c = Cluster::from_json(
+        let c = cluster(
             r#"{"devices":[{"id":"fast","speed":10,"memory":5},{"id":"slow","speed":1},
                            {"id":"c","kind":"cpu","speed":100}],"bandwidth":1}"#,
-            "c",
-        )
-        .unwrap();
-        let g = Graph::from_json(
+        );
+        let g = graph(
             r#"{"nodes":[{"id":"a","cost":10,"mem":4,"device":"gpu"},{"id":"b","cost":10,"mem":4,"device":"gpu"}]}"#,
-            "g",
-        )
-        .unwrap();
+        );
         let p = Problem::new(&g, &c).unwrap();
         let s = heft_schedule(&p).unwrap();
         // Both prefer 'fast', but only one fits its 5 bytes; 'c' is not a gpu.
         assert_eq!(s.placement, vec![0, 1]);
-        let g = Graph::from_json(
-            r#"{"nodes":[{"id":"a","cost":1,"mem":9,"device":"fast"}]}"#,
-            "g",
-        )
-        .unwrap();
+        let g = graph(r#"{"nodes":[{"id":"a","cost":1,"mem":9,"device":"fast"}]}"#);
         let p = Problem::new(&g, &c).unwrap();
         let e = heft_schedule(&p).unwrap_err().to_string();
         assert!(e.contains("placer heft") && e.contains("node 'a'"), "{e}");

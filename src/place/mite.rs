@@ -54,7 +54,10 @@
 //! - **Ties** (equal scores, e.g. two devices of the maximal speed for the top-ranked
 //!   vertex) go to the device with the smaller execution time, then the lower index.
 
-use super::{no_device_error, Loads, Placement, Placer, PlacerInfo, Units};
+use super::{
+    assign, best_device, no_device_error, slowest_exec, Loads, Placement, Placer, PlacerInfo,
+    Units, UNPLACED,
+};
 use crate::analysis::total_rank;
 use crate::error::{Error, Result};
 use crate::model::cluster::DevIx;
@@ -80,9 +83,6 @@ pub const INFO: PlacerInfo = PlacerInfo {
 
 pub struct Mite;
 
-/// Marks a node that has no device yet.
-pub(crate) const UNPLACED: DevIx = DevIx::MAX;
-
 /// The traffic floor in time units: `traffic_floor x` the mean over nodes of their slowest
 /// allowed run time (a time scale of 1 when every run time is 0).
 pub(crate) fn traffic_floor(placer: &str, problem: &Problem, params: &Params) -> Result<f64> {
@@ -94,19 +94,9 @@ pub(crate) fn traffic_floor(placer: &str, problem: &Problem, params: &Params) ->
         ));
     }
     let n = problem.node_count();
-    let total: f64 = (0..n as NodeIx).map(|v| max_exec(problem, v)).sum();
+    let total: f64 = (0..n as NodeIx).map(|v| slowest_exec(problem, v)).sum();
     let scale = total / n as f64;
     Ok(f * if scale > 0.0 { scale } else { 1.0 })
-}
-
-/// Slowest run time of `v` over the devices it may use.
-fn max_exec(problem: &Problem, v: NodeIx) -> f64 {
-    problem
-        .exec_row(v)
-        .iter()
-        .copied()
-        .filter(|t| t.is_finite())
-        .fold(0.0, f64::max)
 }
 
 /// The per-device traffic and execution-time scores of one placement unit (a node or a
@@ -184,44 +174,6 @@ impl UnitScores {
     }
 }
 
-/// The feasible device with the least `score(d)`; ties go to the smaller execution time
-/// score, then the lower index. `None` when no device may take the unit.
-pub(crate) fn best_device(
-    problem: &Problem,
-    units: &Units,
-    loads: &Loads,
-    unit: u32,
-    scores: &UnitScores,
-    score: impl Fn(usize) -> f64,
-) -> Option<DevIx> {
-    let mut best: Option<(f64, f64, DevIx)> = None;
-    for d in 0..problem.device_count() {
-        if !loads.feasible(problem, units, unit, d as DevIx) {
-            continue;
-        }
-        let key = (score(d), scores.exec[d]);
-        if best.is_none_or(|(s, e, _)| key.0 < s || (key.0 == s && key.1 < e)) {
-            best = Some((key.0, key.1, d as DevIx));
-        }
-    }
-    best.map(|(_, _, d)| d)
-}
-
-/// Records every member of `unit` on `d`.
-pub(crate) fn assign(
-    problem: &Problem,
-    units: &Units,
-    loads: &mut Loads,
-    placement: &mut [DevIx],
-    unit: u32,
-    d: DevIx,
-) {
-    for &v in &units.members[unit as usize] {
-        placement[v as usize] = d;
-        loads.add(problem, v, d);
-    }
-}
-
 impl Placer for Mite {
     fn place(&self, problem: &Problem, params: &Params, _: &mut Rng) -> Result<Placement> {
         let floor = traffic_floor(INFO.name, problem, params)?;
@@ -256,7 +208,9 @@ impl Placer for Mite {
             } else {
                 0.0
             };
-            let d = best_device(problem, &units, &loads, unit, &scores, |d| {
+            // Ties go to the smaller execution time score, then the lower index.
+            let d = best_device(problem, &units, &loads, unit, |d| {
+                let d = d as usize;
                 let cap = devices[d].memory;
                 let used = loads.memory[d] + footprint;
                 let util = if cap.is_finite() && cap > 0.0 {
@@ -266,7 +220,10 @@ impl Placer for Mite {
                 };
                 let mem = 1.0 + util;
                 let imp = 1.0 - r * devices[d].speed / max_speed;
-                mem * imp * scores.traffic[d] * scores.exec[d]
+                (
+                    mem * imp * scores.traffic[d] * scores.exec[d],
+                    scores.exec[d],
+                )
             })
             .ok_or_else(|| no_device_error(INFO.name, problem, &units, unit))?;
             assign(problem, &units, &mut loads, &mut placement, unit, d);
@@ -275,82 +232,12 @@ impl Placer for Mite {
     }
 }
 
-/// A test problem with colocation groups, device rules and memory tight enough to bind,
-/// shared by the tests of the seed 000 placers.
-#[cfg(test)]
-pub(crate) mod fixture {
-    use crate::model::{cluster::Cluster, graph::Graph};
-
-    /// A graph from node and edge JSON objects.
-    pub fn joined(nodes: &[String], edges: &[String]) -> Graph {
-        let text = format!(
-            r#"{{"nodes":[{}],"edges":[{}]}}"#,
-            nodes.join(","),
-            edges.join(",")
-        );
-        Graph::from_json(&text, "g").unwrap()
-    }
-
-    /// Parses a test graph and cluster.
-    pub fn parse(graph: &str, cluster: &str) -> (Graph, Cluster) {
-        (
-            Graph::from_json(graph, "g").unwrap(),
-            Cluster::from_json(cluster, "c").unwrap(),
-        )
-    }
-
-    /// 120 nodes in 12 layers of 10; each node feeds two nodes of the next layer. Every
-    /// 7th node must run on the cpu, groups of 3 consecutive nodes in some layers (one of
-    /// them holding a cpu-only member). Cluster: one cpu and three gpus of different speeds;
-    /// memory 1000 bytes in all for 579 bytes of footprints, but only 150 on the fastest
-    /// gpu, so every strategy that prefers fast devices fills it and spills.
-    pub fn constrained() -> (Graph, Cluster) {
-        let mut nodes = Vec::new();
-        let mut edges = Vec::new();
-        for i in 0..120 {
-            let layer = i / 10;
-            let mut fields = vec![
-                format!(r#""id":"n{i}""#),
-                format!(r#""cost":{}"#, 1 + (i * 37) % 11),
-                format!(r#""mem":{}"#, 1 + (i * 13) % 5),
-            ];
-            if i % 7 == 0 {
-                fields.push(r#""device":"cpu""#.into());
-            }
-            if layer % 3 == 1 && i % 10 < 6 {
-                fields.push(format!(r#""colocate":"g{}""#, i / 3));
-            }
-            nodes.push(format!("{{{}}}", fields.join(",")));
-            if layer < 11 {
-                for j in [(i + 1) % 10, (i * 3 + 2) % 10] {
-                    let dst = (layer + 1) * 10 + j;
-                    edges.push(format!(
-                        r#"{{"src":"n{i}","dst":"n{dst}","bytes":{},"tensor":"out"}}"#,
-                        1 + i % 3
-                    ));
-                }
-            }
-        }
-        let g = joined(&nodes, &edges);
-        let c = Cluster::from_json(
-            r#"{"devices":[{"id":"cpu","kind":"cpu","speed":1,"memory":400},
-                           {"id":"g0","speed":8,"memory":150},
-                           {"id":"g1","speed":4,"memory":200},
-                           {"id":"g2","speed":2,"memory":250}],
-                "bandwidth":2,"latency":0.1}"#,
-            "c",
-        )
-        .unwrap();
-        (g, c)
-    }
-}
-
 #[cfg(test)]
 mod tests {
-    use super::fixture::parse;
     use super::*;
-    use crate::model::{cluster::Cluster, graph::Graph};
+    use crate::model::cluster::Cluster;
     use crate::place::verify;
+    use crate::testutil::{cluster, constrained, graph, parse};
 
     fn run(p: &Problem, params: Params) -> Result<Placement> {
         Mite.place(p, &params, &mut Rng::new(0))
@@ -444,12 +331,10 @@ mod tests {
         //   d0: mem 1, imp 1 - 2/3 * 1/4 = 5/6, traffic f, exec 1 -> 5/6 f.
         //   d1: mem 1, imp 1 - 2/3 = 1/3, traffic f + 4/1 = f + 4, exec 1/4 -> (f + 4)/12.
         //   d0 wins iff 10 f < f + 4, i.e. f < 4/9, i.e. x < 8/45 (~0.178).
-        let g = Graph::from_json(
+        let g = graph(
             r#"{"nodes":[{"id":"p","cost":4,"device":"d0"},{"id":"q","cost":1}],
                 "edges":[{"src":"p","dst":"q","bytes":4}]}"#,
-            "g",
-        )
-        .unwrap();
+        );
         let c = Cluster::uniform(&[1.0, 4.0], 1.0, 0.0);
         let p = Problem::new(&g, &c).unwrap();
         assert_eq!(run(&p, defaults()).unwrap(), vec![0, 0]);
@@ -466,13 +351,11 @@ mod tests {
     #[test]
     fn groups_go_whole_and_count_members_in_edges_once_per_tensor() {
         // a (cost 1, on d1 by rule) sends one 10-byte tensor to both g-members m1, m2.
-        let g = Graph::from_json(
+        let g = graph(
             r#"{"nodes":[{"id":"a","cost":1,"device":"d1"},{"id":"m1","cost":1,"colocate":"g"},
                          {"id":"m2","cost":1,"colocate":"g"}],
                 "edges":[{"src":"a","dst":"m1","bytes":10,"tensor":"o"},{"src":"a","dst":"m2","bytes":10,"tensor":"o"}]}"#,
-            "g",
-        )
-        .unwrap();
+        );
         let c = Cluster::uniform(&[4.0, 1.0], 2.0, 0.0);
         let p = Problem::new(&g, &c).unwrap();
         let units = Units::new(&p);
@@ -500,7 +383,7 @@ mod tests {
     fn ties_go_to_the_faster_then_the_lower_index() {
         // One node, three devices; d1 and d2 both have the top speed 4: imp is 0 on both,
         // so the scores tie at 0 and so do the exec scores: the lower index, d1, wins.
-        let g = Graph::from_json(r#"{"nodes":[{"id":"a","cost":1}]}"#, "g").unwrap();
+        let g = graph(r#"{"nodes":[{"id":"a","cost":1}]}"#);
         let c = Cluster::uniform(&[1.0, 4.0, 4.0], 1.0, 0.0);
         let p = Problem::new(&g, &c).unwrap();
         assert_eq!(run(&p, defaults()).unwrap(), vec![1]);
@@ -508,17 +391,15 @@ mod tests {
 
     #[test]
     fn honours_rules_groups_and_tight_memory() {
-        let (g, c) = fixture::constrained();
+        let (g, c) = constrained();
         let p = Problem::new(&g, &c).unwrap();
         let placement = run(&p, defaults()).unwrap();
         verify(&p, &placement).unwrap();
         assert_eq!(placement, run(&p, defaults()).unwrap(), "deterministic");
         // Too little memory in total: an error naming what did not fit.
-        let small = Cluster::from_json(
+        let small = cluster(
             r#"{"devices":[{"id":"cpu","kind":"cpu","speed":1,"memory":30},{"id":"g0","speed":8,"memory":30}],"bandwidth":2}"#,
-            "c",
-        )
-        .unwrap();
+        );
         let p = Problem::new(&g, &small).unwrap();
         let e = run(&p, defaults()).unwrap_err().to_string();
         assert!(

@@ -6,8 +6,9 @@
 //! [`Problem::footprint`]s), or an error naming the constraint it could not meet;
 //! [`verify`] checks exactly that, and the scenario runner calls it on every placement.
 //!
-//! Shared helpers for placers live here: [`Units`] (colocation groups as placement units)
-//! and [`Loads`] (memory and compute already assigned to each device).
+//! Shared helpers for placers live here: [`Units`] (colocation groups as placement units),
+//! [`Loads`] (memory and compute already assigned to each device), `assign` (a unit onto a
+//! device) and `best_device` (the feasible device with the least key).
 
 use crate::error::{Error, Result};
 use crate::model::cluster::DevIx;
@@ -169,6 +170,57 @@ impl Loads {
     }
 }
 
+/// Slowest run time of `v` over the devices it may use (0 when it may use none).
+pub(crate) fn slowest_exec(problem: &Problem, v: NodeIx) -> f64 {
+    problem
+        .exec_row(v)
+        .iter()
+        .copied()
+        .filter(|t| t.is_finite())
+        .fold(0.0, f64::max)
+}
+
+/// Marks a node that has no device yet.
+pub(crate) const UNPLACED: DevIx = DevIx::MAX;
+
+/// Records every member of `unit` on `d`: its placement and its load.
+pub(crate) fn assign(
+    problem: &Problem,
+    units: &Units,
+    loads: &mut Loads,
+    placement: &mut [DevIx],
+    unit: u32,
+    d: DevIx,
+) {
+    for &v in &units.members[unit as usize] {
+        placement[v as usize] = d;
+        loads.add(problem, v, d);
+    }
+}
+
+/// The device with the least `key(d)` among those `unit` may go to ([`Loads::feasible`]:
+/// allowed there, memory left); ties go to the lower index. `None` when no device may
+/// take the unit. A tuple key compares field by field, so its later fields break ties.
+pub(crate) fn best_device<K: PartialOrd>(
+    problem: &Problem,
+    units: &Units,
+    loads: &Loads,
+    unit: u32,
+    mut key: impl FnMut(DevIx) -> K,
+) -> Option<DevIx> {
+    let mut best: Option<(K, DevIx)> = None;
+    for d in 0..problem.device_count() as DevIx {
+        if !loads.feasible(problem, units, unit, d) {
+            continue;
+        }
+        let k = key(d);
+        if best.as_ref().is_none_or(|(b, _)| k < *b) {
+            best = Some((k, d));
+        }
+    }
+    best.map(|(_, d)| d)
+}
+
 /// The error a placer returns when no device can take a unit.
 pub fn no_device_error(placer: &str, problem: &Problem, units: &Units, unit: u32) -> Error {
     let g = problem.graph;
@@ -241,4 +293,44 @@ pub fn verify(problem: &Problem, placement: &[DevIx]) -> Result<()> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testutil::{cluster, parse};
+
+    /// Node a (mem 5) on four devices; d1 has 4 bytes of memory, so it is not feasible.
+    /// Keys by device: d0 2, d1 1 (infeasible), d2 2, d3 3.
+    /// - `key` alone: d0 and d2 tie at 2 -> the lower index, d0.
+    /// - `(key, second)` with second d0 7, d2 6: the tie breaks on the second field -> d2.
+    /// - `assign` records the unit's members and their loads.
+    #[test]
+    fn best_device_skips_infeasible_and_breaks_ties() {
+        let (g, c) = parse(
+            r#"{"nodes":[{"id":"a","cost":1,"mem":5}]}"#,
+            r#"{"devices":[{"id":"d0","speed":1},{"id":"d1","speed":1,"memory":4},
+                           {"id":"d2","speed":2},{"id":"d3","speed":1}],"bandwidth":1}"#,
+        );
+        let p = Problem::new(&g, &c).unwrap();
+        let units = Units::new(&p);
+        let mut loads = Loads::new(&p);
+        let key = [2.0, 1.0, 2.0, 3.0];
+        let second = [7.0, 0.0, 6.0, 0.0];
+        let by_key = best_device(&p, &units, &loads, 0, |d| key[d as usize]);
+        assert_eq!(by_key, Some(0));
+        let by_pair = best_device(&p, &units, &loads, 0, |d| {
+            (key[d as usize], second[d as usize])
+        });
+        assert_eq!(by_pair, Some(2));
+        let mut placement = vec![UNPLACED; 1];
+        assign(&p, &units, &mut loads, &mut placement, 0, 2);
+        assert_eq!(placement, vec![2]);
+        assert_eq!((loads.memory[2], loads.busy[2]), (5.0, 0.5));
+        // No device with room: None.
+        let none = cluster(r#"{"devices":[{"id":"d0","speed":1,"memory":1}],"bandwidth":1}"#);
+        let p = Problem::new(&g, &none).unwrap();
+        let loads = Loads::new(&p);
+        assert_eq!(best_device(&p, &units, &loads, 0, |_| 0.0), None);
+    }
 }

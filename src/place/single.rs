@@ -16,7 +16,7 @@
 //! since TensorFlow's placer ignores memory but ours must honour it, a unit that does not
 //! fit moves on to the next device on the list (an error when none has room).
 
-use super::{no_device_error, Loads, Placement, Placer, PlacerInfo, Units};
+use super::{assign, no_device_error, Loads, Placement, Placer, PlacerInfo, Units};
 use crate::error::Result;
 use crate::model::cluster::DevIx;
 use crate::model::problem::Problem;
@@ -62,10 +62,7 @@ impl Placer for Single {
                 .copied()
                 .find(|&d| loads.feasible(problem, &units, unit, d))
                 .ok_or_else(|| no_device_error(INFO.name, problem, &units, unit))?;
-            for &v in &units.members[unit as usize] {
-                placement[v as usize] = d;
-                loads.add(problem, v, d);
-            }
+            assign(problem, &units, &mut loads, &mut placement, unit, d);
         }
         Ok(placement)
     }
@@ -74,22 +71,18 @@ impl Placer for Single {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{cluster::Cluster, graph::Graph};
+    use crate::testutil::{cluster, graph};
 
     #[test]
     fn everything_on_the_first_gpu_unless_rules_say_otherwise() {
-        let c = Cluster::from_json(
+        let c = cluster(
             r#"{"devices":[{"id":"cpu0","kind":"cpu","speed":1},{"id":"gpu0","kind":"gpu","speed":1,"memory":10},
                            {"id":"gpu1","kind":"gpu","speed":1}],"bandwidth":1}"#,
-            "c",
-        )
-        .unwrap();
-        let g = Graph::from_json(
+        );
+        let g = graph(
             r#"{"nodes":[{"id":"a","cost":1},{"id":"b","cost":1,"device":"cpu"},{"id":"c","cost":1,"mem":20},
                          {"id":"d","cost":1,"mem":4,"colocate":"w"},{"id":"e","cost":1,"mem":4,"colocate":"w"}]}"#,
-            "g",
-        )
-        .unwrap();
+        );
         let p = Problem::new(&g, &c).unwrap();
         let placement = Single
             .place(&p, &Params::default(), &mut Rng::new(0))
@@ -104,18 +97,12 @@ mod tests {
     /// gpu2, tpu0, cpu0, cpu1 (indices 4, 2, 5, 1, 3, 0).
     #[test]
     fn devices_sort_by_kind_then_name() {
-        let c = Cluster::from_json(
+        let c = cluster(
             r#"{"devices":[{"id":"cpu1","kind":"cpu","speed":1},{"id":"tpu0","kind":"tpu","speed":1},
                            {"id":"gpu1","kind":"gpu","speed":1},{"id":"cpu0","kind":"cpu","speed":1},
                            {"id":"gpu0","kind":"gpu","speed":1},{"id":"gpu2","kind":"GPU","speed":1}],"bandwidth":1}"#,
-            "c",
-        )
-        .unwrap();
-        let g = Graph::from_json(
-            r#"{"nodes":[{"id":"a","cost":1},{"id":"b","cost":1,"device":"cpu"}]}"#,
-            "g",
-        )
-        .unwrap();
+        );
+        let g = graph(r#"{"nodes":[{"id":"a","cost":1},{"id":"b","cost":1,"device":"cpu"}]}"#);
         let p = Problem::new(&g, &c).unwrap();
         assert_eq!(device_order(&p), vec![4, 2, 5, 1, 3, 0]);
         let placement = Single
@@ -126,12 +113,8 @@ mod tests {
 
     #[test]
     fn reports_a_unit_that_fits_nowhere() {
-        let c = Cluster::from_json(
-            r#"{"devices":[{"id":"g","speed":1,"memory":1}],"bandwidth":1}"#,
-            "c",
-        )
-        .unwrap();
-        let g = Graph::from_json(r#"{"nodes":[{"id":"big","cost":1,"mem":5}]}"#, "g").unwrap();
+        let c = cluster(r#"{"devices":[{"id":"g","speed":1,"memory":1}],"bandwidth":1}"#);
+        let g = graph(r#"{"nodes":[{"id":"big","cost":1,"mem":5}]}"#);
         let p = Problem::new(&g, &c).unwrap();
         let e = Single
             .place(&p, &Params::default(), &mut Rng::new(0))

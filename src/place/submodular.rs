@@ -120,13 +120,14 @@
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BinaryHeap};
 
-use super::{no_device_error, Loads, Placement, Placer, PlacerInfo, Units};
+use super::{assign, no_device_error, Loads, Placement, Placer, PlacerInfo, Units};
 use crate::error::{Error, Result};
 use crate::model::cluster::DevIx;
 use crate::model::graph::NodeIx;
 use crate::model::problem::Problem;
 use crate::params::{ParamSpec, Params};
 use crate::rng::Rng;
+use crate::util::{HeapKey, MaxEntry};
 
 const PARAMS: &[ParamSpec] = &[
     ParamSpec {
@@ -441,10 +442,14 @@ impl<'p, 'a> Model<'p, 'a> {
         let i = c.dev as usize;
         st.benefit[i] += c.b;
         st.placed[i] += self.cost(c.unit, c.dev);
-        for &v in &self.units.members[c.unit as usize] {
-            st.dev[v as usize] = c.dev;
-            st.loads.add(self.problem, v, c.dev);
-        }
+        assign(
+            self.problem,
+            &self.units,
+            &mut st.loads,
+            &mut st.dev,
+            c.unit,
+            c.dev,
+        );
         st.unit_placed[c.unit as usize] = true;
     }
 
@@ -503,37 +508,32 @@ fn parallel_classes(problem: &Problem) -> (Vec<u32>, usize) {
     (class, count)
 }
 
-/// A queue entry: unit `unit` on one device with charged time `x`, exact when `tver` is
-/// the unit's current transfer version, else a lower bound (`c` alone, or `x` before more
-/// neighbours were placed).
+/// A charged time `x` as a heap key: the smaller pops first, compared as [`cmp_f`] does.
 #[derive(Debug, Clone, Copy)]
-struct Entry {
-    x: f64,
-    node: NodeIx,
+struct Smaller(f64);
+
+impl HeapKey for Smaller {
+    fn heap_cmp(&self, other: &Self) -> Ordering {
+        cmp_f(other.0, self.0)
+    }
+}
+
+/// What a queue entry refers to: unit `unit`, and the transfer version its `x` was
+/// computed at.
+#[derive(Debug, Clone, Copy)]
+struct Tag {
     unit: u32,
     tver: u32,
 }
 
+/// A queue entry: unit `data.unit` (lowest node `tie`) on one device with charged time
+/// `key.0` = `x`, exact when `data.tver` is the unit's current transfer version, else a
+/// lower bound (`c` alone, or `x` before more neighbours were placed). `BinaryHeap` pops
+/// the smallest `(x, node)` first.
+type Entry = MaxEntry<Smaller, NodeIx, Tag>;
+
 /// `tver` of an entry whose `x` is only the lower bound `c`.
 const BOUND: u32 = u32::MAX;
-
-impl PartialEq for Entry {
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == Ordering::Equal
-    }
-}
-impl Eq for Entry {}
-impl PartialOrd for Entry {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl Ord for Entry {
-    /// Reversed, so that `BinaryHeap` pops the smallest `(x, node)` first.
-    fn cmp(&self, other: &Self) -> Ordering {
-        cmp_f(other.x, self.x).then(other.node.cmp(&self.node))
-    }
-}
 
 /// The candidates of one pf class (the shared class, or one signature group) on every
 /// device: a static order by `(c, node)` per distinct cost column, consumed by a cursor per
@@ -665,10 +665,12 @@ impl<'m, 'p, 'a> Fast<'m, 'p, 'a> {
                     .clone()
                     .filter(|&u| !self.st.unit_placed[u as usize] && m.cost(u, d).is_finite())
                     .map(|u| Entry {
-                        x: m.cost(u, d),
-                        node: m.units.members[u as usize][0],
-                        unit: u,
-                        tver: if exact { self.tver[u as usize] } else { BOUND },
+                        key: Smaller(m.cost(u, d)),
+                        tie: m.units.members[u as usize][0],
+                        data: Tag {
+                            unit: u,
+                            tver: if exact { self.tver[u as usize] } else { BOUND },
+                        },
                     })
                     .collect();
                 // Ascending (x, node): Entry's order is reversed.
@@ -716,13 +718,13 @@ impl<'m, 'p, 'a> Fast<'m, 'p, 'a> {
                 (Some(a), Some(b)) if b > a => (b, true),
                 (Some(a), Some(_)) => (a, false),
             };
-            let u = top.unit;
+            let u = top.data.unit;
             let ui = u as usize;
             let grp = self.group_of[ui] as usize;
             let gone = self.st.unit_placed[ui]
                 || (s == 0 && grp != 0 && self.group_active[grp - 1])
                 || !m.feasible(&self.st, u, i);
-            let stale = !gone && top.tver != self.tver[ui];
+            let stale = !gone && top.data.tver != self.tver[ui];
             let steps = !gone && !stale && !zero && self.step && m.stepped(&self.st, u, i);
             if gone || stale || steps {
                 if in_order {
@@ -737,8 +739,11 @@ impl<'m, 'p, 'a> Fast<'m, 'p, 'a> {
             if stale {
                 let x = m.charged(&self.st, u, i);
                 let fresh = Entry {
-                    x,
-                    tver: self.tver[ui],
+                    key: Smaller(x),
+                    data: Tag {
+                        tver: self.tver[ui],
+                        ..top.data
+                    },
                     ..top
                 };
                 slot.heaps[iu][zero as usize].push(fresh);
@@ -749,7 +754,7 @@ impl<'m, 'p, 'a> Fast<'m, 'p, 'a> {
                 continue;
             }
             let pf = if s == 0 { 1 } else { self.pf(s - 1, i) };
-            return Some(m.score(&self.st, u, i, top.x, pf, zero, phi, gb));
+            return Some(m.score(&self.st, u, i, top.key.0, pf, zero, phi, gb));
         }
     }
 
@@ -851,6 +856,7 @@ mod tests {
     use crate::model::{cluster::Cluster, graph::Graph};
     use crate::place::verify;
     use crate::sim::{simulate, LinkModel, SimOptions};
+    use crate::testutil::{carbonari_appendix, cluster, graph, joined};
 
     /// One round of the plain greedy: every candidate, `f(S)` before it, the choice.
     struct Round {
@@ -927,17 +933,6 @@ mod tests {
         let mut t = Vec::new();
         let r = Fast::new(m).run(Some(&mut t));
         (r, t)
-    }
-
-    fn appendix() -> (Graph, Cluster) {
-        (
-            Graph::from_json(include_str!("../../graphs/carbonari_appendix.json"), "g").unwrap(),
-            Cluster::from_json(
-                include_str!("../../graphs/carbonari_appendix_cluster.json"),
-                "c",
-            )
-            .unwrap(),
-        )
     }
 
     fn makespan(p: &Problem, placement: &[DevIx]) -> f64 {
@@ -1038,7 +1033,7 @@ mod tests {
 
     #[test]
     fn appendix_walk_through_round_by_round() {
-        let (g, c) = appendix();
+        let (g, c) = carbonari_appendix();
         let p = Problem::new(&g, &c).unwrap();
         let m = model(&p, false, &Params::defaults(PARAMS));
         let mut rounds = Vec::new();
@@ -1135,7 +1130,7 @@ mod tests {
     /// the GPU, node3 9-10 on CPU1 with node4 9-11 on the GPU, node5 11-16: makespan 16.
     #[test]
     fn appendix_graph_improved_by_hand() {
-        let (g, c) = appendix();
+        let (g, c) = carbonari_appendix();
         let p = Problem::new(&g, &c).unwrap();
         let m = model(&p, true, &Params::defaults(PARAMS));
         let mut rounds = Vec::new();
@@ -1167,7 +1162,7 @@ mod tests {
     /// CPU1 (placed 1) 2 - (4 + 1)/100 = 1.95 (the printed sign would give 1.97).
     #[test]
     fn improved_benefit_falls_as_the_device_fills() {
-        let (g, c) = appendix();
+        let (g, c) = carbonari_appendix();
         let p = Problem::new(&g, &c).unwrap();
         let m = model(&p, true, &Params::defaults(PARAMS));
         let mut rounds = Vec::new();
@@ -1186,13 +1181,9 @@ mod tests {
     }
 
     fn two_devices(extra: &str) -> Cluster {
-        Cluster::from_json(
-            &format!(
-                r#"{{"devices":[{{"id":"d0","speed":1{extra}}},{{"id":"d1","speed":1{extra}}}],"bandwidth":1}}"#
-            ),
-            "c",
-        )
-        .unwrap()
+        cluster(&format!(
+            r#"{{"devices":[{{"id":"d0","speed":1{extra}}},{{"id":"d1","speed":1{extra}}}],"bandwidth":1}}"#
+        ))
     }
 
     /// Parallel = same non-empty predecessor set in the full graph.
@@ -1200,14 +1191,12 @@ mod tests {
     /// not parallel); sources r, a, b are not parallel to each other.
     #[test]
     fn parallel_means_same_predecessors() {
-        let g = Graph::from_json(
+        let g = graph(
             r#"{"nodes":[{"id":"r","cost":1},{"id":"p","cost":1},{"id":"x","cost":1},{"id":"y","cost":1},
                          {"id":"a","cost":1},{"id":"b","cost":1},{"id":"q","cost":1},{"id":"z","cost":1}],
                 "edges":[{"src":"r","dst":"p"},{"src":"p","dst":"x"},{"src":"p","dst":"y"},{"src":"p","dst":"y"},
                          {"src":"a","dst":"q"},{"src":"a","dst":"z"},{"src":"b","dst":"z"}]}"#,
-            "g",
-        )
-        .unwrap();
+        );
         let c = two_devices("");
         let p = Problem::new(&g, &c).unwrap();
         let (class, count) = parallel_classes(&p);
@@ -1225,12 +1214,10 @@ mod tests {
     /// We check pf directly on the state after placing x on d0 by hand.
     #[test]
     fn pf_counts_from_one() {
-        let g = Graph::from_json(
+        let g = graph(
             r#"{"nodes":[{"id":"p","cost":1},{"id":"x","cost":1},{"id":"y","cost":1}],
                 "edges":[{"src":"p","dst":"x"},{"src":"p","dst":"y"}]}"#,
-            "g",
-        )
-        .unwrap();
+        );
         let c = two_devices("");
         let p = Problem::new(&g, &c).unwrap();
         let m = model(&p, false, &Params::defaults(PARAMS));
@@ -1255,11 +1242,7 @@ mod tests {
     /// device (d0), then lowest node (a). Round 2: b on d1 (sqrt(1.99)) beats b on d0.
     #[test]
     fn ties_go_to_lowest_device_then_node() {
-        let g = Graph::from_json(
-            r#"{"nodes":[{"id":"a","cost":1},{"id":"b","cost":1}]}"#,
-            "g",
-        )
-        .unwrap();
+        let g = graph(r#"{"nodes":[{"id":"a","cost":1},{"id":"b","cost":1}]}"#);
         let c = two_devices("");
         let p = Problem::new(&g, &c).unwrap();
         for improved in [false, true] {
@@ -1275,11 +1258,7 @@ mod tests {
     #[test]
     fn cap_is_a_constraint() {
         let c = two_devices("");
-        let g = Graph::from_json(
-            r#"{"nodes":[{"id":"a","cost":3},{"id":"b","cost":3},{"id":"c","cost":3}]}"#,
-            "g",
-        )
-        .unwrap();
+        let g = graph(r#"{"nodes":[{"id":"a","cost":3},{"id":"b","cost":3},{"id":"c","cost":3}]}"#);
         let p = Problem::new(&g, &c).unwrap();
         let params = Params::defaults(PARAMS).with("cap", 5.0);
         let e = Submodular { improved: false }
@@ -1287,11 +1266,7 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("node 'c'") && e.contains("cap = 5"), "{e}");
-        let g2 = Graph::from_json(
-            r#"{"nodes":[{"id":"a","cost":3},{"id":"b","cost":3}]}"#,
-            "g",
-        )
-        .unwrap();
+        let g2 = graph(r#"{"nodes":[{"id":"a","cost":3},{"id":"b","cost":3}]}"#);
         let p2 = Problem::new(&g2, &c).unwrap();
         let placement = Submodular { improved: true }
             .place(&p2, &params, &mut Rng::new(0))
@@ -1314,16 +1289,12 @@ mod tests {
     /// group on d1 has b = 2 - 4/100 = 1.96 -> b on d0. Round 2: the group on d1.
     #[test]
     fn groups_are_one_element() {
-        let c = Cluster::from_json(
+        let c = cluster(
             r#"{"devices":[{"id":"d0","speed":1,"memory":5},{"id":"d1","speed":1}],"bandwidth":1}"#,
-            "c",
-        )
-        .unwrap();
-        let g = Graph::from_json(
+        );
+        let g = graph(
             r#"{"nodes":[{"id":"a","cost":2,"mem":3,"colocate":"w"},{"id":"b","cost":1},{"id":"c","cost":2,"mem":3,"colocate":"w"}]}"#,
-            "g",
-        )
-        .unwrap();
+        );
         let p = Problem::new(&g, &c).unwrap();
         for improved in [false, true] {
             let m = model(&p, improved, &Params::defaults(PARAMS));
@@ -1334,11 +1305,7 @@ mod tests {
             assert_eq!(t[1].0.node, 0);
             verify(&p, &placement).unwrap();
         }
-        let tiny = Cluster::from_json(
-            r#"{"devices":[{"id":"d0","speed":1,"memory":5}],"bandwidth":1}"#,
-            "c",
-        )
-        .unwrap();
+        let tiny = cluster(r#"{"devices":[{"id":"d0","speed":1,"memory":5}],"bandwidth":1}"#);
         let p = Problem::new(&g, &tiny).unwrap();
         let e = Submodular { improved: false }
             .place(&p, &Params::defaults(PARAMS), &mut Rng::new(0))
@@ -1354,15 +1321,13 @@ mod tests {
     /// there, so it goes to d1 (b = 1.1).
     #[test]
     fn memory_step_moves_nodes_off_full_devices() {
-        let c = Cluster::from_json(
+        let c = cluster(
             r#"{"devices":[{"id":"d0","kind":"fast","speed":1,"memory":20},{"id":"d1","kind":"slow","speed":1,"memory":20}],"bandwidth":1}"#,
-            "c",
-        )
-        .unwrap();
+        );
         let nodes: Vec<String> = (0..3)
             .map(|i| format!(r#"{{"id":"n{i}","time":{{"fast":1,"slow":9}},"mem":4}}"#))
             .collect();
-        let g = Graph::from_json(&format!(r#"{{"nodes":[{}]}}"#, nodes.join(",")), "g").unwrap();
+        let g = joined(&nodes, &[]);
         let p = Problem::new(&g, &c).unwrap();
         let base = Params::defaults(PARAMS).with("g", 1.0).with("cap", 10.0);
         for improved in [false, true] {
@@ -1385,11 +1350,9 @@ mod tests {
     #[test]
     fn transfer_term_keeps_neighbours_together() {
         let c = two_devices("");
-        let g = Graph::from_json(
+        let g = graph(
             r#"{"nodes":[{"id":"a","cost":1},{"id":"b","cost":1}],"edges":[{"src":"a","dst":"b","bytes":5}]}"#,
-            "g",
-        )
-        .unwrap();
+        );
         let p = Problem::new(&g, &c).unwrap();
         let run = |p: &Problem, w: f64| {
             let params = Params::defaults(PARAMS)
@@ -1403,11 +1366,9 @@ mod tests {
         assert_eq!(run(&p, 0.0), vec![0, 1]);
         assert_eq!(run(&p, 3.0), vec![0, 1]);
         assert_eq!(run(&p, 4.0), vec![0, 0]);
-        let g2 = Graph::from_json(
+        let g2 = graph(
             r#"{"nodes":[{"id":"a","cost":2},{"id":"b","cost":1}],"edges":[{"src":"a","dst":"b","bytes":5}]}"#,
-            "g",
-        )
-        .unwrap();
+        );
         let p2 = Problem::new(&g2, &c).unwrap();
         assert_eq!(run(&p2, 0.0), vec![1, 0]);
         assert_eq!(run(&p2, 4.0), vec![0, 0]);
@@ -1484,25 +1445,13 @@ mod tests {
                 )
             })
             .collect();
-        let g = Graph::from_json(
-            &format!(
-                r#"{{"nodes":[{}],"edges":[{}]}}"#,
-                nodes.join(","),
-                edges.join(",")
-            ),
-            "g",
-        )
-        .unwrap();
-        let c = Cluster::from_json(
-            &format!(
-                r#"{{"devices":[{}],"bandwidth":{},"latency":{}}}"#,
-                devices.join(","),
-                1 + rng.below(3),
-                rng.below(2)
-            ),
-            "c",
-        )
-        .unwrap();
+        let g = joined(&nodes, &edges);
+        let c = cluster(&format!(
+            r#"{{"devices":[{}],"bandwidth":{},"latency":{}}}"#,
+            devices.join(","),
+            1 + rng.below(3),
+            rng.below(2)
+        ));
         (g, c)
     }
 
@@ -1642,14 +1591,10 @@ mod speed {
                 }
             })
             .collect();
-        Cluster::from_json(
-            &format!(
-                r#"{{"devices":[{}],"bandwidth":1.2e10,"latency":1e-5,"kinds":{{"gpu":{{"op_speed":{{"Conv2D":5}}}}}}}}"#,
-                devs.join(",")
-            ),
-            "c",
-        )
-        .unwrap()
+        crate::testutil::cluster(&format!(
+            r#"{{"devices":[{}],"bandwidth":1.2e10,"latency":1e-5,"kinds":{{"gpu":{{"op_speed":{{"Conv2D":5}}}}}}}}"#,
+            devs.join(",")
+        ))
     }
 
     /// Fastest of several runs (the machine is shared).

@@ -37,7 +37,9 @@
 //!
 //! [`Graph::topo_order`]: crate::model::graph::Graph::topo_order
 
-use super::{no_device_error, Loads, Placement, Placer, PlacerInfo, Units};
+use super::{
+    assign, best_device, no_device_error, Loads, Placement, Placer, PlacerInfo, Units, UNPLACED,
+};
 use crate::error::Result;
 use crate::model::cluster::DevIx;
 use crate::model::graph::NodeIx;
@@ -53,8 +55,6 @@ pub const INFO: PlacerInfo = PlacerInfo {
 };
 
 pub struct TfGreedy;
-
-const UNPLACED: DevIx = DevIx::MAX;
 
 impl Placer for TfGreedy {
     fn place(&self, problem: &Problem, _: &Params, _: &mut Rng) -> Result<Placement> {
@@ -88,22 +88,13 @@ pub fn estimate(problem: &Problem) -> Result<(Placement, Vec<f64>)> {
         let unit = units.of[v as usize];
         let d = match unit_device[unit as usize] {
             UNPLACED => {
-                let mut best: Option<(f64, DevIx)> = None;
-                for d in 0..k as DevIx {
-                    if !loads.feasible(problem, &units, unit, d) {
-                        continue;
-                    }
-                    let t = finish_on(v, d, &placement, &finish, &free);
-                    if best.is_none_or(|(bt, _)| t < bt) {
-                        best = Some((t, d));
-                    }
-                }
-                let (_, d) =
-                    best.ok_or_else(|| no_device_error(INFO.name, problem, &units, unit))?;
+                let d = best_device(problem, &units, &loads, unit, |d| {
+                    finish_on(v, d, &placement, &finish, &free)
+                })
+                .ok_or_else(|| no_device_error(INFO.name, problem, &units, unit))?;
                 unit_device[unit as usize] = d;
-                for &m in &units.members[unit as usize] {
-                    loads.add(problem, m, d);
-                }
+                // Later members get the group's device now; only their times wait.
+                assign(problem, &units, &mut loads, &mut placement, unit, d);
                 d
             }
             d => d,
@@ -119,19 +110,8 @@ pub fn estimate(problem: &Problem) -> Result<(Placement, Vec<f64>)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{cluster::Cluster, graph::Graph};
     use crate::place::verify;
-
-    fn appendix() -> (Graph, Cluster) {
-        (
-            Graph::from_json(include_str!("../../graphs/carbonari_appendix.json"), "g").unwrap(),
-            Cluster::from_json(
-                include_str!("../../graphs/carbonari_appendix_cluster.json"),
-                "c",
-            )
-            .unwrap(),
-        )
-    }
+    use crate::testutil::{carbonari_appendix, cluster, graph};
 
     /// Seed 001's appendix graph (Figure 1a, Table 5 costs; CPU1, CPU2, GPU; no transfer
     /// cost), by hand, visiting 1..5:
@@ -142,7 +122,7 @@ mod tests {
     /// - node5 (5 / 5 / 7), inputs at 8 and 9: max(8, 9) + 5 = 14, 14, 9 + 7 = 16 -> CPU1.
     #[test]
     fn appendix_graph_by_hand() {
-        let (g, c) = appendix();
+        let (g, c) = carbonari_appendix();
         let p = Problem::new(&g, &c).unwrap();
         let (placement, finish) = estimate(&p).unwrap();
         assert_eq!(placement, vec![2, 2, 0, 2, 0]);
@@ -159,42 +139,30 @@ mod tests {
     /// Then a fixed on d0 (speed 1) and b of cost 4 or 40 with d1 twice as fast: see below.
     #[test]
     fn transfers_and_queues_count() {
-        let c = Cluster::from_json(
-            r#"{"devices":[{"id":"d0","speed":1},{"id":"d1","speed":1}],"bandwidth":1}"#,
-            "c",
-        )
-        .unwrap();
-        let g = Graph::from_json(
+        let c =
+            cluster(r#"{"devices":[{"id":"d0","speed":1},{"id":"d1","speed":1}],"bandwidth":1}"#);
+        let g = graph(
             r#"{"nodes":[{"id":"a","cost":1},{"id":"b","time":{"gpu":4}},{"id":"c","cost":3}],
                 "edges":[{"src":"a","dst":"b","bytes":10}]}"#,
-            "g",
-        )
-        .unwrap();
+        );
         let p = Problem::new(&g, &c).unwrap();
         let (placement, finish) = estimate(&p).unwrap();
         assert_eq!(placement, vec![0, 0, 1]);
         assert_eq!(finish, vec![1.0, 5.0, 3.0]);
 
-        let c2 = Cluster::from_json(
-            r#"{"devices":[{"id":"d0","speed":1},{"id":"d1","speed":2}],"bandwidth":1}"#,
-            "c",
-        )
-        .unwrap();
-        let g2 = Graph::from_json(
+        let c2 =
+            cluster(r#"{"devices":[{"id":"d0","speed":1},{"id":"d1","speed":2}],"bandwidth":1}"#);
+        let g2 = graph(
             r#"{"nodes":[{"id":"a","cost":1,"device":"d0"},{"id":"b","cost":4}],
                 "edges":[{"src":"a","dst":"b","bytes":10}]}"#,
-            "g",
-        )
-        .unwrap();
+        );
         let p2 = Problem::new(&g2, &c2).unwrap();
         // b: d0 1 + 4 = 5; d1 1 + 10 + 2 = 13 -> d0.
         assert_eq!(estimate(&p2).unwrap().0, vec![0, 0]);
-        let g3 = Graph::from_json(
+        let g3 = graph(
             r#"{"nodes":[{"id":"a","cost":1,"device":"d0"},{"id":"b","cost":40}],
                 "edges":[{"src":"a","dst":"b","bytes":10}]}"#,
-            "g",
-        )
-        .unwrap();
+        );
         let p3 = Problem::new(&g3, &c2).unwrap();
         // b: d0 1 + 40 = 41; d1 1 + 10 + 20 = 31 -> d1.
         let (placement, finish) = estimate(&p3).unwrap();
@@ -211,29 +179,23 @@ mod tests {
     /// - z is then forced onto c0.
     #[test]
     fn groups_go_whole_and_memory_counts() {
-        let c = Cluster::from_json(
+        let c = cluster(
             r#"{"devices":[{"id":"c0","kind":"cpu","speed":1,"memory":12},{"id":"c1","kind":"cpu","speed":1},
                            {"id":"g0","kind":"gpu","speed":2}],"bandwidth":1}"#,
-            "c",
-        )
-        .unwrap();
-        let g = Graph::from_json(
+        );
+        let g = graph(
             r#"{"nodes":[{"id":"x","cost":2,"mem":6,"colocate":"w"},{"id":"y","cost":2,"mem":1},
                          {"id":"z","cost":2,"mem":6,"colocate":"w","device":"cpu"}],
                 "edges":[{"src":"x","dst":"y"},{"src":"y","dst":"z"}]}"#,
-            "g",
-        )
-        .unwrap();
+        );
         let p = Problem::new(&g, &c).unwrap();
         let (placement, _) = estimate(&p).unwrap();
         assert_eq!(placement, vec![0, 2, 0]);
         verify(&p, &placement).unwrap();
 
-        let tight = Cluster::from_json(
+        let tight = cluster(
             r#"{"devices":[{"id":"c0","kind":"cpu","speed":1,"memory":11},{"id":"g0","kind":"gpu","speed":2}],"bandwidth":1}"#,
-            "c",
-        )
-        .unwrap();
+        );
         let p = Problem::new(&g, &tight).unwrap();
         let e = TfGreedy
             .place(&p, &Params::default(), &mut Rng::new(0))

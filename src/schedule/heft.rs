@@ -58,9 +58,10 @@ impl Scheduler for HeftOrder {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{cluster::Cluster, graph::Graph};
+    use crate::model::cluster::Cluster;
     use crate::place::heft::heft_schedule;
     use crate::sim::{simulate, LinkModel, SimOptions};
+    use crate::testutil::{assert_inputs_arrive, graph, topcuoglu};
     use crate::transfer::fifo::FifoLinks;
 
     /// Five ops, everything on d0 of two devices (speeds 1, 1; bandwidth 1; latency 0):
@@ -74,12 +75,10 @@ mod tests {
     /// both ready: q first. Order s, p, q, r: s 0-1, p 1-2, q 2-6, r 6-9.
     #[test]
     fn hand_computed_order() {
-        let g = Graph::from_json(
+        let g = graph(
             r#"{"nodes":[{"id":"s","cost":1},{"id":"p","cost":1},{"id":"q","cost":4},{"id":"r","cost":3}],
                 "edges":[{"src":"s","dst":"p"},{"src":"p","dst":"q"},{"src":"s","dst":"r"}]}"#,
-            "g",
-        )
-        .unwrap();
+        );
         let c = Cluster::uniform(&[1.0, 1.0], 1.0, 0.0);
         let p = Problem::new(&g, &c).unwrap();
         assert_eq!(heft_rank_u(&p), vec![6.0, 5.0, 4.0, 3.0]);
@@ -103,66 +102,7 @@ mod tests {
     /// order. Every edge is honoured; the plan's makespan is 80.
     #[test]
     fn joint_heft_respects_dependencies() {
-        let w = [
-            [14, 16, 9],
-            [13, 19, 18],
-            [11, 13, 19],
-            [13, 8, 17],
-            [12, 13, 10],
-            [13, 16, 9],
-            [7, 15, 11],
-            [5, 11, 14],
-            [18, 12, 20],
-            [21, 7, 16],
-        ];
-        let nodes: Vec<String> = w
-            .iter()
-            .enumerate()
-            .map(|(i, t)| {
-                format!(
-                    r#"{{"id":"n{}","time":{{"p1":{},"p2":{},"p3":{}}}}}"#,
-                    i + 1,
-                    t[0],
-                    t[1],
-                    t[2]
-                )
-            })
-            .collect();
-        let edges: Vec<String> = [
-            (1, 2, 18),
-            (1, 3, 12),
-            (1, 4, 9),
-            (1, 5, 11),
-            (1, 6, 14),
-            (2, 8, 19),
-            (2, 9, 16),
-            (3, 7, 23),
-            (4, 8, 27),
-            (4, 9, 23),
-            (5, 9, 13),
-            (6, 8, 15),
-            (7, 10, 17),
-            (8, 10, 11),
-            (9, 10, 13),
-        ]
-        .iter()
-        .map(|(a, b, c)| format!(r#"{{"src":"n{a}","dst":"n{b}","bytes":{c}}}"#))
-        .collect();
-        let g = Graph::from_json(
-            &format!(
-                r#"{{"nodes":[{}],"edges":[{}]}}"#,
-                nodes.join(","),
-                edges.join(",")
-            ),
-            "g",
-        )
-        .unwrap();
-        let c = Cluster::from_json(
-            r#"{"devices":[{"id":"P1","kind":"p1","speed":1},{"id":"P2","kind":"p2","speed":1},
-                           {"id":"P3","kind":"p3","speed":1}],"bandwidth":1}"#,
-            "c",
-        )
-        .unwrap();
+        let (g, c) = topcuoglu();
         let p = Problem::new(&g, &c).unwrap();
         let plan = heft_schedule(&p).unwrap();
         assert_eq!(plan.makespan, 80.0);
@@ -178,11 +118,7 @@ mod tests {
                 },
             );
             let ops = r.trace.unwrap().ops;
-            for (e, edge) in g.edges.iter().enumerate() {
-                let (u, v) = (edge.src as usize, edge.dst as usize);
-                let moved = p.edge_transfer_time(e as u32, plan.placement[u], plan.placement[v]);
-                assert!(ops[u].1 + moved <= ops[v].0, "edge {e} under {links:?}");
-            }
+            assert_inputs_arrive(&p, &plan.placement, &ops, 0.0, &format!("{links:?}"));
             // Under parallel links the plan's timing is reproduced exactly here.
             if links == LinkModel::Parallel {
                 assert_eq!(r.makespan, 80.0);

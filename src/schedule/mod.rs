@@ -10,7 +10,6 @@
 //! [`ReadyHeaps`] is the shared building block: one max-heap per device keyed by a
 //! priority and a tie break, which fifo, pct and heft use.
 
-use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
 use crate::error::Result;
@@ -19,6 +18,7 @@ use crate::model::graph::NodeIx;
 use crate::model::problem::Problem;
 use crate::params::{ParamSpec, Params};
 use crate::rng::Rng;
+use crate::util::MaxEntry;
 
 pub mod fifo;
 pub mod heft;
@@ -65,38 +65,11 @@ pub fn scheduler(name: &str) -> Result<&'static SchedulerInfo> {
     crate::params::lookup("scheduler", name, SCHEDULERS, |s| s.name)
 }
 
-#[derive(Debug, Clone, Copy)]
-struct Entry {
-    key: f64,
-    tie: u64,
-    v: NodeIx,
-}
-
-impl PartialEq for Entry {
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == Ordering::Equal
-    }
-}
-impl Eq for Entry {}
-impl PartialOrd for Entry {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl Ord for Entry {
-    /// Larger key first; among equal keys the smaller tie, then the smaller node.
-    fn cmp(&self, other: &Self) -> Ordering {
-        self.key
-            .total_cmp(&other.key)
-            .then_with(|| other.tie.cmp(&self.tie))
-            .then_with(|| other.v.cmp(&self.v))
-    }
-}
-
-/// One max-heap of ready ops per device: highest `key` first, then lowest `tie`.
+/// One max-heap of ready ops per device: highest `key` first, then lowest `tie`, then
+/// lowest node.
 #[derive(Debug, Clone, Default)]
 pub struct ReadyHeaps {
-    heaps: Vec<BinaryHeap<Entry>>,
+    heaps: Vec<BinaryHeap<MaxEntry<f64, (u64, NodeIx)>>>,
 }
 
 impl ReadyHeaps {
@@ -107,11 +80,15 @@ impl ReadyHeaps {
     }
 
     pub fn push(&mut self, d: DevIx, v: NodeIx, key: f64, tie: u64) {
-        self.heaps[d as usize].push(Entry { key, tie, v });
+        self.heaps[d as usize].push(MaxEntry {
+            key,
+            tie: (tie, v),
+            data: (),
+        });
     }
 
     pub fn pop(&mut self, d: DevIx) -> Option<NodeIx> {
-        self.heaps[d as usize].pop().map(|e| e.v)
+        self.heaps[d as usize].pop().map(|e| e.tie.1)
     }
 
     pub fn len(&self, d: DevIx) -> usize {

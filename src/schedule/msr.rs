@@ -40,7 +40,6 @@
 //! state changes, at most one per (change, ready op listing that device): bounded by
 //! the activity of the devices ops fan out to, never a scan of all ready ops per pick.
 
-use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
 use super::{Scheduler, SchedulerInfo, SimView};
@@ -49,6 +48,7 @@ use crate::model::graph::NodeIx;
 use crate::model::problem::Problem;
 use crate::params::{ParamSpec, Params};
 use crate::rng::Rng;
+use crate::util::MaxEntry;
 
 pub const PARAMS: &[ParamSpec] = &[
     ParamSpec {
@@ -89,31 +89,16 @@ fn score(stat: f64, delta: f64, idle_count: u32) -> f64 {
     stat + delta * idle_count as f64
 }
 
-#[derive(Debug, Clone, Copy)]
-struct Entry {
-    key: f64,
-    v: NodeIx,
-    /// Key version of multi-device ops (an entry with an older one is stale); else 0.
-    ver: u32,
-}
+/// A heap entry: larger score key first, then the smaller node (`tie`). `data` is the key
+/// version of a multi-device op (an entry with an older one is stale), else 0; it plays no
+/// part in the order.
+type Entry = MaxEntry<f64, NodeIx, u32>;
 
-impl PartialEq for Entry {
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == Ordering::Equal
-    }
-}
-impl Eq for Entry {}
-impl PartialOrd for Entry {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl Ord for Entry {
-    /// Larger key first, then the smaller node (the version plays no part).
-    fn cmp(&self, other: &Self) -> Ordering {
-        self.key
-            .total_cmp(&other.key)
-            .then_with(|| other.v.cmp(&self.v))
+fn entry(key: f64, v: NodeIx, ver: u32) -> Entry {
+    MaxEntry {
+        key,
+        tie: v,
+        data: ver,
     }
 }
 
@@ -172,7 +157,7 @@ pub struct Msr {
 /// Drops entries of ops already taken from the top of `heap`; returns the live top.
 fn live_top(heap: &mut BinaryHeap<Entry>, taken: &[bool]) -> Option<Entry> {
     while let Some(&e) = heap.peek() {
-        if taken[e.v as usize] {
+        if taken[e.tie as usize] {
             heap.pop();
         } else {
             return Some(e);
@@ -306,11 +291,7 @@ impl Scheduler for Msr {
         let h = &mut self.heaps[d as usize];
         let stat = self.stat[v as usize];
         match self.kind[v as usize] {
-            Kind::Plain => h.plain.push(Entry {
-                key: stat,
-                v,
-                ver: 0,
-            }),
+            Kind::Plain => h.plain.push(entry(stat, v, 0)),
             Kind::One(e, c) => {
                 let at = match h.one.binary_search_by_key(&e, |p| p.0) {
                     Ok(at) => at,
@@ -320,16 +301,8 @@ impl Scheduler for Msr {
                     }
                 };
                 let pair = &mut h.one[at].1;
-                pair.idle.push(Entry {
-                    key: score(stat, self.delta, c),
-                    v,
-                    ver: 0,
-                });
-                pair.busy.push(Entry {
-                    key: stat,
-                    v,
-                    ver: 0,
-                });
+                pair.idle.push(entry(score(stat, self.delta, c), v, 0));
+                pair.busy.push(entry(stat, v, 0));
             }
             Kind::Many => {
                 // Keyed with the states last seen; a pick brings it up to date.
@@ -338,7 +311,7 @@ impl Scheduler for Msr {
                 });
                 let key = score(stat, self.delta, count);
                 self.key[v as usize] = key;
-                h.many.push(Entry { key, v, ver: 0 });
+                h.many.push(entry(key, v, 0));
                 self.many_live[d as usize] += 1;
                 let range = self.remote_start[v as usize] as usize
                     ..self.remote_start[v as usize + 1] as usize;
@@ -388,28 +361,25 @@ impl Scheduler for Msr {
         // its score now is the group's best; tops with stale keys go back re-keyed.
         let mut from_many = false;
         while let Some(&top) = h.many.peek() {
-            if taken[top.v as usize] || top.ver != ver[top.v as usize] {
+            let v = top.tie;
+            if taken[v as usize] || top.data != ver[v as usize] {
                 h.many.pop();
                 continue;
             }
             if best.is_some_and(|b| top <= b) {
                 break;
             }
-            let count = idle_count_in(remote_start, remote, top.v, |e| seen_idle[e as usize]);
-            let exact = score(stat[top.v as usize], *delta, count);
+            let count = idle_count_in(remote_start, remote, v, |e| seen_idle[e as usize]);
+            let exact = score(stat[v as usize], *delta, count);
             if exact.total_cmp(&top.key).is_eq() {
                 best = Some(top);
                 from_many = true;
                 break;
             }
             h.many.pop();
-            ver[top.v as usize] += 1;
-            key[top.v as usize] = exact;
-            h.many.push(Entry {
-                key: exact,
-                v: top.v,
-                ver: ver[top.v as usize],
-            });
+            ver[v as usize] += 1;
+            key[v as usize] = exact;
+            h.many.push(entry(exact, v, ver[v as usize]));
         }
         let chosen = best?;
         if from_many {
@@ -417,11 +387,12 @@ impl Scheduler for Msr {
             many_live[d as usize] -= 1;
         }
         if h.many.len() > 4 * many_live[d as usize] + 64 {
-            h.many
-                .retain(|e| !taken[e.v as usize] && e.ver == ver[e.v as usize] && e.v != chosen.v);
+            h.many.retain(|e| {
+                !taken[e.tie as usize] && e.data == ver[e.tie as usize] && e.tie != chosen.tie
+            });
         }
-        taken[chosen.v as usize] = true;
-        Some(chosen.v)
+        taken[chosen.tie as usize] = true;
+        Some(chosen.tie)
     }
 }
 
@@ -458,11 +429,7 @@ impl Msr {
                 self.ver[v as usize] += 1;
                 self.heaps[self.device[v as usize] as usize]
                     .many
-                    .push(Entry {
-                        key,
-                        v,
-                        ver: self.ver[v as usize],
-                    });
+                    .push(entry(key, v, self.ver[v as usize]));
             }
         }
     }
@@ -473,6 +440,7 @@ mod tests {
     use super::*;
     use crate::model::{cluster::Cluster, graph::Graph};
     use crate::sim::{simulate, LinkModel, SimOptions};
+    use crate::testutil::{assert_inputs_arrive, graph, joined};
     use crate::transfer::fifo::FifoLinks;
 
     fn msr(alpha: f64, beta: f64, gamma: f64, delta: f64) -> Msr {
@@ -526,14 +494,12 @@ mod tests {
     /// With d1 idle: a (9) first, then b and c tie at 8 -> b (lower index).
     /// With d1 busy: a = 4, b = 8, c = 3 -> b, a, c.
     fn case() -> (Graph, Cluster, Vec<DevIx>) {
-        let g = Graph::from_json(
+        let g = graph(
             r#"{"nodes":[{"id":"a","cost":1},{"id":"b","cost":1},{"id":"c","cost":1},
                          {"id":"x","cost":1},{"id":"y","cost":1},{"id":"z","cost":1},{"id":"z2","cost":1}],
                 "edges":[{"src":"a","dst":"x"},{"src":"a","dst":"y"},{"src":"b","dst":"y"},
                          {"src":"b","dst":"z","tensor":"t1"},{"src":"b","dst":"z","tensor":"t2"},{"src":"c","dst":"z2"}]}"#,
-            "g",
-        )
-        .unwrap();
+        );
         let c = Cluster::uniform(&[1.0, 1.0], 1.0, 0.0);
         (g, c, vec![0, 0, 0, 1, 0, 0, 1])
     }
@@ -610,15 +576,7 @@ mod tests {
                     }
                 }
             }
-            let g = Graph::from_json(
-                &format!(
-                    r#"{{"nodes":[{}],"edges":[{}]}}"#,
-                    nodes.join(","),
-                    edges.join(",")
-                ),
-                "g",
-            )
-            .unwrap();
+            let g = joined(&nodes, &edges);
             let c = Cluster::uniform(&vec![1.0; k], 1.0, 0.0);
             let p = Problem::new(&g, &c).unwrap();
             let placement: Vec<DevIx> = (0..n).map(|_| rng.below(k as u64) as DevIx).collect();
@@ -701,15 +659,7 @@ mod tests {
                     ));
                 }
             }
-            let g = Graph::from_json(
-                &format!(
-                    r#"{{"nodes":[{}],"edges":[{}]}}"#,
-                    nodes.join(","),
-                    edges.join(",")
-                ),
-                "g",
-            )
-            .unwrap();
+            let g = joined(&nodes, &edges);
             let c = Cluster::uniform(&[1.0, 2.0, 3.0, 4.0], 2.0, 0.5);
             let p = Problem::new(&g, &c).unwrap();
             let placement: Vec<DevIx> = (0..n).map(|_| rng.below(4) as DevIx).collect();
@@ -729,15 +679,7 @@ mod tests {
                     },
                 );
                 let ops = r.trace.unwrap().ops;
-                for (e, edge) in g.edges.iter().enumerate() {
-                    let (u, v) = (edge.src as usize, edge.dst as usize);
-                    let moved = p.edge_transfer_time(e as u32, placement[u], placement[v]);
-                    assert!(
-                        ops[u].1 + moved <= ops[v].0 + 1e-9,
-                        "{} edge {e}",
-                        info.name
-                    );
-                }
+                assert_inputs_arrive(&p, &placement, &ops, 1e-9, info.name);
                 for d in 0..4 {
                     let mut mine: Vec<(f64, f64)> = (0..n)
                         .filter(|&v| placement[v] == d)

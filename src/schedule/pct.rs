@@ -76,6 +76,7 @@ mod tests {
     use super::*;
     use crate::model::{cluster::Cluster, graph::Graph};
     use crate::sim::{simulate, LinkModel, SimOptions};
+    use crate::testutil::graph;
     use crate::transfer::fifo::FifoLinks;
 
     /// Five ops on two devices (speeds 1 and 2, bandwidth 10, latency 1):
@@ -92,13 +93,11 @@ mod tests {
     ///
     /// After a, both b and c are executable on d0: b (10) runs before c (4).
     fn case() -> (Graph, Cluster) {
-        let g = Graph::from_json(
+        let g = graph(
             r#"{"nodes":[{"id":"a","cost":2},{"id":"b","cost":4},{"id":"c","cost":2},{"id":"d","cost":6},{"id":"e","cost":2}],
                 "edges":[{"src":"a","dst":"b","bytes":40},{"src":"a","dst":"c"},{"src":"b","dst":"d","bytes":20},
                          {"src":"c","dst":"e"}]}"#,
-            "g",
-        )
-        .unwrap();
+        );
         (g, Cluster::uniform(&[1.0, 2.0], 10.0, 1.0))
     }
 
