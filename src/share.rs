@@ -13,6 +13,8 @@
 //!
 //! Not here: reading files (the caller hands over texts) and the page's own view state.
 
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use base64::Engine;
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
@@ -178,46 +180,25 @@ pub fn decode(key: &str, s: &str) -> Result<String> {
     String::from_utf8(out).map_err(|_| bad(format!("{key}: not UTF-8 after decoding")))
 }
 
-const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-
 /// base64url without padding.
 pub fn base64url(data: &[u8]) -> String {
-    let mut out = String::with_capacity(data.len().div_ceil(3) * 4);
-    for chunk in data.chunks(3) {
-        let n = chunk
-            .iter()
-            .enumerate()
-            .fold(0u32, |n, (i, &b)| n | (b as u32) << (16 - 8 * i));
-        for i in 0..chunk.len() + 1 {
-            out.push(B64[(n >> (18 - 6 * i) & 63) as usize] as char);
-        }
-    }
-    out
+    URL_SAFE_NO_PAD.encode(data)
 }
 
 /// Decodes base64url (padding and the `+/` alphabet are accepted too).
 pub fn unbase64url(key: &str, s: &str) -> Result<Vec<u8>> {
-    let mut out = Vec::with_capacity(s.len() * 3 / 4);
-    let mut acc = 0u32;
-    let mut bits = 0;
-    for c in s.bytes().filter(|&c| c != b'=') {
-        let v = match c {
-            b'A'..=b'Z' => c - b'A',
-            b'a'..=b'z' => c - b'a' + 26,
-            b'0'..=b'9' => c - b'0' + 52,
-            b'-' | b'+' => 62,
-            b'_' | b'/' => 63,
-            _ => return Err(bad(format!("{key}: not base64url"))),
-        };
-        acc = (acc << 6) | v as u32;
-        bits += 6;
-        if bits >= 8 {
-            bits -= 8;
-            out.push((acc >> bits) as u8);
-            acc &= (1 << bits) - 1;
-        }
-    }
-    Ok(out)
+    let normalized: String = s
+        .chars()
+        .filter(|&c| c != '=')
+        .map(|c| match c {
+            '+' => '-',
+            '/' => '_',
+            c => c,
+        })
+        .collect();
+    URL_SAFE_NO_PAD
+        .decode(normalized.as_bytes())
+        .map_err(|_| bad(format!("{key}: not base64url")))
 }
 
 /// deflate-raw (what the browser's `CompressionStream('deflate-raw')` reads and writes).
