@@ -22,6 +22,10 @@ use crate::rng::Rng;
 
 pub type DevIx = u32;
 
+/// Most devices a cluster may have: the `k x k` link matrices stay at 16 MB, which the
+/// browser's wasm memory holds comfortably.
+pub const MAX_DEVICES: usize = 1024;
+
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Device {
     pub id: String,
@@ -179,6 +183,12 @@ impl Cluster {
         if raw.devices.is_empty() {
             return Err(Error::Cluster("the device list is empty".into()));
         }
+        if raw.devices.len() > MAX_DEVICES {
+            return Err(Error::Cluster(format!(
+                "the cluster has {} devices; placesim handles at most {MAX_DEVICES}",
+                raw.devices.len()
+            )));
+        }
         let mut index = BTreeMap::new();
         let mut devices = Vec::with_capacity(raw.devices.len());
         for (i, d) in raw.devices.into_iter().enumerate() {
@@ -266,9 +276,9 @@ impl Cluster {
                 "a generated cluster needs at least one device".into(),
             ));
         }
-        if spec.devices > 4096 {
+        if spec.devices > MAX_DEVICES {
             return Err(Error::Cluster(format!(
-                "a generated cluster has at most 4096 devices, asked for {}",
+                "a generated cluster has at most {MAX_DEVICES} devices, asked for {}",
                 spec.devices
             )));
         }
