@@ -61,6 +61,10 @@ impl Stats {
 pub struct DeviceResult {
     pub id: String,
     pub kind: String,
+    /// The device's speed (work per second, after the what-if), mean over the seeds: a
+    /// generated cluster draws it per seed; a given cluster's speed is its file's (exactly,
+    /// when every seed has the same speed).
+    pub speed: f64,
     /// Mean seconds busy.
     pub busy: f64,
     /// Mean busy / makespan.
@@ -73,6 +77,17 @@ pub struct DeviceResult {
     pub memory: Option<f64>,
     /// Whether any seed exceeded the capacity.
     pub oom: bool,
+}
+
+/// Mean of one device's per-seed speeds, summed in seed order; the speed itself when
+/// every seed has the same one (so that a given cluster's speed comes back exactly, with no
+/// rounding from summing and dividing).
+pub fn mean_speed(per_seed: &[f64]) -> f64 {
+    match per_seed.first() {
+        None => 0.0,
+        Some(&s) if per_seed.iter().all(|&x| x == s) => s,
+        Some(_) => per_seed.iter().sum::<f64>() / per_seed.len() as f64,
+    }
 }
 
 /// One placer x scheduler pair.
@@ -240,6 +255,8 @@ pub fn run(
     let mut done = 0usize;
     let mut acc: Vec<Accum> = Vec::with_capacity(np * ns);
     let mut device_info: Vec<(String, String, Option<f64>)> = Vec::new();
+    // speeds[d][i]: device d's speed at seed i (what-if applied).
+    let mut speeds: Vec<Vec<f64>> = Vec::new();
     let mut cp_bounds = Vec::new();
     let mut work_bounds = Vec::new();
 
@@ -260,6 +277,7 @@ pub fn run(
                     )
                 })
                 .collect();
+            speeds = vec![Vec::with_capacity(scenario.seeds as usize); k];
             for _ in 0..np * ns {
                 acc.push(Accum {
                     makespans: vec![],
@@ -276,6 +294,16 @@ pub fn run(
                     error: None,
                 });
             }
+        }
+        if real.cluster.devices.len() != speeds.len() {
+            return Err(Error::Scenario(format!(
+                "seed {i} realized {} devices, seed 0 realized {}",
+                real.cluster.devices.len(),
+                speeds.len()
+            )));
+        }
+        for (d, dev) in real.cluster.devices.iter().enumerate() {
+            speeds[d].push(dev.speed);
         }
         let cp = analysis::critical_path_bound(&problem);
         let wb = analysis::work_bound(&problem);
@@ -356,6 +384,7 @@ pub fn run(
                     .map(|(d, (id, kind, memory))| DeviceResult {
                         id: id.clone(),
                         kind: kind.clone(),
+                        speed: mean_speed(&speeds[d]),
                         busy: a.busy[d] / runs,
                         utilization: a.util[d] / runs,
                         ops: a.ops[d] / runs,
@@ -380,4 +409,118 @@ pub fn run(
         work_bound: mean(&work_bounds),
         results,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::cluster::ClusterGen;
+    use crate::model::scenario::{ClusterSource, GraphSource, WhatIf};
+    use crate::testutil;
+    use std::collections::BTreeMap;
+
+    const GRAPH: &str = r#"{"nodes":[{"id":"a","cost":2},{"id":"b","cost":4},{"id":"c","cost":3}],
+        "edges":[{"src":"a","dst":"b","bytes":3},{"src":"a","dst":"c","bytes":2}]}"#;
+
+    fn scenario(cluster: ClusterSource, seeds: u32) -> Scenario {
+        let mut s = Scenario::new(GraphSource::Bundled("g".into()), cluster);
+        s.placers = vec!["single".into(), "hash".into()];
+        s.schedulers = vec!["fifo".into()];
+        s.seeds = seeds;
+        s.seed = 7;
+        s
+    }
+
+    fn speeds_of(c: &Comparison) -> Vec<Vec<f64>> {
+        c.results
+            .iter()
+            .map(|r| r.devices.iter().map(|d| d.speed).collect())
+            .collect()
+    }
+
+    #[test]
+    fn a_given_clusters_device_speed_is_the_files_exactly() {
+        let g = testutil::graph(GRAPH);
+        // 0.1 summed three times and divided by 3 is 0.10000000000000002: the mean of equal
+        // speeds must be the speed itself.
+        let text = r#"{"devices":[{"id":"x","speed":0.1},{"id":"y","kind":"cpu","speed":4}],"bandwidth":2}"#;
+        let c = testutil::cluster(text);
+        let s = scenario(
+            ClusterSource::Inline(serde_json::from_str(text).unwrap()),
+            3,
+        );
+        let r = run(&s, &g, Some(&c), &mut |_, _| true).unwrap();
+        for row in speeds_of(&r) {
+            assert_eq!(row, vec![0.1, 4.0]);
+        }
+        // After the what-if: the scale multiplies, a set speed replaces (applied after it).
+        let mut s = s;
+        s.what_if = WhatIf {
+            compute: 2.0,
+            bandwidth: 1.0,
+            speeds: BTreeMap::from([("y".to_string(), 7.5)]),
+        };
+        let r = run(&s, &g, Some(&c), &mut |_, _| true).unwrap();
+        for row in speeds_of(&r) {
+            assert_eq!(row, vec![0.2, 7.5]);
+        }
+        // The JSON row names it, after id and kind.
+        let json = serde_json::to_string(&r.results[0].devices[0]).unwrap();
+        assert!(
+            json.starts_with(r#"{"id":"x","kind":"gpu","speed":0.2,"busy":"#),
+            "{json}"
+        );
+    }
+
+    #[test]
+    fn a_generated_clusters_device_speed_is_the_mean_of_its_seeds_draws() {
+        let g = testutil::graph(GRAPH);
+        let spec = ClusterGen {
+            devices: 4,
+            speed: [10.0, 100.0],
+            memory: None,
+            memory_fraction: None,
+            bandwidth: [10.0, 60.0],
+            latency: [0.0, 0.0],
+            kinds: vec![],
+        };
+        let mut s = scenario(ClusterSource::Generate(spec), 5);
+        let check = |s: &Scenario| -> Vec<f64> {
+            let r = run(s, &g, None, &mut |_, _| true).unwrap();
+            // Independently: realize every seed and average each device's speed.
+            let drawn: Vec<Vec<f64>> = (0..s.seeds)
+                .map(|i| {
+                    let real = s.realize(&g, None, i).unwrap();
+                    real.cluster.devices.iter().map(|d| d.speed).collect()
+                })
+                .collect();
+            let want: Vec<f64> = (0..4)
+                .map(|d| drawn.iter().map(|seed| seed[d]).sum::<f64>() / s.seeds as f64)
+                .collect();
+            for row in speeds_of(&r) {
+                assert_eq!(row, want);
+            }
+            let ids: Vec<&str> = r.results[0].devices.iter().map(|d| d.id.as_str()).collect();
+            assert_eq!(ids, ["d0", "d1", "d2", "d3"]);
+            // The seeds draw different speeds, so the mean is not any one seed's.
+            assert!(drawn.iter().any(|seed| seed[0] != drawn[0][0]));
+            want
+        };
+        let base = check(&s);
+        for &v in &base {
+            assert!((10.0..=100.0).contains(&v), "{v}");
+        }
+        // A set speed replaces the device's draw in every seed; the others keep theirs.
+        s.what_if.speeds.insert("d2".into(), 33.25);
+        let set = check(&s);
+        assert_eq!(set[2], 33.25);
+        assert_eq!([set[0], set[1], set[3]], [base[0], base[1], base[3]]);
+    }
+
+    #[test]
+    fn mean_speed_of_equal_and_unequal_draws() {
+        assert_eq!(mean_speed(&[0.1, 0.1, 0.1]), 0.1);
+        assert_eq!(mean_speed(&[1.0, 2.0, 6.0]), 3.0);
+        assert_eq!(mean_speed(&[]), 0.0);
+    }
 }

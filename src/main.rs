@@ -114,6 +114,11 @@ struct ProblemArgs {
     /// Multiply every link bandwidth (what-if).
     #[arg(long, default_value_t = 1.0)]
     bandwidth_scale: f64,
+    /// Set one device's speed, ID=SPEED (what-if; repeatable). It replaces the device's
+    /// speed in every seed (a generated cluster's devices are d0, d1, ...), after
+    /// --compute-scale.
+    #[arg(long = "speed-of", value_name = "ID=SPEED")]
+    speed_of: Vec<String>,
     /// Print JSON instead of a table.
     #[arg(long)]
     json: bool,
@@ -327,6 +332,26 @@ fn parse_params(list: &[String]) -> Result<BTreeMap<String, f64>> {
     Ok(out)
 }
 
+/// `--speed-of ID=SPEED` options: device id -> speed. The id is everything before the last
+/// `=` (an id may hold `=`); a device named twice is an error.
+fn parse_speeds(list: &[String]) -> Result<BTreeMap<String, f64>> {
+    let mut out = BTreeMap::new();
+    for item in list {
+        let bad = || Error::Scenario(format!("--speed-of expects ID=SPEED, got '{item}'"));
+        let (id, value) = item.rsplit_once('=').ok_or_else(bad)?;
+        let value: f64 = value.trim().parse().map_err(|_| bad())?;
+        if id.is_empty() {
+            return Err(bad());
+        }
+        if out.insert(id.to_string(), value).is_some() {
+            return Err(Error::Scenario(format!(
+                "--speed-of names device '{id}' twice"
+            )));
+        }
+    }
+    Ok(out)
+}
+
 fn split_list(s: &str) -> Vec<String> {
     s.split(',')
         .map(|x| x.trim().to_string())
@@ -393,6 +418,7 @@ fn scenario_from_args(a: &ProblemArgs) -> Result<Loaded> {
     s.params = parse_params(&a.params)?;
     s.what_if.compute = a.compute_scale;
     s.what_if.bandwidth = a.bandwidth_scale;
+    s.what_if.speeds = parse_speeds(&a.speed_of)?;
     Ok(Loaded {
         scenario: s,
         graph,
@@ -457,7 +483,7 @@ fn run_pair(args: RunArgs) -> Result<()> {
                 "gap": if detail.lower_bound > 0.0 { sim.makespan / detail.lower_bound } else { 1.0 },
                 "placement": placement,
                 "devices": devices.iter().zip(&sim.devices).map(|(d, st)| json!({
-                    "id": d.id, "kind": d.kind, "busy": st.busy, "ops": st.ops,
+                    "id": d.id, "kind": d.kind, "speed": d.speed, "busy": st.busy, "ops": st.ops,
                     "utilization": if sim.makespan > 0.0 { st.busy / sim.makespan } else { 0.0 },
                     "peak_memory": st.peak_memory,
                     "memory": d.memory.is_finite().then_some(d.memory), "oom": st.oom

@@ -298,3 +298,125 @@ fn every_shipped_scenario_loads_and_seed_000s_experiment_runs() {
     };
     assert!(makespan("critical-path", "pct") < makespan("hash", "fifo"));
 }
+
+#[test]
+fn speed_of_sets_one_devices_speed_in_every_seed() {
+    let g = tmp(
+        "so.json",
+        r#"{"nodes":[{"id":"a","cost":2},{"id":"b","cost":4},{"id":"c","cost":3},{"id":"d","cost":1}],
+            "edges":[{"src":"a","dst":"b","bytes":3},{"src":"a","dst":"c","bytes":2},{"src":"b","dst":"d","bytes":1},{"src":"c","dst":"d","bytes":1}]}"#,
+    );
+    let common = [
+        "compare",
+        "--graph",
+        g.to_str().unwrap(),
+        "--devices",
+        "3",
+        "--speed",
+        "10..100",
+        "--seeds",
+        "4",
+        "--seed",
+        "9",
+        "--placers",
+        "single,hash",
+        "--schedulers",
+        "fifo",
+    ];
+    let json = |extra: &[&str]| -> serde_json::Value {
+        let (ok, out, err) = run(&[&common[..], extra, &["--json"]].concat());
+        assert!(ok, "{err}");
+        serde_json::from_str(&out).unwrap()
+    };
+    let base = json(&[]);
+    let set = json(&["--speed-of", "d1=42.5", "--speed-of", "d0=1e3"]);
+    assert_eq!(set["scenario"]["what_if"]["speeds"]["d1"], 42.5);
+    for (b, r) in base["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(set["results"].as_array().unwrap())
+    {
+        // The set speeds replace the draws; d2 keeps its seed-mean speed, within the range.
+        assert_eq!(r["devices"][0]["speed"], 1e3);
+        assert_eq!(r["devices"][1]["speed"], 42.5);
+        assert_eq!(r["devices"][2]["speed"], b["devices"][2]["speed"]);
+        let d0 = b["devices"][0]["speed"].as_f64().unwrap();
+        assert!((10.0..=100.0).contains(&d0), "{d0}");
+    }
+    // single puts everything on the fastest device, now d0 at 1e3: (2+4+3+1) / 1e3 per seed.
+    let single = &set["results"][0];
+    assert_eq!(single["placer"], "single");
+    for m in single["makespans"].as_array().unwrap() {
+        assert!((m.as_f64().unwrap() - 0.01).abs() < 1e-15, "{m}");
+    }
+    // The same what-if from a scenario file gives the same numbers.
+    let mut scenario = set["scenario"].clone();
+    scenario["graph"] = serde_json::json!({ "file": g.to_str().unwrap() });
+    let f = tmp("so-scenario.json", &scenario.to_string());
+    let (ok, out, err) = run(&["compare", "--scenario", f.to_str().unwrap(), "--json"]);
+    assert!(ok, "{err}");
+    let from_file: serde_json::Value = serde_json::from_str(&out).unwrap();
+    for (a, b) in set["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(from_file["results"].as_array().unwrap())
+    {
+        assert_eq!(a["makespans"], b["makespans"]);
+    }
+    // The link carries them, in byte order of the id.
+    let (ok, out, err) = run(&[
+        &common[..],
+        &["--speed-of", "d1=42.5", "--speed-of", "d0=1e3", "--url"],
+    ]
+    .concat());
+    assert!(ok, "{err}");
+    assert!(
+        out.trim_end().ends_with("&whatif.speeds=d0:1e3,d1:42.5"),
+        "{out}"
+    );
+
+    // A given cluster: run with g0 at 8 instead of 4; single puts a and b there: 2/8 + 4/8.
+    let chain = tmp(
+        "so-chain.json",
+        r#"{"nodes":[{"id":"a","cost":2},{"id":"b","cost":4}],"edges":[{"src":"a","dst":"b","bytes":3}]}"#,
+    );
+    let c = tmp("so-c.json", CLUSTER);
+    let (ok, out, err) = run(&[
+        "run",
+        "--graph",
+        chain.to_str().unwrap(),
+        "--cluster",
+        c.to_str().unwrap(),
+        "--placer",
+        "single",
+        "--scheduler",
+        "fifo",
+        "--speed-of",
+        "g0=8",
+        "--json",
+    ]);
+    assert!(ok, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["results"][0]["makespan"].as_f64().unwrap(), 0.75);
+    assert_eq!(v["results"][0]["devices"][1]["speed"], 8.0);
+
+    // Bad values get one clear line each.
+    for (arg, want) in [
+        ("d1", "--speed-of expects ID=SPEED, got 'd1'"),
+        ("d1=fast", "--speed-of expects ID=SPEED, got 'd1=fast'"),
+        ("=3", "--speed-of expects ID=SPEED, got '=3'"),
+        ("zz=3", "unknown device 'zz'"),
+        ("d1=0", "speed of device 'd1'"),
+    ] {
+        let (ok, _, err) = run(&[&common[..], &["--speed-of", arg]].concat());
+        assert!(!ok && err.contains(want), "{arg}: {err}");
+        assert!(
+            !err.contains("panicked") && err.lines().count() == 1,
+            "{err}"
+        );
+    }
+    let (ok, _, err) = run(&[&common[..], &["--speed-of", "d1=2", "--speed-of", "d1=3"]].concat());
+    assert!(!ok && err.contains("names device 'd1' twice"), "{err}");
+}
