@@ -325,7 +325,13 @@ function renderDeviceTable() {
       input.setAttribute('aria-label', `device ${i + 1} ${field}`);
       input.addEventListener('change', () => {
         const row = state.dev[i];
-        if (field === 'id') row.id = input.value;
+        if (field === 'id') {
+          if (row.id in state.whatifSpeeds) {
+            state.whatifSpeeds[input.value] = state.whatifSpeeds[row.id];
+            delete state.whatifSpeeds[row.id];
+          }
+          row.id = input.value;
+        }
         else if (field === 'kind') { if (input.value) row.kind = input.value; else delete row.kind; }
         else if (field === 'speed') row.speed = num(input) ?? row.speed;
         else if (field === 'memory') { const m = num(input); if (m == null) delete row.memory; else row.memory = m; }
@@ -485,7 +491,14 @@ function bindControls() {
   }
   $('gen-devices').addEventListener('change', (e) => {
     const n = Math.round(Number(e.target.value));
-    if (n >= 1) state.devices = n;
+    if (n >= 1) {
+      state.devices = n;
+      // Speeds of devices the cluster no longer has (a generated device is d0 .. d{n-1}).
+      for (const id of Object.keys(state.whatifSpeeds)) {
+        const m = /^d(0|[1-9][0-9]*)$/.exec(id);
+        if (!m || Number(m[1]) >= n) delete state.whatifSpeeds[id];
+      }
+    }
     staleResults();
   });
   $('gen-kinds').addEventListener('change', (e) => {
@@ -570,14 +583,34 @@ function bindControls() {
     $('wi-bw-out').textContent = formatFactor(state.whatifBandwidth);
     rerun();
   });
+  // Per-device speeds: the slider scales the device's base speed (log2), the number is the
+  // speed itself. Sliding back to 1x or emptying the number clears the device's speed.
   $('wi-devices').addEventListener('input', (e) => {
-    const id = e.target.dataset.device;
-    if (id === undefined) return;
-    const d = state.dev.find((x) => x.id === id);
-    const f = factor(e.target.value);
-    if (f === 1 || !d) delete state.whatifSpeeds[id];
-    else state.whatifSpeeds[id] = d.speed * f;
-    e.target.previousElementSibling.textContent = `${id} speed × ${formatFactor(f)}`;
+    const t = e.target;
+    if (t.type !== 'range' || t.dataset.device === undefined) return;
+    const id = t.dataset.device;
+    const base = whatIfBases().get(id);
+    const f = factor(t.value);
+    if (f === 1 || base == null) delete state.whatifSpeeds[id];
+    else state.whatifSpeeds[id] = Number((base * f).toPrecision(6));
+    syncWhatIfRows();
+    rerun();
+  });
+  $('wi-devices').addEventListener('change', (e) => {
+    const t = e.target;
+    if (t.type !== 'number' || t.dataset.device === undefined) return;
+    const id = t.dataset.device;
+    const v = num(t);
+    const explicit = state.cluster === 'explicit' || state.clusterJson;
+    if (t.value.trim() === '' || (explicit && v === whatIfBases().get(id))) delete state.whatifSpeeds[id];
+    else if (v != null && v > 0) state.whatifSpeeds[id] = v;
+    else { // not a speed: show the current one again
+      const base = whatIfBases()?.get(id);
+      const cur = state.whatifSpeeds[id] ?? (base == null ? null : Number(base.toPrecision(4)));
+      t.value = cur == null ? '' : formatNumber(cur);
+      return;
+    }
+    syncWhatIfRows();
     rerun();
   });
   $('wi-reset').addEventListener('click', () => {
@@ -647,41 +680,109 @@ function bindControls() {
 const factor = (v) => Number((2 ** Number(v)).toPrecision(6));
 const formatFactor = (f) => String(Number(f.toPrecision(3)));
 
+/**
+ * The devices the what-if panel shows, id -> base speed (the controls' 1x), or null when
+ * there is none to show yet. A device table's base is its table speed. A generated
+ * cluster's devices (d0, d1, ...) draw their speeds per seed: the base is the baseline
+ * comparison's speed of the device, the mean of its draws over the seeds, when the
+ * baseline ran the current cluster settings, seeds and seed.
+ */
+function whatIfBases() {
+  if (state.cluster === 'explicit' || state.clusterJson) {
+    return new Map(state.dev.map((d) => [d.id, d.speed]));
+  }
+  const row = baseline?.comparison.results[0];
+  if (!row || baseline.speedKey !== speedKey(scenarioOf(state, all, false))) return null;
+  return new Map(row.devices.map((d) => [d.id, d.speed]));
+}
+
+/** What a generated cluster's device speeds depend on (the graph and strategies do not count). */
+function speedKey(sc) {
+  return JSON.stringify([sc.cluster, sc.seeds, sc.seed]);
+}
+
+const DEVICE_HELP = {
+  explicit: 'Device speeds: a slider scales the device\'s table speed (1× = the table), the number is the speed itself. '
+    + 'A set speed replaces the table\'s and is not multiplied by the compute scale.',
+  generate: 'Device speeds: a generated device draws its speed per seed; a slider scales its mean speed over the '
+    + 'seeds (1× = no change), the number is the speed itself. A set speed replaces that device\'s drawn speed in '
+    + 'every seed and is not multiplied by the compute scale. Empty the number to go back to the drawn speeds.',
+  waiting: 'Run the comparison to get a speed control per generated device (each starts at the device\'s mean '
+    + 'speed over the seeds).',
+};
+
 function renderWhatIf() {
   const v = (f) => String(Math.round(Math.log2(f) * 10) / 10);
   $('wi-compute').value = v(state.whatifCompute);
   $('wi-compute-out').textContent = formatFactor(state.whatifCompute);
   $('wi-bw').value = v(state.whatifBandwidth);
   $('wi-bw-out').textContent = formatFactor(state.whatifBandwidth);
-  const box = $('wi-devices');
-  box.replaceChildren();
+  const bases = whatIfBases();
   const explicit = state.cluster === 'explicit' || state.clusterJson;
-  if (!explicit) {
-    const p = document.createElement('p');
-    p.className = 'info';
-    p.textContent = 'Per-device speed sliders appear for a device table (generated devices change with the seed).';
-    box.append(p);
-    return;
+  $('wi-devices-help').textContent = DEVICE_HELP[explicit ? 'explicit' : bases ? 'generate' : 'waiting'];
+  const box = $('wi-devices');
+  // The same devices with the same bases: update in place (a slider may be held right now).
+  const sig = bases ? JSON.stringify([...bases]) : '';
+  if (box.dataset.sig === sig) { syncWhatIfRows(); return; }
+  box.dataset.sig = sig;
+  box.replaceChildren();
+  box.hidden = !bases;
+  for (const [id, base] of bases || []) {
+    const row = document.createElement('div');
+    row.className = 'wi-dev';
+    row.dataset.device = id;
+    row.dataset.base = String(base);
+    const name = document.createElement('span');
+    name.className = 'wi-name';
+    name.textContent = id;
+    name.title = `${id}: ${explicit ? 'table speed' : 'mean drawn speed'} ${formatNumber(base)}`;
+    const slider = document.createElement('input');
+    slider.type = 'range';
+    slider.min = '-3';
+    slider.max = '3';
+    slider.step = '0.1';
+    slider.dataset.device = id;
+    slider.setAttribute('aria-label', `${id} speed factor`);
+    const speed = document.createElement('input');
+    speed.type = 'number';
+    speed.step = 'any';
+    speed.min = '0';
+    speed.dataset.device = id;
+    speed.setAttribute('aria-label', `${id} speed`);
+    const out = document.createElement('output');
+    out.className = 'wi-factor';
+    row.append(name, slider, speed, out);
+    box.append(row);
   }
-  for (const d of state.dev) {
-    const label = document.createElement('label');
-    const text = document.createElement('span');
-    const f = state.whatifSpeeds[d.id] ? state.whatifSpeeds[d.id] / d.speed : 1;
-    text.textContent = `${d.id} speed × ${formatFactor(f)}`;
-    const input = document.createElement('input');
-    input.type = 'range';
-    input.min = '-3';
-    input.max = '3';
-    input.step = '0.1';
-    input.value = v(f);
-    input.dataset.device = d.id;
-    label.append(text, input);
-    box.append(label);
+  syncWhatIfRows();
+}
+
+/** Shows the state's device speeds in the panel's rows, leaving the control in use alone. */
+function syncWhatIfRows() {
+  const bases = whatIfBases();
+  const set = Object.keys(state.whatifSpeeds).length;
+  $('wi-devices-count').textContent = set ? `${set} device speed${set > 1 ? 's' : ''} set` : '';
+  if (!bases) return;
+  for (const row of $('wi-devices').children) {
+    const id = row.dataset.device;
+    const base = bases.get(id);
+    if (base == null) continue;
+    const speed = state.whatifSpeeds[id];
+    const f = speed == null ? 1 : speed / base;
+    const [, slider, number, out] = row.children;
+    if (document.activeElement !== slider) {
+      slider.value = String(Math.min(3, Math.max(-3, Math.round(Math.log2(f) * 10) / 10)));
+    }
+    // An unset device shows its base speed to 4 digits (the exact one is in the tooltip).
+    if (document.activeElement !== number) number.value = formatNumber(speed ?? Number(base.toPrecision(4)));
+    out.textContent = `×${formatFactor(f)}`;
+    row.classList.toggle('set', speed != null);
   }
 }
 
 function staleResults() {
   if (current) $('results-caption').textContent = '(settings changed: run again)';
+  renderWhatIf(); // a generated cluster's device controls wait for a baseline of these settings
 }
 
 // ---------------------------------------------------------------------------------------
@@ -730,8 +831,9 @@ async function runComparison({ auto = false } = {}) {
       const r = await compareRunner.run(
         { type: 'compare', scenario: JSON.stringify(base), graphText }, progress(whatIfActive(state) ? 'baseline: ' : ''));
       if (seq !== runSeq) return;
-      baseline = { comparison: r.result, key, ms: r.ms };
+      baseline = { comparison: r.result, key, ms: r.ms, speedKey: speedKey(base) };
       timings.lastCompareMs = r.ms;
+      renderWhatIf(); // the generated devices' base speeds
     }
     if (whatIfActive(state)) {
       setRunning(true, 'what-if…');

@@ -161,7 +161,8 @@ test('the page and the engine write the same link for the same state', async () 
     let s = new State();
     Object.assign(s, { graph: 'vgg19_layers', devices: 50, speed: [10, 100], bandwidth: [10, 60], latency: [0, 0],
       memory: 1.6e10, memfraction: 0.25, kinds: ['cpu', 'gpu'], placers: [all.placers[all.placers.length - 1]], links: 'fcfs', seeds: 10,
-      seed: 12345, randcost: [1, 100], randbytes: [1, 100], randmem: [0, 5], whatifCompute: 2, whatifBandwidth: 0.5 });
+      seed: 12345, randcost: [1, 100], randbytes: [1, 100], randmem: [0, 5], whatifCompute: 2, whatifBandwidth: 0.5,
+      whatifSpeeds: { d10: 3, d1: 42.5 } });
     states.push(s);
     s = new State();
     Object.assign(s, { cluster: 'explicit', dev: [{ id: 'gpu:0,a', speed: 1.5e13 }, { id: 'cpu0', kind: 'cpu', speed: 0.25, memory: 64 }],
@@ -261,13 +262,26 @@ test('cancel stops a long run and the page runs again afterwards', async () => {
   await page.context().close();
 });
 
+async function slide(page, selector, value) {
+  await page.$eval(selector, (el, v) => { el.value = v; el.dispatchEvent(new Event('input', { bubbles: true })); }, value);
+}
+
+/** The results rows with the text of their change-vs-baseline cell. */
+async function rowsWithDelta(page) {
+  await results(page);
+  return page.$$eval('#results-table tbody tr', (rows) => rows.map((r) => ({
+    key: `${r.dataset.placer}/${r.dataset.scheduler}`, makespan: r.dataset.makespan, error: r.dataset.error,
+    delta: r.querySelector('td.delta-col').textContent,
+  })));
+}
+
 test('what-if sliders re-run by themselves and show the change against the baseline', async () => {
   const page = await openPage(browser, server.url);
   await page.click('#mode-explicit');
   await page.click('#run');
   const base = byPair(await results(page));
   // Compute x2 (slider value 1 = 2^1).
-  await page.$eval('#wi-compute', (el) => { el.value = '1'; el.dispatchEvent(new Event('input', { bubbles: true })); });
+  await slide(page, '#wi-compute', '1');
   await page.waitForFunction(() => window.placesim.comparison?.scenario.what_if?.compute === 2);
   const rows = await results(page);
   const deltas = await page.$$eval('#results-table tbody td.delta-col', (t) => t.map((x) => x.textContent));
@@ -277,7 +291,7 @@ test('what-if sliders re-run by themselves and show the change against the basel
     assert.ok(Number(r.makespan) < Number(base[`${r.placer}/${r.scheduler}`]), `${r.placer}/${r.scheduler} got faster`);
   }
   // A per-device speed slider.
-  await page.$eval('#wi-devices input[data-device=gpu0]', (el) => { el.value = '-1'; el.dispatchEvent(new Event('input', { bubbles: true })); });
+  await slide(page, '#wi-devices input[type=range][data-device=gpu0]', '-1');
   await page.waitForFunction(() => window.placesim.comparison?.scenario.what_if?.speeds?.gpu0 === 7.5e12);
   assert.match(await page.evaluate(() => location.hash), /whatif\.compute=2&whatif\.speeds=gpu0:7\.5e12/);
   // Reset: back to the baseline numbers.
@@ -286,6 +300,119 @@ test('what-if sliders re-run by themselves and show the change against the basel
   assert.deepEqual(byPair(await results(page)), base);
   assert.deepEqual(page.errors, []);
   await page.context().close();
+});
+
+// A generated cluster draws device speeds per seed: its what-if controls start at each
+// device's mean speed over the seeds (the comparison's devices[i].speed), and a set speed
+// replaces the device's draw in every seed.
+const GEN = { graph: 'vgg19_layers', devices: 60, seeds: 3, seed: 5 };
+const genCliArgs = [
+  'compare', '--graph', GEN.graph, '--devices', String(GEN.devices), '--speed', '5e12..1.5e13',
+  '--bandwidth', '1e9..1e10', '--latency', '1e-5..1e-5', '--seeds', String(GEN.seeds), '--seed', String(GEN.seed),
+];
+
+test('what-if on a generated cluster: per-device speeds re-run, show the change, travel in the link, match the CLI', async () => {
+  const page = await openPage(browser, server.url);
+  await page.selectOption('#graph-select', GEN.graph);
+  await page.waitForFunction((g) => document.getElementById('graph-info').textContent.includes(g), GEN.graph);
+  await setValue(page, '#gen-devices', GEN.devices);
+  await setValue(page, '#seeds', GEN.seeds);
+  await setValue(page, '#seed', GEN.seed);
+  assert.equal(await page.$$eval('#wi-devices .wi-dev', (r) => r.length), 0, 'no controls before a baseline');
+  assert.match(await page.textContent('#wi-devices-help'), /Run the comparison/);
+  await page.click('#run');
+  const base = byPair(await results(page));
+  const c = await page.evaluate(() => window.placesim.comparison);
+  const speeds = c.results[0].devices.map((d) => d.speed);
+  assert.equal(speeds.length, GEN.devices);
+  for (const r of c.results) assert.deepEqual(r.devices.map((d) => d.speed), speeds);
+
+  // One row per device, each starting at the device's mean speed; 60 of them scroll.
+  const panel = await page.$$eval('#wi-devices .wi-dev', (rows) => rows.map((r) => ({
+    id: r.dataset.device, base: r.dataset.base, speed: r.querySelector('input[type=number]').value,
+    slider: r.querySelector('input[type=range]').value,
+  })));
+  assert.deepEqual(panel.map((p) => p.id), c.results[0].devices.map((d) => d.id));
+  for (const [i, p] of panel.entries()) {
+    assert.equal(Number(p.base), speeds[i], `device ${p.id}`);
+    assert.equal(Number(p.speed), Number(speeds[i].toPrecision(4)), `device ${p.id} shows its speed to 4 digits`);
+    assert.equal(p.slider, '0');
+    assert.ok(speeds[i] >= 5e12 && speeds[i] <= 1.5e13, `${p.id}: ${speeds[i]}`);
+  }
+  const box = await page.$eval('#wi-devices', (el) => ({ client: el.clientHeight, scroll: el.scrollHeight }));
+  assert.ok(box.client < 400 && box.scroll > box.client, `the device list scrolls: ${JSON.stringify(box)}`);
+  assert.match(await page.textContent('#wi-devices-help'), /replaces that device's drawn speed in every seed/);
+
+  // Halve d2 with its slider (2^-1 of its mean speed), and give d0 a speed by number:
+  // the comparison re-runs by itself.
+  const d2 = Number((speeds[2] * 0.5).toPrecision(6));
+  await slide(page, '#wi-devices input[type=range][data-device=d2]', '-1');
+  await page.waitForFunction((want) => window.placesim.comparison?.scenario.what_if?.speeds?.d2 === want, d2);
+  assert.equal(Number(await page.inputValue('#wi-devices input[type=number][data-device=d2]')), d2);
+  assert.equal(await page.textContent('#wi-devices .wi-dev[data-device=d2] .wi-factor'), '×0.5');
+  await setValue(page, '#wi-devices input[type=number][data-device=d0]', 3e13);
+  await page.waitForFunction(() => window.placesim.comparison?.scenario.what_if?.speeds?.d0 === 3e13);
+  assert.equal(await page.textContent('#wi-devices-count'), '2 device speeds set');
+  const after = await page.evaluate(() => window.placesim.comparison);
+  assert.equal(after.results[0].devices[0].speed, 3e13);
+  assert.equal(after.results[0].devices[2].speed, d2);
+  assert.equal(after.results[0].devices[1].speed, speeds[1]);
+
+  // Each pair's change against the baseline, as the table shows it.
+  const rows = await rowsWithDelta(page);
+  let changed = 0;
+  for (const r of rows) {
+    if (r.error) continue;
+    const d = (Number(r.makespan) / Number(base[r.key]) - 1) * 100;
+    assert.equal(r.delta, `${d > 0 ? '+' : ''}${d.toFixed(1)}%`, r.key);
+    if (r.makespan !== base[r.key]) changed++;
+  }
+  assert.ok(changed > 0, 'some pair changed');
+  const hash = await page.evaluate(() => location.hash);
+  // Numbers as links write them: the shorter of the plain and the exponent form.
+  const short = (x) => [String(x), x.toExponential().replace('e+', 'e')].reduce((a, b) => (b.length < a.length ? b : a));
+  assert.ok(hash.endsWith(`&whatif.speeds=d0:3e13,d2:${short(d2)}`), hash);
+  const whatIf = byPair(await results(page));
+  const url = await shareUrl(page);
+  await page.context().close();
+
+  // The link in a fresh page: the same numbers, the same controls.
+  const again = await openPage(browser, url);
+  assert.deepEqual(byPair(await results(again)), whatIf);
+  await again.waitForSelector('#wi-devices .wi-dev[data-device=d2].set');
+  assert.equal(Number(await again.inputValue('#wi-devices input[type=number][data-device=d2]')), d2);
+  assert.equal(await again.inputValue('#wi-devices input[type=range][data-device=d2]'), '-1');
+  assert.equal(Number(await again.getAttribute('#wi-devices .wi-dev[data-device=d1]', 'data-base')), speeds[1]);
+  const deltas = await rowsWithDelta(again);
+  assert.ok(deltas.filter((r) => !r.error).every((r) => /%$/.test(r.delta)));
+  assert.deepEqual(again.errors, []);
+
+  // The CLI gives the same numbers for the same scenario, and writes the same link.
+  const speedOf = ['--speed-of', `d0=${3e13}`, '--speed-of', `d2=${d2}`];
+  const out = cli([...genCliArgs, ...speedOf, '--json']);
+  assert.ok(out, 'the CLI (target/release/placesim) is missing: make cli');
+  const fromCli = JSON.parse(out);
+  assert.equal(fromCli.results.length, Object.keys(whatIf).length);
+  for (const r of fromCli.results) assert.equal(Number(whatIf[`${r.placer}/${r.scheduler}`]), r.makespan, `${r.placer}/${r.scheduler}`);
+  assert.deepEqual(fromCli.results[0].devices.map((d) => d.speed), after.results[0].devices.map((d) => d.speed));
+  assert.equal(cli([...genCliArgs, ...speedOf, '--url']).trim(), new URL(url).hash);
+
+  // Reset: the drawn speeds again, the baseline numbers, the controls at their means.
+  await again.click('#wi-reset');
+  await again.waitForFunction(() => !window.placesim.comparison?.scenario.what_if);
+  assert.deepEqual(byPair(await results(again)), base);
+  assert.equal(Number(await again.inputValue('#wi-devices input[type=number][data-device=d2]')), Number(speeds[2].toPrecision(4)));
+  assert.equal(await again.$$eval('#wi-devices .wi-dev.set', (r) => r.length), 0);
+  assert.equal(await again.textContent('#wi-devices-count'), '');
+  assert.doesNotMatch(await again.evaluate(() => location.hash), /whatif/);
+
+  // Fewer devices drop the speeds of devices the cluster no longer has.
+  await slide(again, '#wi-devices input[type=range][data-device=d59]', '1');
+  await again.waitForFunction(() => window.placesim.comparison?.scenario.what_if?.speeds?.d59 > 0);
+  await setValue(again, '#gen-devices', 59);
+  assert.deepEqual(await again.evaluate(() => window.placesim.state.whatifSpeeds), {});
+  assert.deepEqual(again.errors, []);
+  await again.context().close();
 });
 
 test('a graph too large to embed is linked by hash: the page asks for the file and checks it', async () => {
