@@ -142,7 +142,12 @@ struct CompareArgs {
     #[command(flatten)]
     problem: ProblemArgs,
     /// A scenario JSON file (instead of the options above).
-    #[arg(long, conflicts_with_all = ["graph", "cluster", "devices"])]
+    /// The scenario file says everything, so the options that build a scenario conflict with it.
+    #[arg(long, conflicts_with_all = [
+        "graph", "cluster", "devices", "speed", "memory", "memory_fraction", "bandwidth",
+        "latency", "kinds", "cost", "bytes", "mem", "links", "link_order", "seed", "params",
+        "compute_scale", "bandwidth_scale", "speed_of", "placers", "schedulers", "seeds",
+    ])]
     scenario: Option<PathBuf>,
     /// Placers, comma separated (default: all).
     #[arg(long)]
@@ -156,6 +161,32 @@ struct CompareArgs {
     /// Print the playground link fragment (from '#') for this scenario instead of running it.
     #[arg(long)]
     url: bool,
+}
+
+/// Writes to stdout; a closed pipe (`placesim ... | head`) ends the program quietly instead
+/// of panicking, as it would with `println!`.
+fn write_stdout(args: std::fmt::Arguments, newline: bool) {
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    let result = stdout.write_fmt(args).and_then(|()| {
+        if newline {
+            stdout.write_all(b"\n")
+        } else {
+            Ok(())
+        }
+    });
+    if result.is_err() {
+        std::process::exit(0);
+    }
+}
+
+macro_rules! out {
+    () => { write_stdout(format_args!(""), true) };
+    ($($arg:tt)*) => { write_stdout(format_args!($($arg)*), true) };
+}
+
+macro_rules! out_raw {
+    ($($arg:tt)*) => { write_stdout(format_args!($($arg)*), false) };
 }
 
 fn main() -> ExitCode {
@@ -183,19 +214,19 @@ fn run(cli: Cli) -> Result<()> {
             }
             let mut spec = SyntheticSpec::new(nodes, seed);
             spec.window = window.max(1);
-            println!("{}", layered_dag(spec));
+            out!("{}", layered_dag(spec));
             Ok(())
         }
         Command::List => {
-            println!("placers:");
+            out!("placers:");
             for p in place::PLACERS {
                 print_strategy(p.name, p.summary, p.params);
             }
-            println!("schedulers:");
+            out!("schedulers:");
             for s in schedule::SCHEDULERS {
                 print_strategy(s.name, s.summary, s.params);
             }
-            println!("link orders (fcfs links):");
+            out!("link orders (fcfs links):");
             for q in transfer::LINK_QUEUES {
                 print_strategy(q.name, q.summary, q.params);
             }
@@ -205,9 +236,9 @@ fn run(cli: Cli) -> Result<()> {
 }
 
 fn print_strategy(name: &str, summary: &str, params: &[placesim::params::ParamSpec]) {
-    println!("  {name:<16} {summary}");
+    out!("  {name:<16} {summary}");
     for p in params {
-        println!("      --param {name}.{}={}  {}", p.name, p.default, p.doc);
+        out!("      --param {name}.{}={}  {}", p.name, p.default, p.doc);
     }
 }
 
@@ -306,7 +337,7 @@ fn validate(graph: &str, cluster: Option<&str>) -> Result<()> {
             cl.len()
         ));
     }
-    println!("{line}");
+    out!("{line}");
     Ok(())
 }
 
@@ -494,10 +525,10 @@ fn run_pair(args: RunArgs) -> Result<()> {
                 })).collect::<Vec<_>>(),
             }]
         });
-        println!("{out}");
+        out!("{out}");
         return Ok(());
     }
-    println!(
+    out!(
         "{} on {} ({} devices): {} / {}",
         graph.name,
         real.cluster.name,
@@ -505,7 +536,7 @@ fn run_pair(args: RunArgs) -> Result<()> {
         args.placer,
         args.scheduler
     );
-    println!(
+    out!(
         "makespan {}  lower bound {}  (x{:.2})  traffic {} bytes in {} transfers  placed in {:.4} s",
         table::num(sim.makespan),
         table::num(detail.lower_bound),
@@ -518,15 +549,20 @@ fn run_pair(args: RunArgs) -> Result<()> {
         sim.links.iter().map(|l| l.transfers).sum::<usize>(),
         detail.placement_seconds
     );
-    println!(
+    out!(
         "{:<12} {:>6} {:>12} {:>6} {:>12} {:>12}",
-        "device", "ops", "busy", "util", "peak mem", "memory"
+        "device",
+        "ops",
+        "busy",
+        "util",
+        "peak mem",
+        "memory"
     );
     for (d, st) in devices.iter().zip(&sim.devices) {
         if st.ops == 0 && st.peak_memory == 0.0 {
             continue;
         }
-        println!(
+        out!(
             "{:<12} {:>6} {:>12} {:>5.1}% {:>12} {:>12}{}",
             d.id,
             st.ops,
@@ -547,7 +583,7 @@ fn run_pair(args: RunArgs) -> Result<()> {
     }
     let idle = devices.len() - sim.devices.iter().filter(|s| s.ops > 0).count();
     if idle > 0 {
-        println!("({idle} devices ran no op)");
+        out!("({idle} devices ran no op)");
     }
     Ok(())
 }
@@ -579,7 +615,7 @@ fn compare_cmd(args: CompareArgs) -> Result<()> {
         // A file graph or cluster travels in the link (compressed, or by content hash).
         let graph_text =
             matches!(scenario.graph, GraphSource::File(_)).then_some(graph_text.as_str());
-        println!(
+        out!(
             "{}",
             placesim::share::fragment_with_files(&scenario, graph_text, cluster_text.as_deref())?
         );
@@ -592,12 +628,12 @@ fn compare_cmd(args: CompareArgs) -> Result<()> {
 
 fn print_comparison(c: &Comparison, as_json: bool) {
     if as_json {
-        println!(
+        out!(
             "{}",
             serde_json::to_string(c).expect("comparison serializes")
         );
     } else {
-        print!("{}", table::comparison(c));
+        out_raw!("{}", table::comparison(c));
     }
 }
 

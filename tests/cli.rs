@@ -420,3 +420,36 @@ fn speed_of_sets_one_devices_speed_in_every_seed() {
     let (ok, _, err) = run(&[&common[..], &["--speed-of", "d1=2", "--speed-of", "d1=3"]].concat());
     assert!(!ok && err.contains("names device 'd1' twice"), "{err}");
 }
+
+#[test]
+fn a_closed_pipe_ends_quietly() {
+    use std::io::Read;
+    use std::process::Stdio;
+    // Like `placesim generate --nodes 200000 | head -c 10`: the reader goes away early.
+    let mut child = bin()
+        .args(["generate", "--nodes", "200000"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = [0u8; 10];
+    child
+        .stdout
+        .as_mut()
+        .unwrap()
+        .read_exact(&mut first)
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(out.status.success());
+}
+
+#[test]
+fn scenario_files_do_not_mix_with_scenario_options() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
+    let s = dir.join("mayer17_alexnet_ops_train.json");
+    let (ok, _, err) = run(&["compare", "--scenario", s.to_str().unwrap(), "--seed", "3"]);
+    assert!(!ok && err.contains("--seed"), "{err}");
+}
