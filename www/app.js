@@ -1123,14 +1123,20 @@ function exportChart(id, fmtName) {
 // ---------------------------------------------------------------------------------------
 // Start.
 
+/** A link that cannot be read: said at the top of the results, where the user looks. */
+function showLinkError(e) {
+  show($('link-error'), `This link could not be opened: ${e.message}. The page shows its defaults instead.`);
+}
+
 async function openLink(hash) {
   let s;
   try {
     s = await fromFragment(hash);
   } catch (e) {
-    show($('run-error'), e.message);
+    showLinkError(e);
     return false;
   }
+  show($('link-error'), '');
   for (const k of Object.keys(s)) state[k] = s[k];
   baseline = null;
   renderControls();
@@ -1168,7 +1174,7 @@ async function main() {
       for (const k of Object.keys(s)) state[k] = s[k];
       fromLink = true;
     } catch (e) {
-      show($('run-error'), e.message);
+      showLinkError(e);
     }
     renderControls();
   }

@@ -452,6 +452,19 @@ test('a cluster the engine rejects shows its error', async () => {
   await page.context().close();
 });
 
+test('a link the page cannot read says why, at the top of the results', async () => {
+  const page = await openPage(browser, `${server.url}#v=1&graph=vgg19_layers&cost=1..100`);
+  await page.waitForSelector('#link-error:not([hidden])');
+  assert.match(await page.textContent('#link-error'), /unknown key 'cost'/);
+  assert.equal(await page.$$eval('tr[data-makespan]', (r) => r.length), 0, 'nothing ran');
+  assert.deepEqual(page.errors, []);
+  // A good link opened afterwards clears the message and runs.
+  await page.evaluate(() => { location.hash = '#v=1&graph=vgg19_layers&placers=single&schedulers=fifo'; });
+  await page.waitForSelector('tr[data-makespan]');
+  assert.equal(await page.isHidden('#link-error'), true);
+  await page.context().close();
+});
+
 test('a bundled cluster with per-kind op speeds travels whole in the link and matches the CLI', async () => {
   const page = await openPage(browser, server.url);
   await page.selectOption('#graph-select', 'vgg19_layers');
