@@ -352,32 +352,20 @@ fn parse_range(what: &str, s: &str) -> Result<[f64; 2]> {
     Ok([lo, hi])
 }
 
-fn parse_params(list: &[String]) -> Result<BTreeMap<String, f64>> {
-    let mut out = BTreeMap::new();
-    for p in list {
-        let bad = || Error::Scenario(format!("--param expects STRATEGY.NAME=VALUE, got '{p}'"));
-        let (key, value) = p.split_once('=').ok_or_else(bad)?;
-        let value: f64 = value.trim().parse().map_err(|_| bad())?;
-        out.insert(key.trim().to_string(), value);
-    }
-    Ok(out)
-}
-
-/// `--speed-of ID=SPEED` options: device id -> speed. The id is everything before the last
-/// `=` (an id may hold `=`); a device named twice is an error.
-fn parse_speeds(list: &[String]) -> Result<BTreeMap<String, f64>> {
+/// Repeated `NAME=NUMBER` options (`--param msr.delta=5`, `--speed-of d0=50`) as a map.
+/// The name is everything before the last `=`; naming one twice is an error.
+fn parse_assignments(flag: &str, form: &str, list: &[String]) -> Result<BTreeMap<String, f64>> {
     let mut out = BTreeMap::new();
     for item in list {
-        let bad = || Error::Scenario(format!("--speed-of expects ID=SPEED, got '{item}'"));
-        let (id, value) = item.rsplit_once('=').ok_or_else(bad)?;
+        let bad = || Error::Scenario(format!("--{flag} expects {form}, got '{item}'"));
+        let (name, value) = item.rsplit_once('=').ok_or_else(bad)?;
+        let name = name.trim();
         let value: f64 = value.trim().parse().map_err(|_| bad())?;
-        if id.is_empty() {
+        if name.is_empty() {
             return Err(bad());
         }
-        if out.insert(id.to_string(), value).is_some() {
-            return Err(Error::Scenario(format!(
-                "--speed-of names device '{id}' twice"
-            )));
+        if out.insert(name.to_string(), value).is_some() {
+            return Err(Error::Scenario(format!("--{flag} names '{name}' twice")));
         }
     }
     Ok(out)
@@ -446,10 +434,10 @@ fn scenario_from_args(a: &ProblemArgs) -> Result<Loaded> {
     })?;
     s.link_order = a.link_order.clone();
     s.seed = a.seed;
-    s.params = parse_params(&a.params)?;
+    s.params = parse_assignments("param", "STRATEGY.NAME=VALUE", &a.params)?;
     s.what_if.compute = a.compute_scale;
     s.what_if.bandwidth = a.bandwidth_scale;
-    s.what_if.speeds = parse_speeds(&a.speed_of)?;
+    s.what_if.speeds = parse_assignments("speed-of", "ID=SPEED", &a.speed_of)?;
     Ok(Loaded {
         scenario: s,
         graph,

@@ -26,6 +26,10 @@ fn run(args: &[&str]) -> (bool, String, String) {
     )
 }
 
+/// A fork-join: a feeds b and c, both feed d.
+const FORK_JOIN: &str = r#"{"nodes":[{"id":"a","cost":2},{"id":"b","cost":4},{"id":"c","cost":3},{"id":"d","cost":1}],
+    "edges":[{"src":"a","dst":"b","bytes":3},{"src":"a","dst":"c","bytes":2},{"src":"b","dst":"d","bytes":1},{"src":"c","dst":"d","bytes":1}]}"#;
+
 const CLUSTER: &str = r#"{"devices":[{"id":"c0","kind":"cpu","speed":1},{"id":"g0","kind":"gpu","speed":4}],"bandwidth":2,"latency":0.1}"#;
 
 /// Runs `validate` on a bad graph and returns stderr, asserting failure without a panic.
@@ -148,11 +152,7 @@ fn bad_clusters_and_scenarios_get_clear_errors() {
 
 #[test]
 fn compare_json_has_every_pair_and_is_reproducible() {
-    let g = tmp(
-        "fj.json",
-        r#"{"nodes":[{"id":"a","cost":2},{"id":"b","cost":4},{"id":"c","cost":3},{"id":"d","cost":1}],
-            "edges":[{"src":"a","dst":"b","bytes":3},{"src":"a","dst":"c","bytes":2},{"src":"b","dst":"d","bytes":1},{"src":"c","dst":"d","bytes":1}]}"#,
-    );
+    let g = tmp("fj.json", FORK_JOIN);
     let args = [
         "compare",
         "--graph",
@@ -301,11 +301,7 @@ fn every_shipped_scenario_loads_and_seed_000s_experiment_runs() {
 
 #[test]
 fn speed_of_sets_one_devices_speed_in_every_seed() {
-    let g = tmp(
-        "so.json",
-        r#"{"nodes":[{"id":"a","cost":2},{"id":"b","cost":4},{"id":"c","cost":3},{"id":"d","cost":1}],
-            "edges":[{"src":"a","dst":"b","bytes":3},{"src":"a","dst":"c","bytes":2},{"src":"b","dst":"d","bytes":1},{"src":"c","dst":"d","bytes":1}]}"#,
-    );
+    let g = tmp("so.json", FORK_JOIN);
     let common = [
         "compare",
         "--graph",
@@ -418,7 +414,7 @@ fn speed_of_sets_one_devices_speed_in_every_seed() {
         );
     }
     let (ok, _, err) = run(&[&common[..], &["--speed-of", "d1=2", "--speed-of", "d1=3"]].concat());
-    assert!(!ok && err.contains("names device 'd1' twice"), "{err}");
+    assert!(!ok && err.contains("--speed-of names 'd1' twice"), "{err}");
 }
 
 #[test]
