@@ -100,8 +100,12 @@ pub struct PairResult {
     pub makespan_std: f64,
     pub makespan_min: f64,
     pub makespan_max: f64,
-    /// Per seed, in seed order.
+    /// One per seed that placed, in seed order (see `failed_seeds` for the others).
     pub makespans: Vec<f64>,
+    /// Seed indices at which the placer could not meet a constraint; means, std and device
+    /// figures cover only the other seeds.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub failed_seeds: Vec<u32>,
     /// Mean of the seeds' lower bounds.
     pub lower_bound: f64,
     /// Mean of makespan / lower bound.
@@ -238,6 +242,7 @@ struct Accum {
     peak: Vec<f64>,
     oom: Vec<bool>,
     error: Option<String>,
+    failed: Vec<u32>,
 }
 
 /// Runs every pair of `scenario` over its seeds. `fixed` is the loaded cluster when the
@@ -292,6 +297,7 @@ pub fn run(
                     peak: vec![0.0; k],
                     oom: vec![false; k],
                     error: None,
+                    failed: vec![],
                 });
             }
         }
@@ -319,6 +325,7 @@ pub fn run(
                         if a.error.is_none() {
                             a.error = Some(format!("seed {i}: {e}"));
                         }
+                        a.failed.push(i);
                     }
                     Ok((placement, seconds)) => {
                         let r =
@@ -394,6 +401,7 @@ pub fn run(
                     })
                     .collect(),
                 error,
+                failed_seeds: a.failed.clone(),
             });
         }
     }
@@ -522,5 +530,45 @@ mod tests {
         assert_eq!(mean_speed(&[0.1, 0.1, 0.1]), 0.1);
         assert_eq!(mean_speed(&[1.0, 2.0, 6.0]), 3.0);
         assert_eq!(mean_speed(&[]), 0.0);
+    }
+
+    #[test]
+    fn a_placer_failing_on_some_seeds_reports_which() {
+        // a's output (1..100 bytes, redrawn per seed) must fit a 50-byte device: it does at
+        // some seeds and not at others.
+        let g = Graph::from_json(
+            r#"{"nodes":[{"id":"a","cost":1},{"id":"b","cost":1}],"edges":[{"src":"a","dst":"b","bytes":1}]}"#,
+            "g",
+        )
+        .unwrap();
+        let c = Cluster::from_json(
+            r#"{"devices":[{"id":"d","speed":1,"memory":50}],"bandwidth":1}"#,
+            "c",
+        )
+        .unwrap();
+        let mut s = Scenario::from_json(
+            r#"{"graph":{"bundled":"g"},"cluster":{"file":"c"},"randomize":{"bytes":[1,100]},
+                "placers":["single"],"schedulers":["fifo"],"seeds":10,"seed":3}"#,
+        )
+        .unwrap();
+        s.graph = crate::model::scenario::GraphSource::Bundled("g".into());
+        s.cluster = crate::model::scenario::ClusterSource::File("c".into());
+        let r = &run(&s, &g, Some(&c), &mut |_, _| true).unwrap().results[0];
+        assert!(
+            !r.failed_seeds.is_empty() && !r.makespans.is_empty(),
+            "{r:?}"
+        );
+        assert_eq!(r.makespans.len() + r.failed_seeds.len(), 10);
+        assert!(r
+            .error
+            .as_deref()
+            .unwrap()
+            .contains(&format!("seed {}", r.failed_seeds[0])));
+        // Which seeds fail follows from the redrawn sizes alone.
+        for i in 0..10 {
+            let real = s.realize(&g, Some(&c), i).unwrap();
+            let too_big = real.overrides.unwrap().tensor_bytes[0] > 50.0;
+            assert_eq!(r.failed_seeds.contains(&i), too_big, "seed {i}");
+        }
     }
 }

@@ -44,12 +44,14 @@ impl Rng {
         (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
     }
 
-    /// Uniform in `[lo, hi]` (`lo` when the range is a point).
+    /// Uniform in `[lo, hi]` (`lo` when the range is a point). Always takes one draw, so a
+    /// point range leaves the stream where a real range would.
     pub fn uniform(&mut self, lo: f64, hi: f64) -> f64 {
+        let u = self.unit();
         if hi <= lo {
             return lo;
         }
-        lo + (hi - lo) * self.unit()
+        lo + (hi - lo) * u
     }
 
     /// Uniform integer in `0..n` (Lemire's method, unbiased); `n` must be > 0.

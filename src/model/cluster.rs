@@ -46,6 +46,9 @@ pub struct Cluster {
     latency: Vec<f64>,
     /// Per device kind, per op type: speed factor.
     pub op_speed: BTreeMap<String, BTreeMap<String, f64>>,
+    /// Per device: factor on the graph's `time` table entries, 1 unless a what-if changed
+    /// the device's speed (a device twice as fast runs a tabled op in half the time).
+    time_scale: Vec<f64>,
 }
 
 #[derive(Deserialize, Serialize, Default)]
@@ -165,6 +168,13 @@ fn range(r: [f64; 2], what: &str, min_positive: bool) -> Result<[f64; 2]> {
     Ok(r)
 }
 
+/// Whether `used` bytes exceed a device's `capacity`, beyond float rounding: sums of the
+/// same footprints in different orders differ in the last bits, and a placement that fits
+/// by its placer's count must not fail a check that adds in another order.
+pub fn exceeds(used: f64, capacity: f64) -> bool {
+    used > capacity * (1.0 + 1e-12)
+}
+
 /// A device talks to itself for free: infinite bandwidth, zero latency.
 fn clear_diagonal(k: usize, bandwidth: &mut [f64], latency: &mut [f64]) {
     for i in 0..k {
@@ -262,6 +272,7 @@ impl Cluster {
         }
         Ok(Cluster {
             name: raw.name.unwrap_or_else(|| fallback_name.to_string()),
+            time_scale: vec![1.0; devices.len()],
             devices,
             bandwidth,
             latency,
@@ -292,6 +303,10 @@ impl Cluster {
             positive(f, || "memory_fraction".into())?;
         }
         let k = spec.devices;
+        // One stream per quantity, so that changing one range never shifts another's draws.
+        let mut speed_rng = Rng::new(rng.next_u64());
+        let mut bw_rng = Rng::new(rng.next_u64());
+        let mut lat_rng = Rng::new(rng.next_u64());
         let devices = (0..k)
             .map(|i| Device {
                 id: format!("d{i}"),
@@ -300,7 +315,7 @@ impl Cluster {
                 } else {
                     spec.kinds[i % spec.kinds.len()].clone()
                 },
-                speed: rng.uniform(speed[0], speed[1]),
+                speed: speed_rng.uniform(speed[0], speed[1]),
                 memory: spec.memory.unwrap_or(f64::INFINITY),
             })
             .collect();
@@ -308,8 +323,8 @@ impl Cluster {
         let mut latency = vec![0.0; k * k];
         for i in 0..k {
             for j in i + 1..k {
-                let b = rng.uniform(bw[0], bw[1]);
-                let l = rng.uniform(lat[0], lat[1]);
+                let b = bw_rng.uniform(bw[0], bw[1]);
+                let l = lat_rng.uniform(lat[0], lat[1]);
                 bandwidth[i * k + j] = b;
                 bandwidth[j * k + i] = b;
                 latency[i * k + j] = l;
@@ -323,6 +338,7 @@ impl Cluster {
             bandwidth,
             latency,
             op_speed: BTreeMap::new(),
+            time_scale: vec![1.0; k],
         })
     }
 
@@ -347,6 +363,7 @@ impl Cluster {
             bandwidth: bw,
             latency: lat,
             op_speed: BTreeMap::new(),
+            time_scale: vec![1.0; k],
         }
     }
 
@@ -384,7 +401,8 @@ impl Cluster {
     }
 
     /// Applies what-if changes: every speed times `compute`, every bandwidth times
-    /// `bandwidth`, then per-device speed overrides by id.
+    /// `bandwidth` (latencies stay), then per-device speed overrides by id. Ops that take
+    /// their run time from a `time` table follow the device's speed change too.
     pub fn scaled(
         &self,
         compute: f64,
@@ -394,8 +412,9 @@ impl Cluster {
         let compute = positive(compute, || "compute scale".into())?;
         let bandwidth = positive(bandwidth, || "bandwidth scale".into())?;
         let mut c = self.clone();
-        for d in &mut c.devices {
+        for (d, t) in c.devices.iter_mut().zip(&mut c.time_scale) {
             d.speed *= compute;
+            *t /= compute;
         }
         for b in &mut c.bandwidth {
             *b *= bandwidth;
@@ -403,10 +422,17 @@ impl Cluster {
         for (id, &s) in speeds {
             let i = c.device_index(id).ok_or_else(|| {
                 Error::Cluster(format!("speed override names unknown device '{id}'"))
-            })?;
-            c.devices[i as usize].speed = positive(s, || format!("speed of device '{id}'"))?;
+            })? as usize;
+            let s = positive(s, || format!("speed of device '{id}'"))?;
+            c.time_scale[i] *= c.devices[i].speed / s;
+            c.devices[i].speed = s;
         }
         Ok(c)
+    }
+
+    /// Factor on `time` table entries for device `d` (see [`Cluster::scaled`]).
+    pub fn time_scale(&self, d: DevIx) -> f64 {
+        self.time_scale[d as usize]
     }
 
     /// Sets every device's memory to `bytes`.

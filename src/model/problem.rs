@@ -38,7 +38,9 @@ pub struct Problem<'a> {
 /// Costs and sizes that replace the graph's own (seed 000 §5.1 randomization).
 #[derive(Debug, Clone)]
 pub struct Overrides {
-    pub cost: Vec<f64>,
+    /// New op costs; when given they replace both `cost` and `time` tables. `None` keeps
+    /// the graph's own costs and time tables.
+    pub cost: Option<Vec<f64>>,
     pub tensor_bytes: Vec<f64>,
     pub mem: Vec<f64>,
 }
@@ -48,8 +50,9 @@ impl<'a> Problem<'a> {
         Problem::with_overrides(graph, cluster, None)
     }
 
-    /// Builds the cost model; with `overrides`, node costs replace `cost` and `time`
-    /// tables, and tensor sizes replace the graph's.
+    /// Builds the cost model; `overrides` replace node costs (and with them `time` tables),
+    /// tensor sizes and op memory where they are given. A `time` table entry is scaled by
+    /// the cluster's what-if [`Cluster::time_scale`] of the device, as speeds scale costs.
     pub fn with_overrides(
         graph: &'a Graph,
         cluster: &'a Cluster,
@@ -57,6 +60,7 @@ impl<'a> Problem<'a> {
     ) -> Result<Problem<'a>> {
         let n = graph.node_count();
         let k = cluster.len();
+        let new_cost = overrides.and_then(|o| o.cost.as_ref());
         let mut exec = vec![f64::INFINITY; n * k];
         // Per device kind and op type, the speed factor (1 when not given).
         let factor: Vec<Vec<f64>> = cluster
@@ -96,14 +100,14 @@ impl<'a> Problem<'a> {
                 if !ok {
                     continue;
                 }
-                let cost = overrides.map(|o| Some(o.cost[v])).unwrap_or(node.cost);
-                let table = if overrides.is_some() {
+                let cost = new_cost.map(|c| Some(c[v])).unwrap_or(node.cost);
+                let table = if new_cost.is_some() {
                     None
                 } else {
                     node.time
                         .iter()
                         .find(|(kind, _)| kind == &dev.kind)
-                        .map(|&(_, t)| t)
+                        .map(|&(_, t)| t * cluster.time_scale(d as DevIx))
                 };
                 exec[v * k + d] = match (table, cost) {
                     (Some(t), _) => t,
@@ -156,8 +160,8 @@ impl<'a> Problem<'a> {
         }
 
         let work = (0..n)
-            .map(|v| match overrides {
-                Some(o) => o.cost[v],
+            .map(|v| match new_cost {
+                Some(c) => c[v],
                 None => graph.nodes[v].cost.unwrap_or_else(|| {
                     let (sum, count) = (0..k)
                         .filter(|&d| exec[v * k + d].is_finite())

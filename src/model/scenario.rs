@@ -205,17 +205,35 @@ impl Scenario {
         }
         let order = crate::transfer::link_queue(&self.link_order)?;
         crate::params::Params::resolve(order.name, order.params, &self.params)?;
+        // Every parameter must name a registered strategy and one of its parameters, even
+        // for a strategy this scenario does not run (a typo should never pass silently).
         for key in self.params.keys() {
             let strategy = key.split('.').next().unwrap_or("");
-            let known = PLACERS.iter().any(|p| p.name == strategy)
-                || SCHEDULERS.iter().any(|s| s.name == strategy)
-                || crate::transfer::LINK_QUEUES
-                    .iter()
-                    .any(|q| q.name == strategy);
-            if !known || !key.contains('.') {
-                return Err(Error::Scenario(format!(
-                    "parameter '{key}' does not name a strategy (write strategy.name=value)"
-                )));
+            let specs = PLACERS
+                .iter()
+                .find(|p| p.name == strategy)
+                .map(|p| p.params)
+                .or_else(|| {
+                    SCHEDULERS
+                        .iter()
+                        .find(|s| s.name == strategy)
+                        .map(|s| s.params)
+                })
+                .or_else(|| {
+                    crate::transfer::LINK_QUEUES
+                        .iter()
+                        .find(|q| q.name == strategy)
+                        .map(|q| q.params)
+                });
+            match specs {
+                Some(specs) if key.contains('.') => {
+                    crate::params::Params::resolve(strategy, specs, &self.params)?;
+                }
+                _ => {
+                    return Err(Error::Scenario(format!(
+                        "parameter '{key}' does not name a strategy (write strategy.name=value)"
+                    )))
+                }
             }
         }
         if let Some(r) = &self.randomize {
@@ -265,25 +283,15 @@ impl Scenario {
                 &self.what_if.speeds,
             )?
         };
-        if let Some(Randomize { cost: None, .. }) = &self.randomize {
-            // Costs stay the graph's; a node with only a time table has none to keep.
-            if let Some(n) = graph.nodes.iter().find(|n| n.cost.is_none()) {
-                return Err(Error::Scenario(format!(
-                    "randomize.bytes without randomize.cost needs a cost on every node; '{}' has only a time table",
-                    n.id
-                )));
-            }
-        }
+        // One stream per quantity, so that turning one randomization on or off never
+        // shifts another's draws.
         let overrides = self.randomize.as_ref().map(|r| {
-            let mut rng = Rng::derive(self.seed, &["randomize"], i as u64);
-            let cost = graph
-                .nodes
-                .iter()
-                .map(|n| match r.cost {
-                    Some([lo, hi]) => rng.uniform(lo, hi),
-                    None => n.cost.unwrap_or(0.0),
-                })
-                .collect();
+            let stream = |what: &str| Rng::derive(self.seed, &["randomize", what], i as u64);
+            let cost = r.cost.map(|[lo, hi]| {
+                let mut rng = stream("cost");
+                graph.nodes.iter().map(|_| rng.uniform(lo, hi)).collect()
+            });
+            let mut rng = stream("bytes");
             let tensor_bytes = graph
                 .tensors
                 .iter()
@@ -292,6 +300,7 @@ impl Scenario {
                     _ => t.bytes,
                 })
                 .collect();
+            let mut rng = stream("mem");
             let mem = graph
                 .nodes
                 .iter()
@@ -359,6 +368,13 @@ mod tests {
         .unwrap_err()
         .to_string();
         assert!(e.contains("zzz.a"), "{e}");
+        // A typo in a parameter of a strategy the scenario does not run is still an error.
+        let e = Scenario::from_json(
+            r#"{"graph":{"bundled":"x"},"cluster":{"file":"c"},"schedulers":["fifo"],"params":{"msr.deltaa":1}}"#,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("msr has no parameter 'deltaa'"), "{e}");
     }
 
     #[test]
@@ -392,5 +408,68 @@ mod tests {
         // (0 + 30) / 2: tensors only
         assert!(r.cluster.devices.iter().all(|d| d.memory == 15.0));
         assert_eq!(r.overrides.unwrap().mem, vec![0.0, 0.0]);
+    }
+
+    #[test]
+    fn randomizing_one_quantity_keeps_the_others_and_their_draws() {
+        let g = Graph::from_json(
+            r#"{"nodes":[{"id":"a","cost":8,"time":{"gpu":3},"mem":4},{"id":"b","cost":1}],"edges":[{"src":"a","dst":"b","bytes":30}]}"#,
+            "g",
+        )
+        .unwrap();
+        let mut s = Scenario::from_json(
+            r#"{"graph":{"bundled":"g"},"cluster":{"generate":{"devices":3,"speed":[1,2],"bandwidth":[1,2]}},
+                "randomize":{"bytes":[1,100]}}"#,
+        )
+        .unwrap();
+        let r = s.realize(&g, None, 0).unwrap();
+        let o = r.overrides.as_ref().unwrap();
+        assert!(o.cost.is_none(), "costs and time tables stay the graph's");
+        assert_eq!(o.mem, vec![4.0, 0.0]);
+        let p = crate::model::problem::Problem::with_overrides(&g, &r.cluster, Some(o)).unwrap();
+        assert_eq!(p.exec(0, 0), 3.0, "the time table still wins");
+        let bytes = o.tensor_bytes.clone();
+        // Turning cost randomization on does not change the drawn sizes.
+        s.randomize.as_mut().unwrap().cost = Some([1.0, 9.0]);
+        let r2 = s.realize(&g, None, 0).unwrap();
+        assert_eq!(r2.overrides.as_ref().unwrap().tensor_bytes, bytes);
+        // Nor does a latency range change the drawn bandwidths and speeds.
+        let mut t = s.clone();
+        if let ClusterSource::Generate(spec) = &mut t.cluster {
+            spec.latency = [0.0, 1e-3];
+        }
+        let r3 = t.realize(&g, None, 0).unwrap();
+        for a in 0..3 {
+            assert_eq!(r3.cluster.devices[a].speed, r2.cluster.devices[a].speed);
+            for b in 0..3 {
+                assert_eq!(
+                    r3.cluster.bandwidth(a as u32, b as u32),
+                    r2.cluster.bandwidth(a as u32, b as u32)
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn what_if_speeds_scale_time_tables_too() {
+        let g = Graph::from_json(
+            r#"{"nodes":[{"id":"a","time":{"gpu":3}},{"id":"b","cost":8}]}"#,
+            "g",
+        )
+        .unwrap();
+        let c = Cluster::from_json(
+            r#"{"devices":[{"id":"x","speed":2},{"id":"y","speed":4}],"bandwidth":1}"#,
+            "c",
+        )
+        .unwrap();
+        let mut s =
+            Scenario::from_json(r#"{"graph":{"bundled":"g"},"cluster":{"file":"c"}}"#).unwrap();
+        s.what_if.compute = 2.0;
+        s.what_if.speeds.insert("y".into(), 16.0);
+        let r = s.realize(&g, Some(&c), 0).unwrap();
+        let p = crate::model::problem::Problem::new(&g, &r.cluster).unwrap();
+        // x: twice as fast -> 3 / 2 and 8 / 4; y: 4 -> 16 is four times as fast -> 3 / 4, 8 / 16.
+        assert_eq!(p.exec_row(0), &[1.5, 0.75]);
+        assert_eq!(p.exec_row(1), &[2.0, 0.5]);
     }
 }

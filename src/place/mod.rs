@@ -285,7 +285,7 @@ pub fn verify(problem: &Problem, placement: &[DevIx]) -> Result<()> {
         }
     }
     for (d, dev) in problem.cluster.devices.iter().enumerate() {
-        if memory[d] > dev.memory {
+        if crate::model::cluster::exceeds(memory[d], dev.memory) {
             return Err(Error::Problem(format!(
                 "device '{}' holds {} bytes of ops, more than its memory {}",
                 dev.id, memory[d], dev.memory

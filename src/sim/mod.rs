@@ -92,7 +92,8 @@ pub struct LinkStats {
     pub dst: DevIx,
     pub bytes: f64,
     pub transfers: usize,
-    /// Seconds the link spent sending (latency included).
+    /// Seconds the link spent sending tensors (latency included; zero-byte signals,
+    /// which never occupy a link, are counted in `transfers` but not here).
     pub busy: f64,
 }
 
@@ -370,7 +371,10 @@ pub fn simulate(
             let ls = &mut link_stats[tr.link as usize];
             ls.bytes += tr.bytes;
             ls.transfers += 1;
-            ls.busy += duration;
+            if tr.bytes > 0.0 {
+                // Zero-byte signals never occupy a link.
+                ls.busy += duration;
+            }
             if options.record {
                 xfer_times[x].start = $now;
                 xfer_times[x].end = $now + duration;
@@ -504,7 +508,7 @@ pub fn simulate(
             busy: busy_time[d],
             ops: op_count[d],
             peak_memory: peak[d],
-            oom: peak[d] > problem.cluster.devices[d].memory,
+            oom: crate::model::cluster::exceeds(peak[d], problem.cluster.devices[d].memory),
         })
         .collect();
     SimResult {
