@@ -654,10 +654,13 @@ fn load_scenario(path: &Path) -> Result<Loaded> {
             (Graph::from_json(&text, "inline graph")?, text)
         }
     };
-    let cluster = s.fixed_cluster(&|p| read(&resolve(p)))?;
-    let cluster_text = match &s.cluster {
-        ClusterSource::File(p) => Some(read(&resolve(p))?),
-        _ => None,
+    // A cluster file is read once: parsed here, and its text kept for `--url`.
+    let (cluster, cluster_text) = match &s.cluster {
+        ClusterSource::File(p) => {
+            let text = read(&resolve(p))?;
+            (Some(Cluster::from_json(&text, p)?), Some(text))
+        }
+        _ => (s.fixed_cluster(&|p| read(&resolve(p)))?, None),
     };
     Ok(Loaded {
         scenario: s,
