@@ -2,9 +2,9 @@
 //!
 //! [`Problem`] joins a [`Graph`] and a [`Cluster`] and precomputes, once:
 //! - `exec(v, d)`: run time of node `v` on device `d`: `time[kind]` (times the device's
-//!   what-if time scale) when the node gives one, else `cost / (speed * op_speed[kind][op])`; `f64::INFINITY` where the node may
-//!   not run (its `device` rule, its colocation group's rules, or no cost and no time for
-//!   that kind). Placers only need "finite" to know a device is allowed.
+//!   what-if time scale) when the node gives one, else `cost / (speed *
+//!   op_speed[kind][op])`; `f64::INFINITY` where the node may not run (its `device` rule,
+//!   its colocation group's rules, or no cost and no time for that kind). Placers only need "finite" to know a device is allowed.
 //! - per-node `work` (the `c_i` of seed 000 §2, used by rank computations): `cost` when
 //!   given, else the mean over allowed devices of `exec * speed`.
 //! - per-node placement `footprint`: `mem` plus the bytes of the node's output tensors,
