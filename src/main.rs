@@ -87,13 +87,13 @@ struct ProblemArgs {
     /// Device kinds of a generated cluster, assigned round-robin (comma separated).
     #[arg(long)]
     kinds: Option<String>,
-    /// Redraw every op cost uniformly from LO..HI (seed 000 §5.1).
+    /// Redraw every op cost uniformly from LO..HI (Mayer17 §5.1).
     #[arg(long)]
     cost: Option<String>,
-    /// Redraw every tensor size uniformly from LO..HI (seed 000 §5.1).
+    /// Redraw every tensor size uniformly from LO..HI (Mayer17 §5.1).
     #[arg(long)]
     bytes: Option<String>,
-    /// Redraw every op's resident memory uniformly from LO..HI (0..0: tensors only, seed 000 eq. 2).
+    /// Redraw every op's resident memory uniformly from LO..HI (0..0: tensors only, Mayer17 eq. 2).
     #[arg(long)]
     mem: Option<String>,
     /// Link model: parallel (no contention) or fcfs (one transfer at a time per link).

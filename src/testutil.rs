@@ -105,7 +105,7 @@ pub fn topcuoglu() -> (Graph, Cluster) {
     (joined(&nodes, &edges), c)
 }
 
-/// Seed 001's appendix example (Figure 1a, Table 5 costs) on CPU1, CPU2 and a GPU.
+/// Carbonari17's appendix example (Figure 1a, Table 5 costs) on CPU1, CPU2 and a GPU.
 pub fn carbonari_appendix() -> (Graph, Cluster) {
     parse(
         include_str!("../graphs/carbonari_appendix.json"),
@@ -114,7 +114,7 @@ pub fn carbonari_appendix() -> (Graph, Cluster) {
 }
 
 /// A test problem with colocation groups, device rules and memory tight enough to bind,
-/// shared by the tests of the seed 000 placers.
+/// shared by the tests of the Mayer17 placers.
 ///
 /// 120 nodes in 12 layers of 10; each node feeds two nodes of the next layer. Every
 /// 7th node must run on the cpu, groups of 3 consecutive nodes in some layers (one of

@@ -275,7 +275,7 @@ fn every_shipped_scenario_loads_and_seed_000s_experiment_runs() {
             panic!("{}: {e}", f.display());
         }
     }
-    // Seed 000 §5: 6 placers x 3 schedulers, mean of 10 runs, every pair feasible; the
+    // Mayer17 §5: 6 placers x 3 schedulers, mean of 10 runs, every pair feasible; the
     // critical-path-aware pair beats the critical-path-agnostic one, as the paper reports.
     let (ok, out, err) = run(&[
         "compare",

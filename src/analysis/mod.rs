@@ -6,14 +6,14 @@
 use crate::model::graph::NodeIx;
 use crate::model::problem::Problem;
 
-/// Upward rank (seed 000 eq. 5): the summed work `c` along the longest path from `v` to a
+/// Upward rank (Mayer17 eq. 5): the summed work `c` along the longest path from `v` to a
 /// sink, `v` included. The paper writes `max_succ(upRank(succ) + c_i)`; `c_i` does not depend
 /// on the successor, so this is `c_i + max_succ upRank(succ)`, and a sink's rank is `c_i`.
 pub fn up_rank(problem: &Problem) -> Vec<f64> {
     path_work(problem, true)
 }
 
-/// Downward rank (seed 000 eq. 6): summed work along the longest path from a source to `v`,
+/// Downward rank (Mayer17 eq. 6): summed work along the longest path from a source to `v`,
 /// `v` included (a source's rank is its own work).
 pub fn down_rank(problem: &Problem) -> Vec<f64> {
     path_work(problem, false)
@@ -44,7 +44,7 @@ fn path_work(problem: &Problem, upward: bool) -> Vec<f64> {
     rank
 }
 
-/// Total rank (seed 000 §3.2.1): upward + downward rank. A node's own work is counted in
+/// Total rank (Mayer17 §3.2.1): upward + downward rank. A node's own work is counted in
 /// both, so every node on a longest path has the same total rank, `critical work + c_v`.
 pub fn total_rank(problem: &Problem) -> Vec<f64> {
     up_rank(problem)

@@ -1,13 +1,13 @@
 //! The devices and the network between them.
 //!
 //! A [`Cluster`] is loaded from cluster JSON (see `docs/format.md`) or generated from
-//! ranges with a seeded RNG (seed 000 §5.1's random devices). Every ordered pair of
+//! ranges with a seeded RNG (Mayer17 §5.1's random devices). Every ordered pair of
 //! distinct devices gets a linear transfer-time model, `latency + bytes / bandwidth`
-//! (seed 004 §3.1's `T = b0 + b1 * bytes` with `b0 = latency`, `b1 = 1 / bandwidth`),
+//! (Pesto21 §3.1's `T = b0 + b1 * bytes` with `b0 = latency`, `b1 = 1 / bandwidth`),
 //! stored in dense `k x k` matrices.
 //!
 //! Extensions of the shared format, documented in `docs/format.md`:
-//! - `kinds.<kind>.op_speed`: per-op-type speed factors for a device kind (seed 001's
+//! - `kinds.<kind>.op_speed`: per-op-type speed factors for a device kind (Carbonari17's
 //!   per-device cost tables): an op of type `t` on a device of that kind runs at
 //!   `speed * op_speed[t]`.
 //! - `link_types` + `links[].type`: named link classes (NVLink, PCIe, network) whose
@@ -102,7 +102,7 @@ pub(crate) struct RawKind {
     op_speed: BTreeMap<String, f64>,
 }
 
-/// Ranges for a generated cluster (seed 000 §5.1: 50 devices, speed 10..100, bandwidth
+/// Ranges for a generated cluster (Mayer17 §5.1: 50 devices, speed 10..100, bandwidth
 /// 10..60 per device pair). Values are drawn uniformly; bandwidth and latency are drawn
 /// once per unordered pair, so links are symmetric.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -114,7 +114,7 @@ pub struct ClusterGen {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub memory: Option<f64>,
     /// Memory per device as a fraction of the graph's total placement footprint (ops' `mem`
-    /// plus every tensor once), set per seed after costs are realized. Seed 000 §5.1 gives no
+    /// plus every tensor once), set per seed after costs are realized. Mayer17 §5.1 gives no
     /// memory sizes, yet its Batch Split, MITE and DFS only spread a graph over devices when
     /// memory is limited; this states the limit relative to the graph. Overrides `memory`.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -5,10 +5,10 @@
 //!   what-if time scale) when the node gives one, else `cost / (speed *
 //!   op_speed[kind][op])`; `f64::INFINITY` where the node may not run (its `device` rule,
 //!   its colocation group's rules, or no cost and no time for that kind). Placers only need "finite" to know a device is allowed.
-//! - per-node `work` (the `c_i` of seed 000 §2, used by rank computations): `cost` when
+//! - per-node `work` (the `c_i` of Mayer17 §2, used by rank computations): `cost` when
 //!   given, else the mean over allowed devices of `exec * speed`.
 //! - per-node placement `footprint`: `mem` plus the bytes of the node's output tensors,
-//!   the static memory a placer charges to a device (seed 000 §3.1 "free memory";
+//!   the static memory a placer charges to a device (Mayer17 §3.1 "free memory";
 //!   Baechi's permanent + output memory). The simulator measures the real curve.
 //!
 //! Validation here covers what needs both files: device rules that match nothing, and
@@ -35,7 +35,7 @@ pub struct Problem<'a> {
     k: usize,
 }
 
-/// Costs and sizes that replace the graph's own (seed 000 §5.1 randomization).
+/// Costs and sizes that replace the graph's own (Mayer17 §5.1 randomization).
 #[derive(Debug, Clone)]
 pub struct Overrides {
     /// New op costs; when given they replace both `cost` and `time` tables. `None` keeps

@@ -1,7 +1,7 @@
 //! A scenario: one serializable description of a whole comparison.
 //!
 //! It names the graph (bundled by name, a file, or inline), the cluster (a file, inline, or
-//! generated from ranges), optional randomization of op costs and tensor sizes (seed 000
+//! generated from ranges), optional randomization of op costs and tensor sizes (Mayer17
 //! §5.1), the strategies and their parameters, the link model, the number of seeds, the
 //! base seed, and what-if changes (compute and bandwidth scales, per-device speeds).
 //!
@@ -48,10 +48,10 @@ pub enum ClusterSource {
     Inline(serde_json::Value),
 }
 
-/// Redraw op costs and tensor sizes uniformly from ranges (seed 000 §5.1: both 1..100).
+/// Redraw op costs and tensor sizes uniformly from ranges (Mayer17 §5.1: both 1..100).
 /// Costs replace `cost` and `time` tables; only tensors with bytes > 0 are redrawn, so
 /// control edges stay pure ordering edges. `mem` redraws each op's resident bytes; `[0, 0]`
-/// models seed 000 eq. 2, where a device's memory holds tensors only.
+/// models Mayer17 eq. 2, where a device's memory holds tensors only.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Randomize {

@@ -2,7 +2,7 @@
 //!
 //! [`layered_dag`] builds a DNN-like DAG: nodes in index order, each (after the first few)
 //! reading from one to `fan_in` recent nodes, so chains, forks and joins all occur and the
-//! graph is acyclic by construction. Costs and tensor sizes are drawn from 1..100 (seed 000
+//! graph is acyclic by construction. Costs and tensor sizes are drawn from 1..100 (Mayer17
 //! §5.1's ranges); every 20th node shares a colocation group with the node five after it
 //! (a variable and its update, as in TensorFlow training graphs).
 

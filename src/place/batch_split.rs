@@ -1,4 +1,4 @@
-//! `batch-split`: highest total rank first, each to the fastest feasible device (seed 000
+//! `batch-split`: highest total rank first, each to the fastest feasible device (Mayer17
 //! §3.2.1).
 //!
 //! "We calculate the total rank for each vertex v that is the sum of the upward rank and the
@@ -34,7 +34,7 @@ use crate::rng::Rng;
 
 pub const INFO: PlacerInfo = PlacerInfo {
     name: "batch-split",
-    summary: "highest total rank first, each to the fastest device with room (seed 000 §3.2.1)",
+    summary: "highest total rank first, each to the fastest device with room (Mayer17 §3.2.1)",
     params: &[],
     make: || Box::new(BatchSplit),
 };

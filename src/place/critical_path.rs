@@ -1,5 +1,5 @@
 //! `critical-path`: the whole critical path on the fastest device, the rest by least
-//! accumulated run time (seed 000 §3.2.2, eq. 6 and 7).
+//! accumulated run time (Mayer17 §3.2.2, eq. 6 and 7).
 //!
 //! The critical path is found from downward ranks (eq. 6) exactly as the paper's steps
 //! (1)-(4) say: (1) compute every vertex's downward rank; (2) take the sink with the
@@ -56,14 +56,14 @@ use crate::rng::Rng;
 
 pub const INFO: PlacerInfo = PlacerInfo {
     name: "critical-path",
-    summary: "critical path on the fastest device, the rest by least load (seed 000 §3.2.2)",
+    summary: "critical path on the fastest device, the rest by least load (Mayer17 §3.2.2)",
     params: &[],
     make: || Box::new(CriticalPath),
 };
 
 pub struct CriticalPath;
 
-/// The critical path of seed 000 §3.2.2 steps (1)-(4), source first: from the sink with
+/// The critical path of Mayer17 §3.2.2 steps (1)-(4), source first: from the sink with
 /// the largest downward rank, back through the predecessor with the largest downward rank
 /// (ties: lower node index) until a source.
 pub fn critical_path(problem: &Problem) -> Vec<NodeIx> {

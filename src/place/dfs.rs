@@ -1,4 +1,4 @@
-//! `dfs`: depth-first traversal with a traffic x execution-time score (seed 000 §3.3.2,
+//! `dfs`: depth-first traversal with a traffic x execution-time score (Mayer17 §3.3.2,
 //! eq. 11).
 //!
 //! "The DFS algorithm starts at the source vertex with the highest total rank ... Whenever a
@@ -44,7 +44,7 @@ use crate::rng::Rng;
 
 pub const INFO: PlacerInfo = PlacerInfo {
     name: "dfs",
-    summary: "depth-first from the top-ranked source, min traffic x exec time (seed 000 §3.3.2)",
+    summary: "depth-first from the top-ranked source, min traffic x exec time (Mayer17 §3.3.2)",
     params: &[TRAFFIC_FLOOR],
     make: || Box::new(Dfs),
 };

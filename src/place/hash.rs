@@ -1,4 +1,4 @@
-//! `hash`: random placement proportional to device capacity (seed 000 §3.1).
+//! `hash`: random placement proportional to device capacity (Mayer17 §3.1).
 //!
 //! "Randomly assign vertices to devices proportionally to the capacity of the devices ...
 //! Collocation constraints are considered by iteratively merging collocated vertices into a
@@ -23,7 +23,7 @@ use crate::rng::Rng;
 
 pub const INFO: PlacerInfo = PlacerInfo {
     name: "hash",
-    summary: "random, proportional to device speed, groups whole (seed 000 §3.1)",
+    summary: "random, proportional to device speed, groups whole (Mayer17 §3.1)",
     params: &[],
     make: || Box::new(Hash),
 };

@@ -1,5 +1,5 @@
 //! `heft`: Heterogeneous Earliest Finish Time (Topcuoglu, Hariri, Wu, IEEE TPDS 2002),
-//! modified for the TensorFlow constraints as seed 000 §5.1 describes.
+//! modified for the TensorFlow constraints as Mayer17 §5.1 describes.
 //!
 //! HEFT (2002, §4.2): order the ops by decreasing upward rank `rank_u`
 //! ([`heft_rank_u`]: mean run time over the allowed devices plus the costliest
@@ -9,7 +9,7 @@
 //! is long enough for it, not before its inputs arrive. An input arrives
 //! `edge_transfer_time(e, p(u), d)` after its producer `u` finishes (0 on one device).
 //!
-//! Seed 000 §5.1 modifications: "we consider only feasible devices for a vertex v, i.e.,
+//! Mayer17 §5.1 modifications: "we consider only feasible devices for a vertex v, i.e.,
 //! devices to which colocated vertices are already assigned and that satisfy the device
 //! constraints of vertex v ... If the vertex is collocated, all collocated vertices are
 //! assigned but as their predecessor vertices might be not assigned yet the earliest
@@ -49,7 +49,7 @@ use crate::rng::Rng;
 pub const INFO: PlacerInfo = PlacerInfo {
     name: "heft",
     summary:
-        "HEFT with insertion, feasible devices only, groups whole (Topcuoglu 2002; seed 000 §5.1)",
+        "HEFT with insertion, feasible devices only, groups whole (Topcuoglu 2002; Mayer17 §5.1)",
     params: &[],
     make: || Box::new(Heft),
 };

@@ -1,4 +1,4 @@
-//! `mite`: Memory, Importance, Traffic and Execution time (seed 000 §3.3.1, eq. 8-10).
+//! `mite`: Memory, Importance, Traffic and Execution time (Mayer17 §3.3.1, eq. 8-10).
 //!
 //! Vertices are visited one at a time and each goes to the device that minimises
 //!
@@ -76,7 +76,7 @@ pub(crate) const TRAFFIC_FLOOR: ParamSpec = ParamSpec {
 pub const INFO: PlacerInfo = PlacerInfo {
     name: "mite",
     summary:
-        "min memory x importance x traffic x exec time, critical vertices first (seed 000 §3.3.1)",
+        "min memory x importance x traffic x exec time, critical vertices first (Mayer17 §3.3.1)",
     params: &[TRAFFIC_FLOOR],
     make: || Box::new(Mite),
 };

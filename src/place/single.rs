@@ -1,4 +1,4 @@
-//! `single`: TensorFlow's simple placer (seed 001, footnote 1 of Table 2).
+//! `single`: TensorFlow's simple placer (Carbonari17, footnote 1 of Table 2).
 //!
 //! "simple-placer sorts all devices and if no manual placement constraint given by user,
 //! simple-placer assigns all nodes to the first device on the list": with 20 CPU cores and
@@ -26,7 +26,7 @@ use crate::rng::Rng;
 pub const INFO: PlacerInfo = PlacerInfo {
     name: "single",
     summary:
-        "everything on the first device, accelerators first (TensorFlow simple placer, seed 001)",
+        "everything on the first device, accelerators first (TensorFlow simple placer, Carbonari17)",
     params: &[],
     make: || Box::new(Single),
 };

@@ -1,4 +1,4 @@
-//! `submodular` and `submodular-gi`: Submodular-G and Submodular-GI of seed 001 (Carbonari,
+//! `submodular` and `submodular-gi`: Submodular-G and Submodular-GI of Carbonari17 (Carbonari,
 //! Kodirov, Golub 2017, §2.2, §2.3, §3, §5 and the appendix 6.1).
 //!
 //! The ground set is every (node, device) pair `E_ij`; the matroid keeps one pair per node
@@ -154,14 +154,14 @@ const PARAMS: &[ParamSpec] = &[
 
 pub const INFO: PlacerInfo = PlacerInfo {
     name: "submodular",
-    summary: "greedy maximisation of sum over devices of sqrt(sum of benefits), parallelism in the benefit (Submodular-G, seed 001 §2.2)",
+    summary: "greedy maximisation of sum over devices of sqrt(sum of benefits), parallelism in the benefit (Submodular-G, Carbonari17 §2.2)",
     params: PARAMS,
     make: || Box::new(Submodular { improved: false }),
 };
 
 pub const INFO_GI: PlacerInfo = PlacerInfo {
     name: "submodular-gi",
-    summary: "Submodular-G with the parallelism factor moved from the benefit into f (Submodular-GI, seed 001 §2.3)",
+    summary: "Submodular-G with the parallelism factor moved from the benefit into f (Submodular-GI, Carbonari17 §2.3)",
     params: PARAMS,
     make: || Box::new(Submodular { improved: true }),
 };
@@ -962,7 +962,7 @@ mod tests {
             .sum()
     }
 
-    /// Seed 001 appendix 6.1, Submodular-G: 5 nodes of Figure 1a on CPU1, CPU2, GPU with the
+    /// Carbonari17 appendix 6.1, Submodular-G: 5 nodes of Figure 1a on CPU1, CPU2, GPU with the
     /// costs of Table 5, cap 100. Every candidate of every round, `(node, device, f(S))` as
     /// printed (E_ij = node j on device i).
     const APPENDIX: [&[(u32, u32, f64)]; 5] = [

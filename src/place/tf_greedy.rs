@@ -1,7 +1,7 @@
 //! `tf-greedy`: the TensorFlow whitepaper's greedy heuristic, the baseline *Heuristic-G* of
-//! seed 001 (Carbonari, Kodirov, Golub 2017, §1 and §4).
+//! Carbonari17 (Carbonari, Kodirov, Golub 2017, §1 and §4).
 //!
-//! Seed 001 §1: the heuristic "traverses job nodes in their topological order and places
+//! Carbonari17 §1: the heuristic "traverses job nodes in their topological order and places
 //! nodes on the device where it completes fastest"; §4: "Heuristic-G considers all devices
 //! only once to decide placement of each node and selects the one which completes the
 //! operation earliest". The whitepaper (Abadi et al. 2015, §3.2.1) computes that completion
@@ -49,7 +49,7 @@ use crate::rng::Rng;
 
 pub const INFO: PlacerInfo = PlacerInfo {
     name: "tf-greedy",
-    summary: "topological order, each op on the device where it finishes first (TensorFlow whitepaper; Heuristic-G of seed 001)",
+    summary: "topological order, each op on the device where it finishes first (TensorFlow whitepaper; Heuristic-G of Carbonari17)",
     params: &[],
     make: || Box::new(TfGreedy),
 };
@@ -113,7 +113,7 @@ mod tests {
     use crate::place::verify;
     use crate::testutil::{carbonari_appendix, cluster, graph};
 
-    /// Seed 001's appendix graph (Figure 1a, Table 5 costs; CPU1, CPU2, GPU; no transfer
+    /// Carbonari17's appendix graph (Figure 1a, Table 5 costs; CPU1, CPU2, GPU; no transfer
     /// cost), by hand, visiting 1..5:
     /// - node1 (4 / 4 / 2): finishes 4, 4, 2 -> GPU, free(GPU) = 2.
     /// - node2 (6 / 6 / 5), input at 2: 8, 8, max(2, 2) + 5 = 7 -> GPU, free(GPU) = 7.

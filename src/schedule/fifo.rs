@@ -1,4 +1,4 @@
-//! `fifo`: first executable, first run (seed 000 §5.1 baseline).
+//! `fifo`: first executable, first run (Mayer17 §5.1 baseline).
 //!
 //! "The vertices are scheduled according to the time they become executable. If two
 //! vertices become executable at the same time, the FIFO scheduler chooses randomly which
@@ -14,7 +14,7 @@ use crate::rng::Rng;
 
 pub const INFO: SchedulerInfo = SchedulerInfo {
     name: "fifo",
-    summary: "earliest executable first, random ties (seed 000 §5.1)",
+    summary: "earliest executable first, random ties (Mayer17 §5.1)",
     params: &[],
     make: |_: &Params, rng: Rng| Box::new(Fifo::new(rng)),
 };

@@ -1,5 +1,5 @@
 //! `heft`: HEFT's task priority as a per-device order (Topcuoglu, Hariri, Wu 2002, §4.1;
-//! seed 000 §5.1 baseline).
+//! Mayer17 §5.1 baseline).
 //!
 //! A free device runs its executable op with the highest upward rank `rank_u`
 //! ([`heft_rank_u`]: mean run time over allowed devices plus the costliest path of mean
@@ -26,7 +26,7 @@ use crate::rng::Rng;
 
 pub const INFO: SchedulerInfo = SchedulerInfo {
     name: "heft",
-    summary: "highest HEFT upward rank first (Topcuoglu 2002; seed 000 §5.1)",
+    summary: "highest HEFT upward rank first (Topcuoglu 2002; Mayer17 §5.1)",
     params: &[],
     make: |_: &Params, _: Rng| Box::new(HeftOrder::default()),
 };

@@ -1,4 +1,4 @@
-//! `msr`: Maximum Successor Rank first (seed 000 §4.2, eq. 13).
+//! `msr`: Maximum Successor Rank first (Mayer17 §4.2, eq. 13).
 //!
 //! A free device runs its executable op `v_i` with the highest
 //!
@@ -75,8 +75,7 @@ pub const PARAMS: &[ParamSpec] = &[
 
 pub const INFO: SchedulerInfo = SchedulerInfo {
     name: "msr",
-    summary:
-        "maximum successor rank first, rewards activating idle devices (seed 000 §4.2, eq. 13)",
+    summary: "maximum successor rank first, rewards activating idle devices (Mayer17 §4.2, eq. 13)",
     params: PARAMS,
     make: |p: &Params, _: Rng| Box::new(Msr::new(p)),
 };

@@ -1,4 +1,4 @@
-//! `pct`: Highest Path Computation Time first (seed 000 §4.1, eq. 12).
+//! `pct`: Highest Path Computation Time first (Mayer17 §4.1, eq. 12).
 //!
 //! "PCT schedules always the executable vertex whose longest path of direct and indirect
 //! successors takes most computation time":
@@ -26,7 +26,7 @@ use crate::rng::Rng;
 
 pub const INFO: SchedulerInfo = SchedulerInfo {
     name: "pct",
-    summary: "highest path computation time first (seed 000 §4.1, eq. 12)",
+    summary: "highest path computation time first (Mayer17 §4.1, eq. 12)",
     params: &[],
     make: |_: &Params, _: Rng| Box::new(Pct::default()),
 };

@@ -1,4 +1,4 @@
-//! The discrete-event simulator of one training step (seed 000 §4 rules).
+//! The discrete-event simulator of one training step (Mayer17 §4 rules).
 //!
 //! Input: a [`Problem`], a placement, a [`Scheduler`] (next op on a free device) and a
 //! [`LinkQueue`] (next transfer on a free link). The simulator knows no strategy: it only
@@ -11,11 +11,11 @@
 //!   ops is asked for one, in device index order.
 //! - Every edge whose ends are on different devices needs its tensor on the consumer's
 //!   device. A tensor is sent once per consuming device (edges sharing a `tensor` name).
-//!   Link models: [`LinkModel::Parallel`] (transfers never contend, seed 000) and
+//!   Link models: [`LinkModel::Parallel`] (transfers never contend, Mayer17) and
 //!   [`LinkModel::Fcfs`] (one transfer at a time per directed link, queued in the
-//!   [`LinkQueue`]'s order; seed 004 §3.1). Zero-byte transfers (control edges) are
+//!   [`LinkQueue`]'s order; Pesto21 §3.1). Zero-byte transfers (control edges) are
 //!   signals: they take the link's latency and never occupy or wait for a link.
-//! - Memory per device (seed 000 eq. 2): the `mem` of its ops for the whole step, plus
+//! - Memory per device (Mayer17 eq. 2): the `mem` of its ops for the whole step, plus
 //!   every tensor copy held there. A copy is allocated when its producer finishes (on the
 //!   producer's device) or when its transfer arrives (on the consumer's device), and freed
 //!   when the last op reading it there has finished and, on the producer's device, every
@@ -41,10 +41,10 @@ mod tests;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum LinkModel {
-    /// Transfers never contend (seed 000).
+    /// Transfers never contend (Mayer17).
     #[default]
     Parallel,
-    /// One transfer at a time per directed link, queued (seed 004 §3.1).
+    /// One transfer at a time per directed link, queued (Pesto21 §3.1).
     Fcfs,
 }
 

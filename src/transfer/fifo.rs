@@ -1,4 +1,4 @@
-//! `fifo` link order: first come, first served (seed 004 §3.1: "one transfer at a time per
+//! `fifo` link order: first come, first served (Pesto21 §3.1: "one transfer at a time per
 //! link ... in the order they arrive"). Transfers that become ready at the same instant
 //! go in the order the simulator announced them, which is deterministic.
 
@@ -11,7 +11,7 @@ use crate::params::Params;
 
 pub const INFO: LinkQueueInfo = LinkQueueInfo {
     name: "fifo",
-    summary: "first come, first served per link (seed 004 §3.1)",
+    summary: "first come, first served per link (Pesto21 §3.1)",
     params: &[],
     make: |_: &Params| Box::new(FifoLinks::default()),
 };

@@ -1,9 +1,9 @@
 //! Link-queue orderings: which queued transfer a free link sends next.
 //!
 //! Only the `fcfs` link model queues transfers (one transfer at a time per directed link,
-//! seed 004 §3.1's congestion model); under `parallel` links every transfer starts at once
+//! Pesto21 §3.1's congestion model); under `parallel` links every transfer starts at once
 //! and no ordering applies. A policy is one file implementing [`LinkQueue`];
-//! [`LINK_QUEUES`] is the registry (seed 002's TAO/TIO orderings plug in here).
+//! [`LINK_QUEUES`] is the registry (TicTac19's TAO/TIO orderings plug in here).
 
 use crate::error::Result;
 use crate::model::cluster::DevIx;

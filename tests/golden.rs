@@ -1,0 +1,130 @@
+//! Golden outputs of the shipped scenarios: every number the CLI's `compare --json` prints for
+//! `scenarios/*.json` (except wall-clock placement seconds) must stay bit-identical, as
+//! shipped (parallel links) and again with `fcfs` links, where the link-order policy decides.
+//! A change to these numbers is a decision: rerun with `PLACESIM_BLESS=1` and say why in the
+//! commit and the issue note.
+//!
+//! The fcfs variant also runs every placer x scheduler pair of the papers' heuristics on the
+//! smaller scenarios, so contended links are covered beyond the shipped strategy lists.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::{json, Value};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The numbers of one comparison that must not drift: everything but wall-clock time.
+fn numbers(out: &Value) -> Value {
+    let results: Vec<Value> = out["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .map(|r| {
+            json!({
+                "pair": format!("{} x {}", r["placer"].as_str().unwrap(), r["scheduler"].as_str().unwrap()),
+                "makespans": r["makespans"],
+                "failed_seeds": r.get("failed_seeds").cloned().unwrap_or(json!([])),
+                "lower_bound": r["lower_bound"],
+                "gap": r["gap"],
+                "traffic_bytes": r["traffic_bytes"],
+                "transfers": r["transfers"],
+                "busy": r["devices"].as_array().unwrap().iter().map(|d| d["busy"].clone()).collect::<Vec<_>>(),
+                "peak_memory": r["devices"].as_array().unwrap().iter().map(|d| d["peak_memory"].clone()).collect::<Vec<_>>(),
+                "oom": r["oom"],
+                "error": r.get("error").cloned().unwrap_or(Value::Null),
+            })
+        })
+        .collect();
+    json!({
+        "critical_path_bound": out["critical_path_bound"],
+        "work_bound": out["work_bound"],
+        "results": results,
+    })
+}
+
+/// Runs `compare --json` on a scenario document written next to nothing (paths absolute).
+fn compare(scenario: &Value, dir: &Path, name: &str) -> Value {
+    let path = dir.join(format!("{name}.json"));
+    std::fs::write(&path, serde_json::to_string_pretty(scenario).unwrap()).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_placesim"))
+        .args(["compare", "--json", "--scenario", path.to_str().unwrap()])
+        .current_dir(root())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{name}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    numbers(&serde_json::from_slice(&out.stdout).unwrap())
+}
+
+#[test]
+fn shipped_scenarios_give_their_golden_numbers() {
+    let bless = std::env::var_os("PLACESIM_BLESS").is_some();
+    let dir = std::env::temp_dir().join(format!("placesim-golden-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let golden_dir = root().join("tests/golden");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(root().join("scenarios"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 16, "scenarios missing: {files:?}");
+    let mut failures = Vec::new();
+    for file in &files {
+        let stem = file.file_stem().unwrap().to_str().unwrap().to_string();
+        let mut base: Value =
+            serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+        // Cluster files are relative to the scenario file: make them absolute.
+        if let Some(c) = base["cluster"]["file"].as_str() {
+            let abs = file.parent().unwrap().join(c);
+            base["cluster"]["file"] = json!(abs.to_str().unwrap());
+        }
+        let mut fcfs = base.clone();
+        fcfs["links"] = json!("fcfs");
+        if stem.starts_with("mayer17_alexnet") || stem.starts_with("mayer17_vgg16") {
+            fcfs["placers"] = json!([
+                "hash",
+                "batch-split",
+                "critical-path",
+                "mite",
+                "dfs",
+                "heft",
+                "tf-greedy"
+            ]);
+            fcfs["schedulers"] = json!(["fifo", "pct", "msr", "heft"]);
+        }
+        for (variant, scenario) in [("shipped", base), ("fcfs", fcfs)] {
+            let got = compare(&scenario, &dir, &format!("{stem}.{variant}"));
+            let path = golden_dir.join(format!("{stem}.{variant}.json"));
+            if bless {
+                std::fs::create_dir_all(&golden_dir).unwrap();
+                std::fs::write(&path, serde_json::to_string_pretty(&got).unwrap() + "\n").unwrap();
+                continue;
+            }
+            let want: Value =
+                serde_json::from_str(&std::fs::read_to_string(&path).unwrap_or_else(|_| {
+                    panic!("{} missing: run with PLACESIM_BLESS=1", path.display())
+                }))
+                .unwrap();
+            if stem == "carbonari_vgg19_small" && variant == "shipped" {
+                // One literal, independent of the golden files: Carbonari17 Table 1's
+                // small cluster, everything on one device.
+                assert_eq!(got["results"][0]["pair"], "single x fifo");
+                assert_eq!(got["results"][0]["makespans"], json!([12.646139604146665]));
+            }
+            if got != want {
+                failures.push(format!("{stem}.{variant}"));
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "golden numbers changed for {failures:?} (rerun with PLACESIM_BLESS=1 only if the change is intended)"
+    );
+}
