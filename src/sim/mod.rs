@@ -8,13 +8,27 @@
 //! - A device runs at most one op at a time, non-preemptively. An op is executable when
 //!   every input edge's tensor is on its device. A device with an executable op never idles:
 //!   after all events of an instant are processed, every idle device that has executable
-//!   ops is asked for one, in device index order.
+//!   ops is asked for one, in device index order. A scheduler may hold a device (answer
+//!   `None` although it has executable ops: a strict replay waiting for its next planned
+//!   op); the device is asked again whenever an op becomes executable on it.
 //! - Every edge whose ends are on different devices needs its tensor on the consumer's
 //!   device. A tensor is sent once per consuming device (edges sharing a `tensor` name).
 //!   Link models: [`LinkModel::Parallel`] (transfers never contend, Mayer17) and
 //!   [`LinkModel::Fcfs`] (one transfer at a time per directed link, queued in the
 //!   [`LinkQueue`]'s order; Pesto21 §3.1). Zero-byte transfers (control edges) are
 //!   signals: they take the link's latency and never occupy or wait for a link.
+//! - Links choose among everything ready at an instant, as devices do: under `fcfs`, every
+//!   transfer that becomes ready is pushed to the [`LinkQueue`]; once all events of an
+//!   instant are processed, each free link with something queued is asked for its next
+//!   transfer (`pop`), in the order the links became free-with-work during the instant,
+//!   then the devices pick. So a link-order policy sees every transfer that became ready
+//!   together (TicTac19 §3's case). A policy may hold a link (`pop` answers `None`); it is
+//!   asked again at the next push. For `fifo` this sends exactly what the older
+//!   send-at-once rule sent, at the same times and in the same event order.
+//! - A run whose policies hold forever (a strict replay that deadlocks) ends when no event
+//!   is left; [`SimResult::unfinished`] counts the ops that never ran, and the caller
+//!   reports the run as failed. The loop never waits for anything but events, so it
+//!   cannot hang.
 //! - Memory per device (Mayer17 eq. 2): the `mem` of its ops for the whole step, plus
 //!   every tensor copy held there. A copy is allocated when its producer finishes (on the
 //!   producer's device) or when its transfer arrives (on the consumer's device), and freed
@@ -126,7 +140,19 @@ pub struct SimResult {
     pub devices: Vec<DeviceStats>,
     /// Links that carried at least one transfer, ordered by (src, dst).
     pub links: Vec<LinkStats>,
+    /// Ops that never ran because the policies held their devices or links forever (a
+    /// strict replay that deadlocks); 0 for every complete run.
+    pub unfinished: usize,
     pub trace: Option<Trace>,
+}
+
+/// Work to dispatch once the events of an instant are processed, in the order it arose.
+#[derive(Debug, Clone, Copy)]
+enum Dispatch {
+    /// A transfer sent without a link queue (parallel links, zero-byte signals).
+    Send(u32),
+    /// A free fcfs link that has something queued: ask its queue.
+    Link(u32),
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -297,6 +323,9 @@ pub fn simulate(
     let mut busy_time = vec![0.0f64; k];
     let mut op_count = vec![0usize; k];
     let mut link_busy = vec![false; links.len()];
+    let mut link_listed = vec![false; links.len()];
+    let mut dispatch: Vec<Dispatch> = Vec::new();
+    let mut started = 0usize;
     let mut link_stats: Vec<LinkStats> = links
         .iter()
         .map(|&(src, dst)| LinkStats {
@@ -408,6 +437,7 @@ pub fn simulate(
                 busy[d as usize] = true;
                 busy_time[d as usize] += duration;
                 op_count[d as usize] += 1;
+                started += 1;
                 if options.record {
                     op_times[v as usize] = (now, now + duration);
                 }
@@ -460,13 +490,14 @@ pub fn simulate(
                             xfer_times[x as usize].ready = now;
                         }
                         if options.links == LinkModel::Fcfs && tr.bytes > 0.0 {
-                            if link_busy[tr.link as usize] {
-                                queue.push(x, now);
-                            } else {
-                                send!(x, now);
+                            let l = tr.link as usize;
+                            queue.push(x, now);
+                            if !link_busy[l] && !link_listed[l] {
+                                link_listed[l] = true;
+                                dispatch.push(Dispatch::Link(l as u32));
                             }
                         } else {
-                            send!(x, now);
+                            dispatch.push(Dispatch::Send(x));
                         }
                     }
                 }
@@ -490,9 +521,11 @@ pub fn simulate(
                     }
                 }
                 if options.links == LinkModel::Fcfs && bytes > 0.0 {
-                    link_busy[link as usize] = false;
-                    if let Some(y) = queue.pop(link) {
-                        send!(y, now);
+                    let l = link as usize;
+                    link_busy[l] = false;
+                    if !link_listed[l] {
+                        link_listed[l] = true;
+                        dispatch.push(Dispatch::Link(link));
                     }
                 }
             }
@@ -500,6 +533,27 @@ pub fn simulate(
                 Some(Reverse(e)) if e.time == now => events.pop().map(|Reverse(e)| e),
                 _ => None,
             };
+            if next.is_none() && !dispatch.is_empty() {
+                // The instant's events are done: send what became ready, then go on with
+                // any zero-duration arrival this created at the same instant.
+                for item in dispatch.drain(..) {
+                    match item {
+                        Dispatch::Send(x) => send!(x, now),
+                        Dispatch::Link(l) => {
+                            link_listed[l as usize] = false;
+                            if !link_busy[l as usize] {
+                                if let Some(y) = queue.pop(l) {
+                                    send!(y, now);
+                                }
+                            }
+                        }
+                    }
+                }
+                next = match events.peek() {
+                    Some(Reverse(e)) if e.time == now => events.pop().map(|Reverse(e)| e),
+                    _ => None,
+                };
+            }
         }
     }
 
@@ -516,6 +570,7 @@ pub fn simulate(
         traffic_bytes: traffic,
         devices,
         links: link_stats,
+        unfinished: n - started,
         trace: options.record.then_some(Trace {
             ops: op_times,
             transfers,
