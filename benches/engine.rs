@@ -11,11 +11,9 @@ use placesim::compare;
 use placesim::model::cluster::{Cluster, ClusterGen};
 use placesim::model::graph::Graph;
 use placesim::model::problem::Problem;
-use placesim::model::scenario::{ClusterSource, GraphSource, Scenario};
 use placesim::model::synthetic::{layered_dag, SyntheticSpec};
-use placesim::place::PLACERS;
 use placesim::rng::Rng;
-use placesim::schedule::SCHEDULERS;
+use placesim::scenario::{ClusterSource, GraphSource, Scenario};
 use placesim::sim::LinkModel;
 
 fn median_ms(reps: usize, mut f: impl FnMut()) -> f64 {
@@ -57,29 +55,31 @@ fn bench_graph(graph: &Graph, devices: usize, reps: usize) {
         ClusterSource::File(String::new()),
     );
     let mut total = 0.0;
-    for placer in PLACERS {
-        let mut placement = None;
+    let resolved = s.resolve().unwrap();
+    for (pi, placer) in resolved.placers.iter().enumerate() {
+        let name = placer.info.name;
+        let mut plan = None;
         let ms = median_ms(reps, || {
-            placement = compare::place(&p, &s, placer.name, 0).ok();
+            plan = compare::place(&p, &s, &resolved, pi, 0, &mut |_| true).ok();
         });
         total += ms;
-        let Some((placement, _)) = placement else {
-            println!("  place {:<16} {ms:>9.3} ms (failed)", placer.name);
+        let Some((plan, _)) = plan else {
+            println!("  place {name:<16} {ms:>9.3} ms (failed)");
             continue;
         };
-        print!("  place {:<16} {ms:>9.3} ms;", placer.name);
+        print!("  place {name:<16} {ms:>9.3} ms;");
         for links in [LinkModel::Parallel, LinkModel::Fcfs] {
             s.links = links;
-            for sched in SCHEDULERS {
+            for &pair in resolved.pairs.iter().filter(|x| x.0 == pi) {
                 let mut makespan = 0.0;
                 let ms = median_ms(reps, || {
-                    makespan =
-                        compare::simulate(&p, &s, &placement, placer.name, sched.name, 0, false)
-                            .unwrap()
-                            .makespan;
+                    makespan = compare::simulate(&p, &s, &resolved, &plan, pair, 0, false)
+                        .unwrap()
+                        .makespan;
                 });
                 total += ms;
-                print!(" {}/{} {ms:.3} ms", sched.name, links.name());
+                let sched = resolved.schedulers[pair.1].info.name;
+                print!(" {sched}/{} {ms:.3} ms", links.name());
             }
         }
         s.links = LinkModel::Parallel;

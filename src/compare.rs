@@ -5,25 +5,28 @@
 //! placement), then simulates that placement under each scheduler. A placer that cannot
 //! meet a constraint yields rows with an `error` instead of aborting the comparison.
 //!
+//! The scenario is resolved first ([`Scenario::resolve`]): strategies, parameters and the
+//! pairs that run. A placer returns a [`Plan`]; replaying policies (`given`) get its order.
+//! A pair whose placer fails, or whose replay deadlocks, gets a row `error` for that seed.
+//!
 //! Randomness: placer `p` at seed `i` draws from `derive(seed, ["place", p], i)`, scheduler
-//! `s` after placer `p` from `derive(seed, ["schedule", p, s], i)`; adding or removing a
-//! strategy never changes another's numbers.
+//! `s` after placer `p` from `derive(seed, ["schedule", p, s], i)`, link order `o` from
+//! `derive(seed, ["link_order", p, s, o], i)`; adding or removing a strategy never changes
+//! another's numbers.
 
 use serde::Serialize;
 
 use crate::analysis;
 use crate::clock::Clock;
 use crate::error::{Error, Result};
-use crate::model::cluster::{Cluster, DevIx};
+use crate::model::cluster::Cluster;
 use crate::model::graph::Graph;
 use crate::model::problem::Problem;
-use crate::model::scenario::Scenario;
-use crate::params::Params;
-use crate::place::{self, Placement};
+use crate::place::plan::BoundScope;
+use crate::place::{self, PlaceContext, Placement, Plan, SolveReport};
 use crate::rng::Rng;
-use crate::schedule;
+use crate::scenario::{Resolved, Scenario};
 use crate::sim::{self, SimOptions, SimResult};
-use crate::transfer;
 
 /// Mean, spread and extremes of one number over the seeds.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Default)]
@@ -119,7 +122,12 @@ pub struct PairResult {
     /// Whether any seed ran out of memory on any device.
     pub oom: bool,
     pub devices: Vec<DeviceResult>,
-    /// Why the pair has no numbers (a placer that could not meet a constraint).
+    /// The placer's own report of its plan, one per seed that placed, when it plans
+    /// (objective, bound and what it bounds, status, work done).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub plan_reports: Vec<SolveReport>,
+    /// Why the pair has no numbers (a placer that could not meet a constraint, a replay
+    /// that deadlocked).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
 }
@@ -140,6 +148,9 @@ pub struct Comparison {
     /// Critical-path bound and work bound, means over the seeds.
     pub critical_path_bound: f64,
     pub work_bound: f64,
+    /// Why some combinations are absent (for example `given` without a planning placer).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
     pub results: Vec<PairResult>,
 }
 
@@ -149,63 +160,125 @@ pub struct RunDetail<'a> {
     pub placement: Placement,
     pub placement_seconds: f64,
     pub lower_bound: f64,
+    /// The placer's own report, when it plans.
+    pub plan_report: Option<SolveReport>,
     pub sim: SimResult,
 }
 
-/// Progress callback: `(done, total)` simulations; return `false` to stop early.
-pub type Progress<'a> = &'a mut dyn FnMut(usize, usize) -> bool;
+/// Progress callback: `(done, total)` work units (one per placement and one per
+/// simulation; `done` moves by fractions while a long placer reports); return `false` to
+/// stop early.
+pub type Progress<'a> = &'a mut dyn FnMut(f64, usize) -> bool;
 
-/// Places with a registered placer and checks the result.
+/// Plans with the resolved placer `pi` and checks the result (placement and order):
+/// the plan and the wall-clock seconds it took. `progress` hears the placer's fraction done
+/// and cancels it by answering `false`.
 pub fn place(
     problem: &Problem,
     scenario: &Scenario,
-    name: &str,
+    resolved: &Resolved,
+    pi: usize,
     seed_index: u32,
-) -> Result<(Placement, f64)> {
-    let info = place::placer(name)?;
-    let params = Params::resolve(info.name, info.params, &scenario.params)?;
-    let mut rng = Rng::derive(scenario.seed, &["place", name], seed_index as u64);
+    progress: &mut dyn FnMut(f64) -> bool,
+) -> Result<(Plan, f64)> {
+    let placer = &resolved.placers[pi];
+    let name = placer.info.name;
+    let rng = Rng::derive(scenario.seed, &["place", name], seed_index as u64);
+    let mut ctx = PlaceContext::new(rng, progress);
     let clock = Clock::start();
-    let placement = (info.make)().place(problem, &params, &mut rng)?;
+    let plan = (placer.info.make)().plan(problem, &placer.params, &mut ctx)?;
     let seconds = clock.seconds();
-    place::verify(problem, &placement).map_err(|e| Error::placement(name, e.to_string()))?;
-    Ok((placement, seconds))
+    place::verify(problem, &plan.placement)
+        .and_then(|()| plan.check(problem))
+        .map_err(|e| Error::placement(name, e.to_string()))?;
+    Ok((plan, seconds))
 }
 
-/// Simulates a placement under a registered scheduler.
+/// Simulates a plan under the resolved scheduler `si` and the scenario's link order. A run
+/// that leaves ops unrun (a strict replay that deadlocks) is an error naming how many.
 pub fn simulate(
     problem: &Problem,
     scenario: &Scenario,
-    placement: &[DevIx],
-    placer: &str,
-    scheduler: &str,
+    resolved: &Resolved,
+    plan: &Plan,
+    (pi, si): (usize, usize),
     seed_index: u32,
     record: bool,
 ) -> Result<SimResult> {
-    let info = schedule::scheduler(scheduler)?;
-    let params = Params::resolve(info.name, info.params, &scenario.params)?;
-    let rng = Rng::derive(
-        scenario.seed,
-        &["schedule", placer, scheduler],
-        seed_index as u64,
+    let placer = resolved.placers[pi].info.name;
+    let sched = &resolved.schedulers[si];
+    let order = &resolved.link_order;
+    let streams = |what: &str, last: &str| {
+        Rng::derive(
+            scenario.seed,
+            &[what, placer, sched.info.name, last],
+            seed_index as u64,
+        )
+    };
+    let mut scheduler = (sched.info.make)(
+        &sched.params,
+        Rng::derive(
+            scenario.seed,
+            &["schedule", placer, sched.info.name],
+            seed_index as u64,
+        ),
     );
-    let mut sched = (info.make)(&params, rng);
-    let order = transfer::link_queue(&scenario.link_order)?;
-    let order_params = Params::resolve(order.name, order.params, &scenario.params)?;
-    let mut queue = (order.make)(&order_params);
-    Ok(sim::simulate(
+    let mut queue = (order.info.make)(&order.params, streams("link_order", order.info.name));
+    if let Some(o) = &plan.order {
+        scheduler.hint(o);
+        queue.hint(o);
+    }
+    let r = sim::simulate(
         problem,
-        placement,
-        sched.as_mut(),
+        &plan.placement,
+        scheduler.as_mut(),
         queue.as_mut(),
         SimOptions {
             links: scenario.links,
             record,
         },
-    ))
+    );
+    if r.unfinished > 0 {
+        return Err(Error::Problem(format!(
+            "the replay of placer {placer}'s plan under scheduler {} and link order {} deadlocked: {} of {} ops never ran (a device or link waited for a planned item that could not become ready)",
+            sched.info.name,
+            order.info.name,
+            r.unfinished,
+            problem.node_count()
+        )));
+    }
+    Ok(r)
 }
 
-/// Runs one pair at one seed with the full schedule recorded.
+/// The lower bound of one seed: the critical-path and work bounds, and the placer's own
+/// bound when it proves one on the instance itself.
+fn seed_bound(cp: f64, work: f64, report: Option<&SolveReport>) -> f64 {
+    let own = report
+        .filter(|r| r.bound_of == BoundScope::Instance)
+        .and_then(|r| r.bound)
+        .unwrap_or(0.0);
+    cp.max(work).max(own)
+}
+
+/// Realizes seed `seed_index` of a scenario, checking that the scenario has it.
+pub fn realize(
+    scenario: &Scenario,
+    graph: &Graph,
+    fixed: Option<&Cluster>,
+    seed_index: u32,
+) -> Result<crate::scenario::Realization> {
+    if seed_index >= scenario.seeds {
+        return Err(Error::Scenario(format!(
+            "seed index {seed_index} is out of range (the scenario has {} seeds)",
+            scenario.seeds
+        )));
+    }
+    scenario.realize(graph, fixed, seed_index)
+}
+
+/// Runs one pair at one seed with the full schedule recorded: the one "run a pair" path of
+/// the CLI's `run` and the page's timeline. `cluster` and `overrides` are the seed's
+/// ([`realize`]).
 pub fn run_one<'a>(
     scenario: &Scenario,
     graph: &'a Graph,
@@ -215,16 +288,29 @@ pub fn run_one<'a>(
     scheduler: &str,
     seed_index: u32,
 ) -> Result<RunDetail<'a>> {
+    let resolved = scenario.resolve_pair(placer, scheduler)?;
     let problem = Problem::with_overrides(graph, cluster, overrides)?;
-    let (placement, placement_seconds) = place(&problem, scenario, placer, seed_index)?;
+    let (plan, placement_seconds) =
+        place(&problem, scenario, &resolved, 0, seed_index, &mut |_| true)?;
     let sim = simulate(
-        &problem, scenario, &placement, placer, scheduler, seed_index, true,
+        &problem,
+        scenario,
+        &resolved,
+        &plan,
+        (0, 0),
+        seed_index,
+        true,
     )?;
     Ok(RunDetail {
-        lower_bound: analysis::lower_bound(&problem),
+        lower_bound: seed_bound(
+            analysis::critical_path_bound(&problem),
+            analysis::work_bound(&problem),
+            plan.report.as_ref(),
+        ),
         problem,
-        placement,
+        placement: plan.placement,
         placement_seconds,
+        plan_report: plan.report,
         sim,
     })
 }
@@ -241,8 +327,60 @@ struct Accum {
     ops: Vec<f64>,
     peak: Vec<f64>,
     oom: Vec<bool>,
+    reports: Vec<SolveReport>,
     error: Option<String>,
     failed: Vec<u32>,
+}
+
+impl Accum {
+    fn new(k: usize) -> Accum {
+        Accum {
+            makespans: vec![],
+            gaps: vec![],
+            bounds: vec![],
+            traffic: vec![],
+            transfers: vec![],
+            seconds: vec![],
+            busy: vec![0.0; k],
+            util: vec![0.0; k],
+            ops: vec![0.0; k],
+            peak: vec![0.0; k],
+            oom: vec![false; k],
+            reports: vec![],
+            error: None,
+            failed: vec![],
+        }
+    }
+
+    fn fail(&mut self, seed: u32, e: &Error) {
+        if self.error.is_none() {
+            self.error = Some(format!("seed {seed}: {e}"));
+        }
+        self.failed.push(seed);
+    }
+
+    fn add(&mut self, r: &SimResult, bound: f64, seconds: f64, report: Option<&SolveReport>) {
+        self.makespans.push(r.makespan);
+        self.gaps
+            .push(if bound > 0.0 { r.makespan / bound } else { 1.0 });
+        self.bounds.push(bound);
+        self.traffic.push(r.traffic_bytes);
+        self.transfers
+            .push(r.links.iter().map(|l| l.transfers).sum::<usize>() as f64);
+        self.seconds.push(seconds);
+        self.reports.extend(report.cloned());
+        for (d, s) in r.devices.iter().enumerate() {
+            self.busy[d] += s.busy;
+            self.util[d] += if r.makespan > 0.0 {
+                s.busy / r.makespan
+            } else {
+                0.0
+            };
+            self.ops[d] += s.ops as f64;
+            self.peak[d] = self.peak[d].max(s.peak_memory);
+            self.oom[d] |= s.oom;
+        }
+    }
 }
 
 /// Runs every pair of `scenario` over its seeds. `fixed` is the loaded cluster when the
@@ -253,12 +391,13 @@ pub fn run(
     fixed: Option<&Cluster>,
     progress: Progress,
 ) -> Result<Comparison> {
-    scenario.check()?;
-    let np = scenario.placers.len();
-    let ns = scenario.schedulers.len();
-    let total = scenario.seeds as usize * np * ns;
+    let resolved = scenario.resolve()?;
+    let pairs = &resolved.pairs;
+    let mut used: Vec<usize> = pairs.iter().map(|p| p.0).collect();
+    used.dedup();
+    let total = scenario.seeds as usize * (used.len() + pairs.len());
     let mut done = 0usize;
-    let mut acc: Vec<Accum> = Vec::with_capacity(np * ns);
+    let mut acc: Vec<Accum> = Vec::with_capacity(pairs.len());
     let mut device_info: Vec<(String, String, Option<f64>)> = Vec::new();
     // speeds[d][i]: device d's speed at seed i (what-if applied).
     let mut speeds: Vec<Vec<f64>> = Vec::new();
@@ -283,23 +422,7 @@ pub fn run(
                 })
                 .collect();
             speeds = vec![Vec::with_capacity(scenario.seeds as usize); k];
-            for _ in 0..np * ns {
-                acc.push(Accum {
-                    makespans: vec![],
-                    gaps: vec![],
-                    bounds: vec![],
-                    traffic: vec![],
-                    transfers: vec![],
-                    seconds: vec![],
-                    busy: vec![0.0; k],
-                    util: vec![0.0; k],
-                    ops: vec![0.0; k],
-                    peak: vec![0.0; k],
-                    oom: vec![false; k],
-                    error: None,
-                    failed: vec![],
-                });
-            }
+            acc = pairs.iter().map(|_| Accum::new(k)).collect();
         }
         if real.cluster.devices.len() != speeds.len() {
             return Err(Error::Scenario(format!(
@@ -315,95 +438,84 @@ pub fn run(
         let wb = analysis::work_bound(&problem);
         cp_bounds.push(cp);
         work_bounds.push(wb);
-        let bound = cp.max(wb);
-        for (pi, placer) in scenario.placers.iter().enumerate() {
-            let placed = place(&problem, scenario, placer, i);
-            for (si, scheduler) in scenario.schedulers.iter().enumerate() {
-                let a = &mut acc[pi * ns + si];
+        for &pi in &used {
+            let base = done as f64;
+            let placed = place(&problem, scenario, &resolved, pi, i, &mut |f| {
+                progress(base + f, total)
+            });
+            if let Err(Error::Cancelled) = placed {
+                return Err(Error::Cancelled);
+            }
+            done += 1;
+            if !progress(done as f64, total) {
+                return Err(Error::Cancelled);
+            }
+            for (a, &pair) in acc.iter_mut().zip(pairs).filter(|(_, p)| p.0 == pi) {
                 match &placed {
-                    Err(e) => {
-                        if a.error.is_none() {
-                            a.error = Some(format!("seed {i}: {e}"));
-                        }
-                        a.failed.push(i);
-                    }
-                    Ok((placement, seconds)) => {
-                        let r =
-                            simulate(&problem, scenario, placement, placer, scheduler, i, false)?;
-                        a.makespans.push(r.makespan);
-                        a.gaps
-                            .push(if bound > 0.0 { r.makespan / bound } else { 1.0 });
-                        a.bounds.push(bound);
-                        a.traffic.push(r.traffic_bytes);
-                        a.transfers
-                            .push(r.links.iter().map(|l| l.transfers).sum::<usize>() as f64);
-                        a.seconds.push(*seconds);
-                        for (d, s) in r.devices.iter().enumerate() {
-                            a.busy[d] += s.busy;
-                            a.util[d] += if r.makespan > 0.0 {
-                                s.busy / r.makespan
-                            } else {
-                                0.0
-                            };
-                            a.ops[d] += s.ops as f64;
-                            a.peak[d] = a.peak[d].max(s.peak_memory);
-                            a.oom[d] |= s.oom;
+                    Err(e) => a.fail(i, e),
+                    Ok((plan, seconds)) => {
+                        match simulate(&problem, scenario, &resolved, plan, pair, i, false) {
+                            Ok(r) => a.add(
+                                &r,
+                                seed_bound(cp, wb, plan.report.as_ref()),
+                                *seconds,
+                                plan.report.as_ref(),
+                            ),
+                            Err(e) => a.fail(i, &e),
                         }
                     }
                 }
                 done += 1;
-                if !progress(done, total) {
-                    return Err(Error::Scenario("cancelled".into()));
+                if !progress(done as f64, total) {
+                    return Err(Error::Cancelled);
                 }
             }
         }
     }
 
     let mean = |v: &[f64]| Stats::of(v).mean;
-    let mut results = Vec::with_capacity(np * ns);
-    for (pi, placer) in scenario.placers.iter().enumerate() {
-        for (si, scheduler) in scenario.schedulers.iter().enumerate() {
-            let a = &acc[pi * ns + si];
-            let runs = a.makespans.len().max(1) as f64;
-            let m = Stats::of(&a.makespans);
-            let error = if a.makespans.len() < scenario.seeds as usize {
-                a.error.clone()
-            } else {
-                None
-            };
-            results.push(PairResult {
-                placer: placer.clone(),
-                scheduler: scheduler.clone(),
-                makespan: m.mean,
-                makespan_std: m.std,
-                makespan_min: m.min,
-                makespan_max: m.max,
-                makespans: a.makespans.clone(),
-                lower_bound: mean(&a.bounds),
-                gap: mean(&a.gaps),
-                traffic_bytes: mean(&a.traffic),
-                transfers: mean(&a.transfers),
-                placement_seconds: mean(&a.seconds),
-                oom: a.oom.iter().any(|&o| o),
-                devices: device_info
-                    .iter()
-                    .enumerate()
-                    .map(|(d, (id, kind, memory))| DeviceResult {
-                        id: id.clone(),
-                        kind: kind.clone(),
-                        speed: mean_speed(&speeds[d]),
-                        busy: a.busy[d] / runs,
-                        utilization: a.util[d] / runs,
-                        ops: a.ops[d] / runs,
-                        peak_memory: a.peak[d],
-                        memory: *memory,
-                        oom: a.oom[d],
-                    })
-                    .collect(),
-                error,
-                failed_seeds: a.failed.clone(),
-            });
-        }
+    let mut results = Vec::with_capacity(pairs.len());
+    for (a, &(pi, si)) in acc.iter().zip(pairs) {
+        let runs = a.makespans.len().max(1) as f64;
+        let m = Stats::of(&a.makespans);
+        let error = if a.makespans.len() < scenario.seeds as usize {
+            a.error.clone()
+        } else {
+            None
+        };
+        results.push(PairResult {
+            placer: resolved.placers[pi].info.name.to_string(),
+            scheduler: resolved.schedulers[si].info.name.to_string(),
+            makespan: m.mean,
+            makespan_std: m.std,
+            makespan_min: m.min,
+            makespan_max: m.max,
+            makespans: a.makespans.clone(),
+            lower_bound: mean(&a.bounds),
+            gap: mean(&a.gaps),
+            traffic_bytes: mean(&a.traffic),
+            transfers: mean(&a.transfers),
+            placement_seconds: mean(&a.seconds),
+            oom: a.oom.iter().any(|&o| o),
+            devices: device_info
+                .iter()
+                .enumerate()
+                .map(|(d, (id, kind, memory))| DeviceResult {
+                    id: id.clone(),
+                    kind: kind.clone(),
+                    speed: mean_speed(&speeds[d]),
+                    busy: a.busy[d] / runs,
+                    utilization: a.util[d] / runs,
+                    ops: a.ops[d] / runs,
+                    peak_memory: a.peak[d],
+                    memory: *memory,
+                    oom: a.oom[d],
+                })
+                .collect(),
+            plan_reports: a.reports.clone(),
+            error,
+            failed_seeds: a.failed.clone(),
+        });
     }
     Ok(Comparison {
         scenario: scenario.clone(),
@@ -415,6 +527,7 @@ pub fn run(
         },
         critical_path_bound: mean(&cp_bounds),
         work_bound: mean(&work_bounds),
+        notes: resolved.notes,
         results,
     })
 }
@@ -423,7 +536,7 @@ pub fn run(
 mod tests {
     use super::*;
     use crate::model::cluster::ClusterGen;
-    use crate::model::scenario::{ClusterSource, GraphSource, WhatIf};
+    use crate::scenario::{ClusterSource, GraphSource, WhatIf};
     use crate::testutil;
     use std::collections::BTreeMap;
 
@@ -551,8 +664,8 @@ mod tests {
                 "placers":["single"],"schedulers":["fifo"],"seeds":10,"seed":3}"#,
         )
         .unwrap();
-        s.graph = crate::model::scenario::GraphSource::Bundled("g".into());
-        s.cluster = crate::model::scenario::ClusterSource::File("c".into());
+        s.graph = crate::scenario::GraphSource::Bundled("g".into());
+        s.cluster = crate::scenario::ClusterSource::File("c".into());
         let r = &run(&s, &g, Some(&c), &mut |_, _| true).unwrap().results[0];
         assert!(
             !r.failed_seeds.is_empty() && !r.makespans.is_empty(),

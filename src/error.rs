@@ -27,6 +27,9 @@ pub enum Error {
     /// A placer that could not satisfy a constraint.
     #[error("placer {placer}: {message}")]
     Placement { placer: String, message: String },
+    /// The user stopped the run (the page's Cancel).
+    #[error("cancelled")]
+    Cancelled,
     /// Reading a file failed.
     #[error("{path}: {message}")]
     Io { path: String, message: String },

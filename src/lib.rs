@@ -12,7 +12,7 @@
 //! ```
 //!
 //! - [`model`]: graph, cluster, the cost model joining them ([`model::problem::Problem`]),
-//!   and the [`model::scenario::Scenario`] describing a whole comparison.
+//!   and the [`scenario::Scenario`] describing a whole comparison.
 //! - [`analysis`]: ranks, critical path, lower bounds.
 //! - [`place`]: one file per placement strategy behind [`place::Placer`].
 //! - [`schedule`]: one file per device scheduling strategy behind [`schedule::Scheduler`].
@@ -32,10 +32,12 @@ pub mod params;
 pub mod place;
 pub mod report;
 pub mod rng;
+pub mod scenario;
 pub mod schedule;
 pub mod share;
 pub mod sim;
 pub mod transfer;
+pub mod transform;
 pub mod util;
 
 #[cfg(test)]

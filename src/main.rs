@@ -8,15 +8,15 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
-use serde_json::json;
 
 use placesim::compare::{self, Comparison};
 use placesim::model::cluster::{Cluster, ClusterGen};
 use placesim::model::graph::Graph;
 use placesim::model::problem::Problem;
-use placesim::model::scenario::{ClusterSource, GraphSource, Randomize, Scenario};
 use placesim::model::synthetic::{layered_dag, SyntheticSpec};
+use placesim::report::run::RunReport;
 use placesim::report::{table, trace};
+use placesim::scenario::{ClusterSource, GraphSource, Randomize, Scenario};
 use placesim::sim::LinkModel;
 use placesim::{place, schedule, transfer, Error, Result};
 
@@ -238,7 +238,14 @@ fn run(cli: Cli) -> Result<()> {
 fn print_strategy(name: &str, summary: &str, params: &[placesim::params::ParamSpec]) {
     out!("  {name:<16} {summary}");
     for p in params {
-        out!("      --param {name}.{}={}  {}", p.name, p.default, p.doc);
+        let range = p.check(f64::NAN).unwrap_err();
+        out!(
+            "      --param {name}.{}={}  {} ({})",
+            p.name,
+            p.default,
+            p.doc,
+            range.trim_start_matches("must be ")
+        );
     }
 }
 
@@ -462,8 +469,7 @@ fn run_pair(args: RunArgs) -> Result<()> {
     } = scenario_from_args(&args.problem)?;
     s.placers = vec![args.placer.clone()];
     s.schedulers = vec![args.scheduler.clone()];
-    s.check()?;
-    let real = s.realize(&graph, cluster.as_ref(), 0)?;
+    let real = compare::realize(&s, &graph, cluster.as_ref(), 0)?;
     let detail = compare::run_one(
         &s,
         &graph,
@@ -483,37 +489,11 @@ fn run_pair(args: RunArgs) -> Result<()> {
     let devices = &real.cluster.devices;
     let sim = &detail.sim;
     if args.problem.json {
-        let placement: serde_json::Map<String, serde_json::Value> = graph
-            .nodes
-            .iter()
-            .zip(&detail.placement)
-            .map(|(n, &d)| (n.id.clone(), json!(devices[d as usize].id)))
-            .collect();
-        let out = json!({
-            "scenario": s,
-            "results": [{
-                "placer": args.placer,
-                "scheduler": args.scheduler,
-                "makespan": sim.makespan,
-                "makespan_std": 0.0,
-                "traffic_bytes": sim.traffic_bytes,
-                "placement_seconds": detail.placement_seconds,
-                "lower_bound": detail.lower_bound,
-                "gap": if detail.lower_bound > 0.0 { sim.makespan / detail.lower_bound } else { 1.0 },
-                "placement": placement,
-                "devices": devices.iter().zip(&sim.devices).map(|(d, st)| json!({
-                    "id": d.id, "kind": d.kind, "speed": d.speed, "busy": st.busy, "ops": st.ops,
-                    "utilization": if sim.makespan > 0.0 { st.busy / sim.makespan } else { 0.0 },
-                    "peak_memory": st.peak_memory,
-                    "memory": d.memory.is_finite().then_some(d.memory), "oom": st.oom
-                })).collect::<Vec<_>>(),
-                "links": sim.links.iter().map(|l| json!({
-                    "src": devices[l.src as usize].id, "dst": devices[l.dst as usize].id,
-                    "bytes": l.bytes, "transfers": l.transfers, "busy": l.busy
-                })).collect::<Vec<_>>(),
-            }]
-        });
-        out!("{out}");
+        let report = RunReport::of(&s, &args.placer, &args.scheduler, &detail);
+        out!(
+            "{}",
+            serde_json::to_string(&report).expect("plain data serializes")
+        );
         return Ok(());
     }
     out!(
@@ -598,7 +578,7 @@ fn compare_cmd(args: CompareArgs) -> Result<()> {
         cluster,
         cluster_text,
     } = loaded;
-    scenario.check()?;
+    scenario.resolve()?;
     if args.url {
         // A file graph or cluster travels in the link (compressed, or by content hash).
         let graph_text =

@@ -25,12 +25,85 @@ pub fn lookup<'a, T>(
     })
 }
 
-/// One tunable number of a strategy.
+/// What values a parameter takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ParamKind {
+    /// Any number in the range.
+    Real,
+    /// A whole number in the range.
+    Integer,
+    /// 0 (off) or 1 (on).
+    Switch,
+}
+
+/// One tunable number of a strategy: its default, the values it takes (kind and range) and
+/// what it does. [`Params::resolve`] rejects a value outside them, naming the parameter.
 #[derive(Debug, Clone, Copy, serde::Serialize)]
 pub struct ParamSpec {
     pub name: &'static str,
     pub default: f64,
+    pub kind: ParamKind,
+    /// Lowest value (`-inf`, serialized as `null`, for none); excluded when `min_open`.
+    pub min: f64,
+    pub min_open: bool,
+    /// Highest value, included (`inf`, serialized as `null`, for none).
+    pub max: f64,
     pub doc: &'static str,
+}
+
+impl ParamSpec {
+    /// A non-negative real number with a default.
+    pub const fn non_negative(name: &'static str, default: f64, doc: &'static str) -> ParamSpec {
+        ParamSpec {
+            name,
+            default,
+            kind: ParamKind::Real,
+            min: 0.0,
+            min_open: false,
+            max: f64::INFINITY,
+            doc,
+        }
+    }
+
+    /// Whether `value` is one this parameter takes; otherwise the rule it breaks.
+    pub fn check(&self, value: f64) -> std::result::Result<(), String> {
+        let in_range = value.is_finite()
+            && (value > self.min || (!self.min_open && value == self.min))
+            && value <= self.max;
+        let whole = match self.kind {
+            ParamKind::Real => true,
+            ParamKind::Integer => value.fract() == 0.0,
+            ParamKind::Switch => value == 0.0 || value == 1.0,
+        };
+        if in_range && whole {
+            return Ok(());
+        }
+        Err(match self.kind {
+            ParamKind::Switch => "must be 0 or 1".to_string(),
+            kind => {
+                let lo = if self.min == f64::NEG_INFINITY {
+                    String::new()
+                } else {
+                    format!("{} {}", self.min, if self.min_open { "<" } else { "<=" })
+                };
+                let hi = if self.max == f64::INFINITY {
+                    String::new()
+                } else {
+                    format!("<= {}", self.max)
+                };
+                let what = if kind == ParamKind::Integer {
+                    "a whole number"
+                } else {
+                    "a finite number"
+                };
+                format!("must be {what} with {lo} x {hi}")
+                    .replace("  ", " ")
+                    .trim_end()
+                    .to_string()
+            }
+        })
+    }
 }
 
 /// A strategy's resolved parameters: every declared name has a value.
@@ -63,9 +136,9 @@ impl Params {
                     }
                 )));
             };
-            if !value.is_finite() {
+            if let Err(rule) = spec.check(value) {
                 return Err(Error::Scenario(format!(
-                    "parameter '{key}' must be a finite number, got {value}"
+                    "parameter '{key}' = {value}: {rule}"
                 )));
             }
             values.insert(spec.name, value);
@@ -94,11 +167,66 @@ impl Params {
 mod tests {
     use super::*;
 
-    const SPECS: &[ParamSpec] = &[ParamSpec {
-        name: "delta",
-        default: 5.0,
-        doc: "",
-    }];
+    const SPECS: &[ParamSpec] = &[
+        ParamSpec::non_negative("delta", 5.0, ""),
+        ParamSpec {
+            name: "g",
+            default: 0.5,
+            kind: ParamKind::Real,
+            min: 0.0,
+            min_open: true,
+            max: 1.0,
+            doc: "",
+        },
+        ParamSpec {
+            name: "rounds",
+            default: 3.0,
+            kind: ParamKind::Integer,
+            min: 1.0,
+            min_open: false,
+            max: 100.0,
+            doc: "",
+        },
+    ];
+
+    fn resolve_one(key: &str, value: f64) -> std::result::Result<Params, String> {
+        let o = BTreeMap::from([(format!("s.{key}"), value)]);
+        Params::resolve("s", SPECS, &o).map_err(|e| e.to_string())
+    }
+
+    /// Each parameter's declared range and kind, at and just past their ends.
+    #[test]
+    fn values_outside_the_declared_range_and_kind_name_the_parameter() {
+        assert!(resolve_one("delta", 0.0).is_ok());
+        let e = resolve_one("delta", -1.0).unwrap_err();
+        assert_eq!(
+            e,
+            "scenario: parameter 's.delta' = -1: must be a finite number with 0 <= x"
+        );
+        assert!(resolve_one("g", 1.0).is_ok());
+        assert!(resolve_one("g", 1e-9).is_ok());
+        let e = resolve_one("g", 0.0).unwrap_err();
+        assert_eq!(
+            e,
+            "scenario: parameter 's.g' = 0: must be a finite number with 0 < x <= 1"
+        );
+        assert!(resolve_one("g", 2.0).is_err());
+        assert!(resolve_one("g", f64::NAN).is_err());
+        assert!(resolve_one("rounds", 100.0).is_ok());
+        let e = resolve_one("rounds", 2.5).unwrap_err();
+        assert_eq!(
+            e,
+            "scenario: parameter 's.rounds' = 2.5: must be a whole number with 1 <= x <= 100"
+        );
+        assert!(resolve_one("rounds", 0.0).is_err());
+        let switch = ParamSpec {
+            kind: ParamKind::Switch,
+            max: 1.0,
+            ..ParamSpec::non_negative("on", 0.0, "")
+        };
+        assert!(switch.check(1.0).is_ok() && switch.check(0.0).is_ok());
+        assert_eq!(switch.check(0.5).unwrap_err(), "must be 0 or 1");
+    }
 
     #[test]
     fn resolves_defaults_and_overrides() {

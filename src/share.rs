@@ -20,7 +20,7 @@ use sha2::{Digest, Sha256};
 
 use crate::error::{Error, Result};
 use crate::model::cluster::ClusterGen;
-use crate::model::scenario::{ClusterSource, GraphSource, Randomize, Scenario, WhatIf};
+use crate::scenario::{ClusterSource, GraphSource, Randomize, Scenario, WhatIf};
 use crate::sim::LinkModel;
 
 /// The link format version this build writes and reads.
@@ -381,7 +381,7 @@ pub fn fragment_with_files(
         inline.cluster = ClusterSource::Inline(value);
         return fragment_with_files(&inline, graph_text, None);
     }
-    s.check()?;
+    s.resolve()?;
     let d = defaults();
     let mut kv: Vec<(String, String)> = vec![("v".into(), FORMAT_VERSION.to_string())];
     let mut put = |k: &str, v: String| kv.push((k.to_string(), v));
@@ -718,7 +718,7 @@ pub fn parse_fragment_with_graph(f: &str, graph_text: Option<&str>) -> Result<Sc
         s.randomize = Some(randomize);
     }
     s.what_if = what_if;
-    s.check()?;
+    s.resolve()?;
     Ok(s)
 }
 

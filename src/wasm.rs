@@ -17,9 +17,9 @@ use crate::compare;
 use crate::error::Error;
 use crate::model::cluster::Cluster;
 use crate::model::graph::Graph;
-use crate::model::scenario::{GraphSource, Scenario};
 use crate::params::ParamSpec;
 use crate::report::trace;
+use crate::scenario::{GraphSource, Scenario};
 use crate::share;
 
 fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsError> {

@@ -271,7 +271,7 @@ fn every_shipped_scenario_loads_and_seed_000s_experiment_runs() {
     assert!(!files.is_empty());
     for f in &files {
         let text = std::fs::read_to_string(f).unwrap();
-        if let Err(e) = placesim::model::scenario::Scenario::from_json(&text) {
+        if let Err(e) = placesim::scenario::Scenario::from_json(&text) {
             panic!("{}: {e}", f.display());
         }
     }

@@ -7,7 +7,7 @@ use proptest::prelude::*;
 use placesim::compare;
 use placesim::model::cluster::Cluster;
 use placesim::model::graph::Graph;
-use placesim::model::scenario::{ClusterSource, GraphSource, Scenario};
+use placesim::scenario::{ClusterSource, GraphSource, Scenario};
 use placesim::share;
 
 const GRAPH: &str = r#"{"nodes":[{"id":"a","op":"MatMul","cost":4,"mem":8,"colocate":"w"},{"id":"b","cost":2,"time":{"cpu":3},"colocate":"w"},{"id":"c","cost":5,"device":"gpu","layer":2},{"id":"d","cost":1}],"edges":[{"src":"a","dst":"b","bytes":10,"tensor":"t"},{"src":"a","dst":"c","bytes":10,"tensor":"t"},{"src":"b","dst":"d","bytes":3},{"src":"c","dst":"d"}]}"#;

@@ -131,6 +131,88 @@ pub(crate) fn check_amount(value: f64, what: impl FnOnce() -> String) -> Result<
     }
 }
 
+/// A node to add with a [`GraphBuilder`]: the fields of a graph file's node.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct NodeSpec {
+    pub id: String,
+    pub op: String,
+    pub cost: Option<f64>,
+    pub time: Vec<(String, f64)>,
+    pub mem: f64,
+    pub colocate: Option<String>,
+    pub device: Option<String>,
+    pub layer: Option<i64>,
+}
+
+impl NodeSpec {
+    /// Node `v` of `graph` as a spec (its colocation group by name), to copy it.
+    pub fn of(graph: &Graph, v: NodeIx) -> NodeSpec {
+        let n = &graph.nodes[v as usize];
+        NodeSpec {
+            id: n.id.clone(),
+            op: n.op.clone(),
+            cost: n.cost,
+            time: n.time.clone(),
+            mem: n.mem,
+            colocate: n.group.map(|g| graph.groups[g as usize].clone()),
+            device: n.device.clone(),
+            layer: n.layer,
+        }
+    }
+}
+
+/// Builds a [`Graph`] in code (transforms, importers, tests). [`GraphBuilder::build`]
+/// validates exactly as loading a file does, so a built graph keeps every guarantee of a
+/// loaded one and an error names the node or edge (by its index in the order added).
+#[derive(Default)]
+pub struct GraphBuilder {
+    nodes: Vec<RawNode>,
+    edges: Vec<RawEdge>,
+}
+
+impl GraphBuilder {
+    pub fn new() -> GraphBuilder {
+        GraphBuilder::default()
+    }
+
+    pub fn node(&mut self, n: NodeSpec) -> &mut Self {
+        self.nodes.push(RawNode {
+            id: n.id,
+            op: (!n.op.is_empty()).then_some(n.op),
+            cost: n.cost,
+            time: (!n.time.is_empty()).then(|| n.time.into_iter().collect()),
+            mem: Some(n.mem),
+            colocate: n.colocate,
+            device: n.device,
+            layer: n.layer,
+        });
+        self
+    }
+
+    /// An edge between node ids; edges of one source with the same `tensor` name carry one
+    /// tensor.
+    pub fn edge(&mut self, src: &str, dst: &str, bytes: f64, tensor: Option<&str>) -> &mut Self {
+        self.edges.push(RawEdge {
+            src: src.to_string(),
+            dst: dst.to_string(),
+            bytes: Some(bytes),
+            tensor: tensor.map(str::to_string),
+        });
+        self
+    }
+
+    pub fn build(self, name: &str) -> Result<Graph> {
+        Graph::from_raw(
+            RawGraph {
+                name: Some(name.to_string()),
+                nodes: self.nodes,
+                edges: self.edges,
+            },
+            name,
+        )
+    }
+}
+
 impl Graph {
     /// Parses and validates graph JSON. `fallback_name` is used when the file has no `name`.
     pub fn from_json(text: &str, fallback_name: &str) -> Result<Graph> {
@@ -308,6 +390,19 @@ impl Graph {
     /// Index into [`Graph::op_types`] of a node's op type.
     pub fn op_type(&self, v: NodeIx) -> u32 {
         self.op_type_of[v as usize]
+    }
+
+    /// The graph as a petgraph `DiGraph` whose node and edge indices are this graph's
+    /// (for petgraph's traversals and algorithms in transforms).
+    pub fn to_petgraph(&self) -> petgraph::graph::DiGraph<(), EdgeIx, u32> {
+        let mut pg = petgraph::graph::DiGraph::with_capacity(self.nodes.len(), self.edges.len());
+        for _ in &self.nodes {
+            pg.add_node(());
+        }
+        for (i, e) in self.edges.iter().enumerate() {
+            pg.add_edge(e.src.into(), e.dst.into(), i as EdgeIx);
+        }
+        pg
     }
 
     /// Edges leaving `v`, in file order.

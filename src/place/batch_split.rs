@@ -21,12 +21,10 @@
 //! - Without memory limits there is a single batch: every vertex goes to its fastest
 //!   allowed device, which under `cost / speed` is the same device for all.
 
-use super::{
-    assign, best_device, no_device_error, Loads, Placement, Placer, PlacerInfo, Units, UNPLACED,
-};
+use super::fill::place_in_order;
+use super::{Loads, Placement, Placer, PlacerInfo, Units, UNPLACED};
 use crate::analysis::total_rank;
 use crate::error::Result;
-use crate::model::cluster::DevIx;
 use crate::model::graph::NodeIx;
 use crate::model::problem::Problem;
 use crate::params::Params;
@@ -36,50 +34,11 @@ pub const INFO: PlacerInfo = PlacerInfo {
     name: "batch-split",
     summary: "highest total rank first, each to the fastest device with room (Mayer17 §3.2.1)",
     params: &[],
+    plans: false,
     make: || Box::new(BatchSplit),
 };
 
 pub struct BatchSplit;
-
-/// The device minimising `base(d)` plus the summed run time of the unit's members on `d`,
-/// among those the unit may use that have memory left for it; ties go to the lower index.
-/// With `base = 0` this is the unit's fastest feasible device. O(members x devices).
-pub(crate) fn least_time(
-    problem: &Problem,
-    units: &Units,
-    loads: &Loads,
-    unit: u32,
-    base: impl Fn(DevIx) -> f64,
-) -> Option<DevIx> {
-    let members = &units.members[unit as usize];
-    best_device(problem, units, loads, unit, |d| {
-        base(d) + members.iter().map(|&m| problem.exec(m, d)).sum::<f64>()
-    })
-}
-
-/// Places, in `order`, every node not placed yet together with its colocation group, each
-/// on the feasible device minimising `base(loads, d)` plus the unit's run time there
-/// ([`least_time`]); an error names the first unit no device can take.
-pub(crate) fn place_in_order(
-    placer: &str,
-    problem: &Problem,
-    units: &Units,
-    loads: &mut Loads,
-    placement: &mut [DevIx],
-    order: impl IntoIterator<Item = NodeIx>,
-    base: impl Fn(&Loads, DevIx) -> f64,
-) -> Result<()> {
-    for v in order {
-        if placement[v as usize] != UNPLACED {
-            continue;
-        }
-        let unit = units.of[v as usize];
-        let d = least_time(problem, units, loads, unit, |d| base(loads, d))
-            .ok_or_else(|| no_device_error(placer, problem, units, unit))?;
-        assign(problem, units, loads, placement, unit, d);
-    }
-    Ok(())
-}
 
 impl Placer for BatchSplit {
     fn place(&self, problem: &Problem, _: &Params, _: &mut Rng) -> Result<Placement> {

@@ -42,7 +42,7 @@
 //!   (the members' summed) run time; ties: lower index. Eq. 7's `c_j / s_i` is the run
 //!   time `exec`, which also covers per-kind time tables.
 
-use super::batch_split::{least_time, place_in_order};
+use super::fill::{least_time, place_in_order};
 use super::{
     assign, no_device_error, slowest_exec, Loads, Placement, Placer, PlacerInfo, Units, UNPLACED,
 };
@@ -58,6 +58,7 @@ pub const INFO: PlacerInfo = PlacerInfo {
     name: "critical-path",
     summary: "critical path on the fastest device, the rest by least load (Mayer17 §3.2.2)",
     params: &[],
+    plans: false,
     make: || Box::new(CriticalPath),
 };
 

@@ -31,7 +31,7 @@
 //!   no memory or balance term in eq. 11: without memory limits every op follows its
 //!   predecessors onto the fastest device the sources chose.
 
-use super::mite::{traffic_floor, UnitScores, TRAFFIC_FLOOR};
+use super::scores::{traffic_floor, UnitScores, TRAFFIC_FLOOR};
 use super::{
     assign, best_device, no_device_error, Loads, Placement, Placer, PlacerInfo, Units, UNPLACED,
 };
@@ -46,6 +46,7 @@ pub const INFO: PlacerInfo = PlacerInfo {
     name: "dfs",
     summary: "depth-first from the top-ranked source, min traffic x exec time (Mayer17 §3.3.2)",
     params: &[TRAFFIC_FLOOR],
+    plans: false,
     make: || Box::new(Dfs),
 };
 

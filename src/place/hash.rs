@@ -25,6 +25,7 @@ pub const INFO: PlacerInfo = PlacerInfo {
     name: "hash",
     summary: "random, proportional to device speed, groups whole (Mayer17 §3.1)",
     params: &[],
+    plans: false,
     make: || Box::new(Hash),
 };
 

@@ -37,7 +37,11 @@
 //! all). Worst case `O(V·(k·B + V/B))`; the pure insertion search it replaces is
 //! `O(V)` per device per op, `O(V²·k)` in all.
 
-use super::{assign, no_device_error, Loads, Placement, Placer, PlacerInfo, Units};
+use super::plan::{BoundScope, SolveStatus};
+use super::{
+    assign, no_device_error, Loads, Order, PlaceContext, Placement, Placer, PlacerInfo, Plan,
+    SolveReport, Units,
+};
 use crate::analysis::{heft_rank_u, topo_position};
 use crate::error::Result;
 use crate::model::cluster::DevIx;
@@ -51,6 +55,7 @@ pub const INFO: PlacerInfo = PlacerInfo {
     summary:
         "HEFT with insertion, feasible devices only, groups whole (Topcuoglu 2002; Mayer17 §5.1)",
     params: &[],
+    plans: true,
     make: || Box::new(Heft),
 };
 
@@ -143,6 +148,32 @@ impl Placer for Heft {
     fn place(&self, problem: &Problem, _: &Params, _: &mut Rng) -> Result<Placement> {
         heft_schedule(problem).map(|s| s.placement)
     }
+
+    /// HEFT's own insertion-based schedule as a plan: `heft x given` replays it (strictly,
+    /// per device in planned start order), so under parallel links the simulated makespan
+    /// is the plan's. The report's objective is that makespan; HEFT proves no bound.
+    fn plan(&self, problem: &Problem, _: &Params, _: &mut PlaceContext) -> Result<Plan> {
+        let s = heft_schedule(problem)?;
+        let order = Order::of_schedule(
+            problem,
+            &s.placement,
+            &s.start,
+            &s.finish,
+            &topo_position(problem),
+        );
+        Ok(Plan {
+            report: Some(SolveReport {
+                objective: s.makespan,
+                bound: None,
+                bound_of: BoundScope::None,
+                status: SolveStatus::Heuristic,
+                work: problem.node_count() as u64,
+                work_unit: "ops listed",
+            }),
+            placement: s.placement,
+            order: Some(order),
+        })
+    }
 }
 
 /// Gaps per chunk before a chunk is split in two.
@@ -223,11 +254,11 @@ impl FreeTime {
         }
     }
 
-    /// Marks `[slot.time, slot.time + run]` busy inside the gap `find` returned.
+    /// Marks `[slot.time, slot.time + run]` busy inside the gap `find` returned. A
+    /// zero-length op splits its gap at its instant: a device runs one op at a time, so no
+    /// later op may span that instant (otherwise the plan would run the zero-length op in
+    /// the middle of another, which no non-preemptive device, and no replay, can do).
     fn occupy(&mut self, slot: Slot, run: f64) {
-        if run <= 0.0 {
-            return;
-        }
         let chunk = &mut self.chunks[slot.chunk];
         let (s, e) = chunk.gaps[slot.index];
         let end = slot.time + run;
@@ -344,7 +375,7 @@ mod tests {
         for _ in 0..3000 {
             let ready = rng.below(40_000) as f64;
             let run = rng.below(20) as f64;
-            // Plain scan: earliest t >= ready that overlaps no busy interval.
+            // Plain scan: earliest t >= ready that overlaps no busy interval or instant.
             busy.sort_by(|a, b| a.0.total_cmp(&b.0));
             let mut t = ready;
             for &(s, e) in &busy {
@@ -359,9 +390,8 @@ mod tests {
             let slot = f.find(ready, run);
             assert_eq!(slot.time, t, "ready {ready} run {run}");
             f.occupy(slot, run);
-            if run > 0.0 {
-                busy.push((t, t + run));
-            }
+            // A zero-length op is a busy instant: nothing may span it.
+            busy.push((t, t + run));
         }
         assert!(f.chunks.len() > 1, "the test exercises chunk splits");
     }

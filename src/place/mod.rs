@@ -20,9 +20,12 @@ use crate::rng::Rng;
 pub mod batch_split;
 pub mod critical_path;
 pub mod dfs;
+mod fill;
 pub mod hash;
 pub mod heft;
 pub mod mite;
+pub mod plan;
+mod scores;
 pub mod single;
 pub mod submodular;
 pub mod tf_greedy;
@@ -30,10 +33,20 @@ pub mod tf_greedy;
 /// A device index per node.
 pub type Placement = Vec<DevIx>;
 
+pub use plan::{Order, PlaceContext, Plan, SolveReport};
+
 /// A placement strategy.
 pub trait Placer {
     /// Places every node of `problem`. All randomness comes from `rng`.
     fn place(&self, problem: &Problem, params: &Params, rng: &mut Rng) -> Result<Placement>;
+
+    /// Places and, for a joint strategy, plans the order too ([`Plan`]). Placers that only
+    /// place keep the provided method. A placer that runs long reports progress through
+    /// `ctx` and returns its error when the user cancels.
+    fn plan(&self, problem: &Problem, params: &Params, ctx: &mut PlaceContext) -> Result<Plan> {
+        self.place(problem, params, &mut ctx.rng)
+            .map(Plan::placement)
+    }
 }
 
 /// A registered placer: its name, where it comes from, its parameters, a constructor.
@@ -41,6 +54,8 @@ pub struct PlacerInfo {
     pub name: &'static str,
     pub summary: &'static str,
     pub params: &'static [ParamSpec],
+    /// Whether [`Placer::plan`] returns an order (the `given` policies replay it).
+    pub plans: bool,
     pub make: fn() -> Box<dyn Placer>,
 }
 

@@ -28,6 +28,7 @@ pub const INFO: PlacerInfo = PlacerInfo {
     summary:
         "everything on the first device, accelerators first (TensorFlow simple placer, Carbonari17)",
     params: &[],
+    plans: false,
     make: || Box::new(Single),
 };
 

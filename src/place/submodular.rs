@@ -125,7 +125,7 @@ use crate::error::{Error, Result};
 use crate::model::cluster::DevIx;
 use crate::model::graph::NodeIx;
 use crate::model::problem::Problem;
-use crate::params::{ParamSpec, Params};
+use crate::params::{ParamKind, ParamSpec, Params};
 use crate::rng::Rng;
 use crate::util::{HeapKey, MaxEntry};
 
@@ -133,29 +133,38 @@ const PARAMS: &[ParamSpec] = &[
     ParamSpec {
         name: "cap",
         default: 100.0,
+        kind: ParamKind::Real,
+        min: 0.0,
+        min_open: true,
+        max: f64::INFINITY,
         doc: "device time capacity i_cap (§2.2): benefit 2 - (cost + placed)/cap; a device takes a node only while placed + cost <= cap",
     },
     ParamSpec {
         name: "g",
         default: 0.5,
+        kind: ParamKind::Real,
+        min: 0.0,
+        min_open: true,
+        max: 1.0,
         doc: "exponent p of the concave g(x) = x^p, 0 < p <= 1 (0.5 = the paper's sqrt)",
     },
-    ParamSpec {
-        name: "mem_step",
-        default: 0.0,
-        doc: "future work (§5), memory-aware g: a node that would fill a device past this fraction of its memory adds zero benefit there (0 = off)",
-    },
-    ParamSpec {
-        name: "transfer",
-        default: 0.0,
-        doc: "future work (§5): weight of the transfer time to placed neighbours on other devices, charged like run time in the benefit (0 = off)",
-    },
+    ParamSpec::non_negative(
+        "mem_step",
+        0.0,
+        "future work (§5), memory-aware g: a node that would fill a device past this fraction of its memory adds zero benefit there (0 = off)",
+    ),
+    ParamSpec::non_negative(
+        "transfer",
+        0.0,
+        "future work (§5): weight of the transfer time to placed neighbours on other devices, charged like run time in the benefit (0 = off)",
+    ),
 ];
 
 pub const INFO: PlacerInfo = PlacerInfo {
     name: "submodular",
     summary: "greedy maximisation of sum over devices of sqrt(sum of benefits), parallelism in the benefit (Submodular-G, Carbonari17 §2.2)",
     params: PARAMS,
+    plans: false,
     make: || Box::new(Submodular { improved: false }),
 };
 
@@ -163,6 +172,7 @@ pub const INFO_GI: PlacerInfo = PlacerInfo {
     name: "submodular-gi",
     summary: "Submodular-G with the parallelism factor moved from the benefit into f (Submodular-GI, Carbonari17 §2.3)",
     params: PARAMS,
+    plans: false,
     make: || Box::new(Submodular { improved: true }),
 };
 
@@ -173,7 +183,7 @@ pub struct Submodular {
 
 impl Placer for Submodular {
     fn place(&self, problem: &Problem, params: &Params, _: &mut Rng) -> Result<Placement> {
-        let model = Model::new(problem, Config::from_params(self.improved, params)?);
+        let model = Model::new(problem, Config::from_params(self.improved, params));
         Fast::new(&model).run(None)
     }
 }
@@ -190,41 +200,16 @@ struct Config {
 }
 
 impl Config {
-    fn from_params(improved: bool, params: &Params) -> Result<Config> {
-        let name = if improved { INFO_GI.name } else { INFO.name };
-        let cfg = Config {
+    /// The parameters, already checked against their declared ranges when the scenario was
+    /// resolved.
+    fn from_params(improved: bool, params: &Params) -> Config {
+        Config {
             improved,
             cap: params.get("cap"),
             p: params.get("g"),
             mem_step: params.get("mem_step"),
             transfer: params.get("transfer"),
-        };
-        let bad = |what: &str, v: f64| {
-            Err(Error::placement(
-                name,
-                format!("parameter {name}.{what} = {v}: {}", what_rule(what)),
-            ))
-        };
-        fn what_rule(what: &str) -> &'static str {
-            match what {
-                "cap" => "must be a finite number > 0",
-                "g" => "the exponent of the concave g(x) = x^p must be in (0, 1]",
-                _ => "must be a finite number >= 0",
-            }
         }
-        if !(cfg.cap.is_finite() && cfg.cap > 0.0) {
-            return bad("cap", cfg.cap);
-        }
-        if !(cfg.p > 0.0 && cfg.p <= 1.0) {
-            return bad("g", cfg.p);
-        }
-        if !(cfg.mem_step.is_finite() && cfg.mem_step >= 0.0) {
-            return bad("mem_step", cfg.mem_step);
-        }
-        if !(cfg.transfer.is_finite() && cfg.transfer >= 0.0) {
-            return bad("transfer", cfg.transfer);
-        }
-        Ok(cfg)
     }
 
     fn name(&self) -> &'static str {
@@ -926,7 +911,7 @@ mod tests {
     }
 
     fn model<'p, 'a>(p: &'p Problem<'a>, improved: bool, params: &Params) -> Model<'p, 'a> {
-        Model::new(p, Config::from_params(improved, params).unwrap())
+        Model::new(p, Config::from_params(improved, params))
     }
 
     fn fast_trace(m: &Model) -> (Result<Placement>, Vec<(Cand, f64)>) {
@@ -938,7 +923,10 @@ mod tests {
     fn makespan(p: &Problem, placement: &[DevIx]) -> f64 {
         let mut sched =
             (crate::schedule::scheduler("fifo").unwrap().make)(&Params::default(), Rng::new(0));
-        let mut queue = (crate::transfer::link_queue("fifo").unwrap().make)(&Params::default());
+        let mut queue = (crate::transfer::link_queue("fifo").unwrap().make)(
+            &Params::default(),
+            crate::rng::Rng::new(0),
+        );
         simulate(
             p,
             placement,
@@ -1272,12 +1260,9 @@ mod tests {
             .place(&p2, &params, &mut Rng::new(0))
             .unwrap();
         assert_eq!(placement, vec![0, 1]);
-        let e = Submodular { improved: false }
-            .place(
-                &p2,
-                &Params::defaults(PARAMS).with("g", 1.5),
-                &mut Rng::new(0),
-            )
+        // An exponent outside (0, 1] never reaches the placer: resolving refuses it.
+        let o = std::collections::BTreeMap::from([("submodular.g".to_string(), 1.5)]);
+        let e = Params::resolve("submodular", PARAMS, &o)
             .unwrap_err()
             .to_string();
         assert!(e.contains("submodular.g"), "{e}");

@@ -51,6 +51,7 @@ pub const INFO: PlacerInfo = PlacerInfo {
     name: "tf-greedy",
     summary: "topological order, each op on the device where it finishes first (TensorFlow whitepaper; Heuristic-G of Carbonari17)",
     params: &[],
+    plans: false,
     make: || Box::new(TfGreedy),
 };
 

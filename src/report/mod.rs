@@ -1,4 +1,5 @@
 //! Turning results into things people read: text tables, Chrome traces, timeline data.
 
+pub mod run;
 pub mod table;
 pub mod trace;

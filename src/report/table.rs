@@ -93,5 +93,8 @@ pub fn comparison(c: &Comparison) -> String {
         out.push_str(line.join("  ").trim_end());
         out.push('\n');
     }
+    for note in &c.notes {
+        out.push_str(&format!("note: {note}\n"));
+    }
     out
 }

@@ -16,6 +16,7 @@ pub const INFO: SchedulerInfo = SchedulerInfo {
     name: "fifo",
     summary: "earliest executable first, random ties (Mayer17 §5.1)",
     params: &[],
+    needs_plan: false,
     make: |_: &Params, rng: Rng| Box::new(Fifo::new(rng)),
 };
 

@@ -28,6 +28,7 @@ pub const INFO: SchedulerInfo = SchedulerInfo {
     name: "heft",
     summary: "highest HEFT upward rank first (Topcuoglu 2002; Mayer17 §5.1)",
     params: &[],
+    needs_plan: false,
     make: |_: &Params, _: Rng| Box::new(HeftOrder::default()),
 };
 

@@ -7,6 +7,17 @@
 //! ready sets; the simulator only promises that `pick(d)` is asked when `d` is idle and
 //! that every op it returns was announced as ready on `d` and not yet returned.
 //!
+//! Work conservation is the scheduler's choice, not the simulator's: `pick` may answer
+//! `None` while `d` has ready ops, and `d` then *holds* (stays idle) until an op next
+//! becomes ready on it, when it is asked again. Every scheduler here is work-conserving but
+//! the `given` scheduler in strict mode, which replays a plan's per-device sequences and
+//! waits for each planned op. A hold that never ends (a replay whose sequences contradict
+//! the graph) leaves ops unrun: the simulator reports them in `SimResult::unfinished` and
+//! the comparison shows the run as failed, never hangs.
+//!
+//! A scheduler that replays a plan ([`SchedulerInfo::needs_plan`]) receives the plan's
+//! order through [`Scheduler::hint`] before the run.
+//!
 //! [`ReadyHeaps`] is the shared building block: one max-heap per device keyed by a
 //! priority and a tie break, which fifo, pct and heft use.
 
@@ -17,13 +28,16 @@ use crate::model::cluster::DevIx;
 use crate::model::graph::NodeIx;
 use crate::model::problem::Problem;
 use crate::params::{ParamSpec, Params};
+use crate::place::Order;
 use crate::rng::Rng;
 use crate::util::MaxEntry;
 
 pub mod fifo;
+pub mod given;
 pub mod heft;
 pub mod msr;
 pub mod pct;
+pub mod random;
 
 /// What the simulator shows a scheduler while it picks.
 pub struct SimView<'a> {
@@ -45,8 +59,11 @@ pub trait Scheduler {
     fn init(&mut self, problem: &Problem, placement: &[DevIx]);
     /// Op `v`, placed on `d`, has all its inputs on `d` at time `now`.
     fn ready(&mut self, v: NodeIx, d: DevIx, now: f64);
-    /// The next op for idle device `d`, or `None` when it has no executable op.
+    /// The next op for idle device `d`, or `None` when it has no executable op or holds
+    /// the device (see the module doc).
     fn pick(&mut self, d: DevIx, view: &SimView) -> Option<NodeIx>;
+    /// The order of the placer's plan, given before the run to schedulers that replay one.
+    fn hint(&mut self, _order: &Order) {}
 }
 
 /// A registered scheduler.
@@ -54,12 +71,21 @@ pub struct SchedulerInfo {
     pub name: &'static str,
     pub summary: &'static str,
     pub params: &'static [ParamSpec],
+    /// Whether it replays a placer's plan (paired only with placers that plan).
+    pub needs_plan: bool,
     /// Builds the scheduler from its parameters and its own random stream.
     pub make: fn(&Params, Rng) -> Box<dyn Scheduler>,
 }
 
 /// Every scheduler, in the order tables list them.
-pub static SCHEDULERS: &[SchedulerInfo] = &[fifo::INFO, pct::INFO, msr::INFO, heft::INFO];
+pub static SCHEDULERS: &[SchedulerInfo] = &[
+    fifo::INFO,
+    pct::INFO,
+    msr::INFO,
+    heft::INFO,
+    random::INFO,
+    given::INFO,
+];
 
 pub fn scheduler(name: &str) -> Result<&'static SchedulerInfo> {
     crate::params::lookup("scheduler", name, SCHEDULERS, |s| s.name)

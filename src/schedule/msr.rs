@@ -51,32 +51,29 @@ use crate::rng::Rng;
 use crate::util::MaxEntry;
 
 pub const PARAMS: &[ParamSpec] = &[
-    ParamSpec {
-        name: "alpha",
-        default: 1.0,
-        doc: "weight per successor (eq. 13 α)",
-    },
-    ParamSpec {
-        name: "beta",
-        default: 1.0,
-        doc: "weight per successor on another device (eq. 13 β)",
-    },
-    ParamSpec {
-        name: "gamma",
-        default: 1.0,
-        doc: "weight per successor whose only predecessor is this op (eq. 13 γ)",
-    },
-    ParamSpec {
-        name: "delta",
-        default: 5.0,
-        doc: "weight per such successor whose device is idle now (eq. 13 δ)",
-    },
+    ParamSpec::non_negative("alpha", 1.0, "weight per successor (eq. 13 α)"),
+    ParamSpec::non_negative(
+        "beta",
+        1.0,
+        "weight per successor on another device (eq. 13 β)",
+    ),
+    ParamSpec::non_negative(
+        "gamma",
+        1.0,
+        "weight per successor whose only predecessor is this op (eq. 13 γ)",
+    ),
+    ParamSpec::non_negative(
+        "delta",
+        5.0,
+        "weight per such successor whose device is idle now (eq. 13 δ)",
+    ),
 ];
 
 pub const INFO: SchedulerInfo = SchedulerInfo {
     name: "msr",
     summary: "maximum successor rank first, rewards activating idle devices (Mayer17 §4.2, eq. 13)",
     params: PARAMS,
+    needs_plan: false,
     make: |p: &Params, _: Rng| Box::new(Msr::new(p)),
 };
 

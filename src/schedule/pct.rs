@@ -28,6 +28,7 @@ pub const INFO: SchedulerInfo = SchedulerInfo {
     name: "pct",
     summary: "highest path computation time first (Mayer17 §4.1, eq. 12)",
     params: &[],
+    needs_plan: false,
     make: |_: &Params, _: Rng| Box::new(Pct::default()),
 };
 

@@ -185,7 +185,7 @@ impl Ord for Event {
 }
 
 /// The transfers a placement implies, and which tensor copy each edge reads.
-struct Plan {
+struct Routing {
     transfers: Vec<Transfer>,
     /// Transfers of each tensor: `transfers[xfer_start[t]..xfer_start[t + 1]]`.
     xfer_start: Vec<u32>,
@@ -195,7 +195,7 @@ struct Plan {
     links: Vec<(DevIx, DevIx)>,
 }
 
-fn plan(problem: &Problem, placement: &[DevIx]) -> Plan {
+fn routing(problem: &Problem, placement: &[DevIx]) -> Routing {
     let g = problem.graph;
     let k = problem.device_count();
     let nt = g.tensors.len();
@@ -253,7 +253,7 @@ fn plan(problem: &Problem, placement: &[DevIx]) -> Plan {
         .iter()
         .map(|&key| ((key as usize / k) as DevIx, (key as usize % k) as DevIx))
         .collect();
-    Plan {
+    Routing {
         transfers,
         xfer_start,
         edge_copy,
@@ -273,12 +273,12 @@ pub fn simulate(
     let n = g.node_count();
     let k = problem.device_count();
     let nt = g.tensors.len();
-    let Plan {
+    let Routing {
         transfers,
         xfer_start,
         edge_copy,
         links,
-    } = plan(problem, placement);
+    } = routing(problem, placement);
     let nx = transfers.len();
     scheduler.init(problem, placement);
     queue.init(problem, placement, &transfers, links.len());

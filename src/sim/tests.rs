@@ -159,3 +159,54 @@ fn idle_devices_take_ready_ops_at_once() {
     assert_eq!(d0, vec![(0.0, 1.0), (1.0, 2.0)]);
     assert_eq!(r.makespan, 3.0);
 }
+
+/// Pesto21 test vector T5 (its Fig. 5 in miniature): S(3) on g0 feeds X(1) [4 bytes] and
+/// Z(2) [2 bytes] on g1, and Y(4) on g0; speeds 1, bandwidth 1, latency 0, fcfs links.
+/// Both transfers become ready together at 3 on the one link g0 -> g1.
+/// - fifo (announcement order, X first): X's tensor 3..7, Z's 7..9; X 7..8, Z 9..11: 11.
+/// - an order that sees both and sends Z's first: Z's 3..5, X's 5..9; Z 5..7, X 9..10: 10.
+///
+/// Before links chose among everything ready at an instant, X's transfer went out at once
+/// and no order could reach 10.
+#[test]
+fn links_choose_among_transfers_ready_at_the_same_instant() {
+    use crate::place::Order;
+    use crate::schedule::given::Given;
+    use crate::transfer::given::GivenLinks;
+    use crate::transfer::LinkQueue;
+    let g = Graph::from_json(
+        r#"{"nodes":[{"id":"S","cost":3},{"id":"X","cost":1},{"id":"Y","cost":4},{"id":"Z","cost":2}],
+            "edges":[{"src":"S","dst":"X","bytes":4},{"src":"S","dst":"Y","bytes":3},{"src":"S","dst":"Z","bytes":2}]}"#,
+        "t5",
+    )
+    .unwrap();
+    let c = Cluster::uniform(&[1.0, 1.0], 1.0, 0.0);
+    let p = Problem::new(&g, &c).unwrap();
+    let placement = [0, 1, 0, 1];
+    let opts = SimOptions {
+        links: LinkModel::Fcfs,
+        record: true,
+    };
+    let fifo = simulate(
+        &p,
+        &placement,
+        &mut Fifo::new(Rng::new(1)),
+        &mut FifoLinks::default(),
+        opts,
+    );
+    assert_eq!(fifo.makespan, 11.0);
+    // Z's consumer first: the given order's consumer priority (no transfer order in the plan).
+    let order = Order {
+        priority: vec![4.0, 1.0, 3.0, 2.0],
+        sequences: None,
+        transfers: None,
+    };
+    let mut links = GivenLinks::new(true);
+    links.hint(&order);
+    let mut sched = Given::new(true);
+    crate::schedule::Scheduler::hint(&mut sched, &order);
+    let r = simulate(&p, &placement, &mut sched, &mut links, opts);
+    let t = r.trace.unwrap();
+    assert_eq!(t.ops, vec![(0.0, 3.0), (9.0, 10.0), (3.0, 7.0), (5.0, 7.0)]);
+    assert_eq!(r.makespan, 10.0);
+}

@@ -8,12 +8,14 @@ use super::{LinkQueue, LinkQueueInfo, Transfer};
 use crate::model::cluster::DevIx;
 use crate::model::problem::Problem;
 use crate::params::Params;
+use crate::rng::Rng;
 
 pub const INFO: LinkQueueInfo = LinkQueueInfo {
     name: "fifo",
     summary: "first come, first served per link (Pesto21 §3.1)",
     params: &[],
-    make: |_: &Params| Box::new(FifoLinks::default()),
+    needs_plan: false,
+    make: |_: &Params, _: Rng| Box::new(FifoLinks::default()),
 };
 
 #[derive(Default)]

@@ -4,14 +4,24 @@
 //! Pesto21 §3.1's congestion model); under `parallel` links every transfer starts at once
 //! and no ordering applies. A policy is one file implementing [`LinkQueue`];
 //! [`LINK_QUEUES`] is the registry (TicTac19's TAO/TIO orderings plug in here).
+//!
+//! The simulator pushes every transfer that becomes ready at an instant, then asks each
+//! free link with something queued for its next one (`pop`), so a policy chooses among
+//! all transfers that became ready together. Like a scheduler, a policy may hold a link:
+//! `pop` answers `None` although transfers are queued (the `given` order's strict replay);
+//! the link is asked again at its next push.
 
 use crate::error::Result;
 use crate::model::cluster::DevIx;
 use crate::model::graph::{NodeIx, TensorIx};
 use crate::model::problem::Problem;
 use crate::params::{ParamSpec, Params};
+use crate::place::Order;
+use crate::rng::Rng;
 
 pub mod fifo;
+pub mod given;
+pub mod random;
 
 /// One transfer: a tensor sent from its producer's device to one consuming device.
 #[derive(Debug, Clone, PartialEq)]
@@ -38,18 +48,24 @@ pub trait LinkQueue {
     );
     /// Transfer `t` is ready to send on its link at time `now`.
     fn push(&mut self, t: u32, now: f64);
-    /// The next transfer to send on `link`, or `None` when its queue is empty.
+    /// The next transfer to send on `link`, or `None` when its queue is empty or the
+    /// policy holds the link.
     fn pop(&mut self, link: u32) -> Option<u32>;
+    /// The order of the placer's plan, given before the run to policies that replay one.
+    fn hint(&mut self, _order: &Order) {}
 }
 
 pub struct LinkQueueInfo {
     pub name: &'static str,
     pub summary: &'static str,
     pub params: &'static [ParamSpec],
-    pub make: fn(&Params) -> Box<dyn LinkQueue>,
+    /// Whether it replays a placer's plan (runs only with placers that plan).
+    pub needs_plan: bool,
+    /// Builds the policy from its parameters and its own random stream.
+    pub make: fn(&Params, Rng) -> Box<dyn LinkQueue>,
 }
 
-pub static LINK_QUEUES: &[LinkQueueInfo] = &[fifo::INFO];
+pub static LINK_QUEUES: &[LinkQueueInfo] = &[fifo::INFO, random::INFO, given::INFO];
 
 pub fn link_queue(name: &str) -> Result<&'static LinkQueueInfo> {
     crate::params::lookup("link order", name, LINK_QUEUES, |s| s.name)

@@ -1,4 +1,7 @@
-//! A scenario: one serializable description of a whole comparison.
+//! A scenario: one serializable description of a whole comparison, and its resolution
+//! against the strategy registries ([`Scenario::resolve`], the one place names and
+//! parameters are checked). It sits above the model and the strategies: the model never
+//! imports a registry.
 //!
 //! It names the graph (bundled by name, a file, or inline), the cluster (a file, inline, or
 //! generated from ranges), optional randomization of op costs and tensor sizes (Mayer17
@@ -21,6 +24,9 @@ use crate::place::PLACERS;
 use crate::rng::Rng;
 use crate::schedule::SCHEDULERS;
 use crate::sim::LinkModel;
+
+mod resolve;
+pub use resolve::{Resolved, Strategy};
 
 pub const SCENARIO_VERSION: u32 = 1;
 
@@ -151,9 +157,10 @@ pub struct Realization {
 }
 
 impl Scenario {
+    /// Parses a scenario and checks it whole: shape, strategy names and parameters.
     pub fn from_json(text: &str) -> Result<Scenario> {
         let s: Scenario = parse_json("scenario", text)?;
-        s.check()?;
+        s.resolve()?;
         Ok(s)
     }
 
@@ -175,7 +182,8 @@ impl Scenario {
         }
     }
 
-    /// Checks names, counts and ranges (not the graph or cluster files themselves).
+    /// Checks the scenario's shape: version, counts and ranges; names and parameters are
+    /// checked by [`Scenario::resolve`] (not the graph or cluster files themselves).
     pub fn check(&self) -> Result<()> {
         if self.version != SCENARIO_VERSION {
             return Err(Error::Scenario(format!(
@@ -194,47 +202,6 @@ impl Scenario {
                 "seeds must be between 1 and 1000, got {}",
                 self.seeds
             )));
-        }
-        for p in &self.placers {
-            let info = crate::place::placer(p)?;
-            crate::params::Params::resolve(info.name, info.params, &self.params)?;
-        }
-        for s in &self.schedulers {
-            let info = crate::schedule::scheduler(s)?;
-            crate::params::Params::resolve(info.name, info.params, &self.params)?;
-        }
-        let order = crate::transfer::link_queue(&self.link_order)?;
-        crate::params::Params::resolve(order.name, order.params, &self.params)?;
-        // Every parameter must name a registered strategy and one of its parameters, even
-        // for a strategy this scenario does not run (a typo should never pass silently).
-        for key in self.params.keys() {
-            let strategy = key.split('.').next().unwrap_or("");
-            let specs = PLACERS
-                .iter()
-                .find(|p| p.name == strategy)
-                .map(|p| p.params)
-                .or_else(|| {
-                    SCHEDULERS
-                        .iter()
-                        .find(|s| s.name == strategy)
-                        .map(|s| s.params)
-                })
-                .or_else(|| {
-                    crate::transfer::LINK_QUEUES
-                        .iter()
-                        .find(|q| q.name == strategy)
-                        .map(|q| q.params)
-                });
-            match specs {
-                Some(specs) if key.contains('.') => {
-                    crate::params::Params::resolve(strategy, specs, &self.params)?;
-                }
-                _ => {
-                    return Err(Error::Scenario(format!(
-                        "parameter '{key}' does not name a strategy (write strategy.name=value)"
-                    )))
-                }
-            }
         }
         if let Some(r) = &self.randomize {
             for (what, range) in [("cost", r.cost), ("bytes", r.bytes), ("mem", r.mem)] {

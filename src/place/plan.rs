@@ -1,0 +1,283 @@
+//! Plans: what a joint placement-and-scheduling strategy hands the simulator.
+//!
+//! A placer that only places returns a [`Plan`] with no order (the provided
+//! [`super::Placer::plan`] does this). A planning placer (HEFT's insertion schedule, Pesto21's
+//! optimiser) also returns an [`Order`]: a priority per op and, optionally, strict per-device
+//! sequences and an order of transfers. The `given` scheduler and the `given` link order
+//! replay it; the simulator still knows no strategy. A [`SolveReport`] says how good the plan
+//! claims to be and what that claim rests on.
+//!
+//! [`Plan::check`] is the one place a plan is checked against its problem (the simulator and
+//! the replaying policies trust a checked plan).
+
+use serde::Serialize;
+
+use super::Placement;
+use crate::error::{Error, Result};
+use crate::model::cluster::DevIx;
+use crate::model::graph::{NodeIx, TensorIx};
+use crate::model::problem::Problem;
+use crate::params::{ParamKind, ParamSpec};
+use crate::rng::Rng;
+
+/// A placement, and for a planning placer the order it intends and its own report.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Plan {
+    pub placement: Placement,
+    pub order: Option<Order>,
+    pub report: Option<SolveReport>,
+}
+
+impl Plan {
+    /// A plan that only places.
+    pub fn placement(placement: Placement) -> Plan {
+        Plan {
+            placement,
+            order: None,
+            report: None,
+        }
+    }
+
+    /// Checks the order against the problem and the placement: one priority per node (finite),
+    /// each device's sequence exactly the nodes placed there, each transfer named once and
+    /// between the devices its tensor really crosses. The placement itself is checked by
+    /// [`super::verify`].
+    pub fn check(&self, problem: &Problem) -> Result<()> {
+        let Some(order) = &self.order else {
+            return Ok(());
+        };
+        let g = problem.graph;
+        let n = g.node_count();
+        let bad = |m: String| Err(Error::Problem(format!("plan: {m}")));
+        if order.priority.len() != n {
+            return bad(format!("{} priorities for {n} nodes", order.priority.len()));
+        }
+        if let Some(v) = order.priority.iter().position(|p| !p.is_finite()) {
+            return bad(format!(
+                "node '{}' has priority {}",
+                g.nodes[v].id, order.priority[v]
+            ));
+        }
+        if let Some(seqs) = &order.sequences {
+            if seqs.len() != problem.device_count() {
+                return bad(format!(
+                    "{} device sequences for {} devices",
+                    seqs.len(),
+                    problem.device_count()
+                ));
+            }
+            let mut seen = vec![false; n];
+            for (d, seq) in seqs.iter().enumerate() {
+                for &v in seq {
+                    let Some(slot) = seen.get_mut(v as usize) else {
+                        return bad(format!(
+                            "device {d}'s sequence names node {v}, out of range"
+                        ));
+                    };
+                    if *slot || self.placement[v as usize] as usize != d {
+                        return bad(format!(
+                            "node '{}' is in device '{}''s sequence twice or not placed there",
+                            g.nodes[v as usize].id, problem.cluster.devices[d].id
+                        ));
+                    }
+                    *slot = true;
+                }
+            }
+            if let Some(v) = seen.iter().position(|s| !s) {
+                return bad(format!("node '{}' is in no device sequence", g.nodes[v].id));
+            }
+        }
+        if let Some(xs) = &order.transfers {
+            let mut seen = std::collections::BTreeSet::new();
+            for &(t, dst) in xs {
+                let Some(tensor) = g.tensors.get(t as usize) else {
+                    return bad(format!("transfer of tensor {t}, out of range"));
+                };
+                let src = self.placement[tensor.src as usize];
+                let crosses = tensor
+                    .edges
+                    .iter()
+                    .any(|&e| self.placement[g.edges[e as usize].dst as usize] == dst);
+                if src == dst || !crosses || !seen.insert((t, dst)) {
+                    return bad(format!(
+                        "transfer of '{}''s output to device {dst} is not a transfer of this placement, or is named twice",
+                        g.nodes[tensor.src as usize].id
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The order a planning placer intends.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Order {
+    /// Per node: higher runs first among the ops ready on a device (work-conserving replay).
+    pub priority: Vec<f64>,
+    /// Per device, every op placed there in the order it must run (strict replay: a device
+    /// waits for its next planned op rather than run another).
+    pub sequences: Option<Vec<Vec<NodeIx>>>,
+    /// Transfers `(tensor, destination device)` in the order the plan sends them; each link
+    /// takes its own in this order (strict replay), or treats the position as a priority
+    /// (work-conserving). Absent: a transfer's priority is its consumers' highest.
+    pub transfers: Option<Vec<(TensorIx, DevIx)>>,
+}
+
+impl Order {
+    /// The order of a timed schedule (`start` and `finish` per node, all on `placement`):
+    /// earlier start first; per-device sequences by start, then finish (a zero-length op at
+    /// the same instant runs first), then `pos` (topological position); transfers by the
+    /// time their producer finishes, then their first consumer's start, then tensor and
+    /// device. A strict replay of a schedule whose ops never start before their inputs
+    /// arrive and never overlap on a device reproduces its times exactly.
+    pub fn of_schedule(
+        problem: &Problem,
+        placement: &[DevIx],
+        start: &[f64],
+        finish: &[f64],
+        pos: &[u32],
+    ) -> Order {
+        let g = problem.graph;
+        let n = g.node_count();
+        let mut by_start: Vec<NodeIx> = (0..n as NodeIx).collect();
+        by_start.sort_by(|&a, &b| {
+            let (a, b) = (a as usize, b as usize);
+            start[a]
+                .total_cmp(&start[b])
+                .then(finish[a].total_cmp(&finish[b]))
+                .then(pos[a].cmp(&pos[b]))
+        });
+        let mut priority = vec![0.0; n];
+        let mut sequences = vec![Vec::new(); problem.device_count()];
+        for (i, &v) in by_start.iter().enumerate() {
+            priority[v as usize] = -(i as f64);
+            sequences[placement[v as usize] as usize].push(v);
+        }
+        let mut transfers: Vec<(f64, f64, TensorIx, DevIx)> = Vec::new();
+        for (t, tensor) in g.tensors.iter().enumerate() {
+            let src = placement[tensor.src as usize];
+            let mut dsts: Vec<(DevIx, f64)> = Vec::new();
+            for &e in &tensor.edges {
+                let w = g.edges[e as usize].dst;
+                let d = placement[w as usize];
+                if d == src {
+                    continue;
+                }
+                match dsts.iter_mut().find(|(x, _)| *x == d) {
+                    Some((_, s)) => *s = s.min(start[w as usize]),
+                    None => dsts.push((d, start[w as usize])),
+                }
+            }
+            for (d, first) in dsts {
+                transfers.push((finish[tensor.src as usize], first, t as TensorIx, d));
+            }
+        }
+        transfers.sort_by(|a, b| {
+            a.0.total_cmp(&b.0)
+                .then(a.1.total_cmp(&b.1))
+                .then(a.2.cmp(&b.2))
+                .then(a.3.cmp(&b.3))
+        });
+        Order {
+            priority,
+            sequences: Some(sequences),
+            transfers: Some(transfers.into_iter().map(|x| (x.2, x.3)).collect()),
+        }
+    }
+}
+
+/// What a plan's makespan estimate is, and how far it can be trusted.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SolveReport {
+    /// The makespan the placer predicts for its own plan, in seconds.
+    pub objective: f64,
+    /// A lower bound on the makespan, when the placer proves one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bound: Option<f64>,
+    /// What `bound` bounds.
+    pub bound_of: BoundScope,
+    pub status: SolveStatus,
+    /// Work done: schedules evaluated, search nodes, or list steps, as `work_unit` says.
+    pub work: u64,
+    pub work_unit: &'static str,
+}
+
+/// The problem a bound is a bound of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BoundScope {
+    /// No bound was computed.
+    None,
+    /// The instance as simulated: a bound on every schedule of it.
+    Instance,
+    /// A coarsened instance (Pesto21 §3.3): not a bound on the full instance.
+    Coarse,
+}
+
+/// How the plan came about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SolveStatus {
+    /// A heuristic's plan: no claim of optimality.
+    Heuristic,
+    /// A search's best plan so far (stopped by budget or by the user).
+    Feasible,
+    /// Proven optimal on the coarse instance only.
+    CoarseOptimal,
+    /// Proven optimal on the instance itself.
+    Optimal,
+}
+
+/// `given.work_conserving`, the parameter of both `given` policies (the scheduler and the
+/// link order share the name, so one setting switches both).
+pub const REPLAY_MODE: ParamSpec = ParamSpec {
+    name: "work_conserving",
+    default: 0.0,
+    kind: ParamKind::Switch,
+    min: 0.0,
+    min_open: false,
+    max: 1.0,
+    doc: "0: replay the plan's sequences strictly (a device or link waits for its next planned item); 1: run by the plan's priorities and never wait",
+};
+
+/// What a placer gets besides the problem: its random stream, and a way to report progress
+/// and learn that the user cancelled.
+pub struct PlaceContext<'a> {
+    /// The placer's own stream (`derive(seed, ["place", name], seed index)`).
+    pub rng: Rng,
+    progress: Option<&'a mut dyn FnMut(f64) -> bool>,
+}
+
+impl<'a> PlaceContext<'a> {
+    /// `progress(fraction)` is told how far the placer is (0 to 1) and answers `false` to
+    /// cancel.
+    pub fn new(rng: Rng, progress: &'a mut dyn FnMut(f64) -> bool) -> PlaceContext<'a> {
+        PlaceContext {
+            rng,
+            progress: Some(progress),
+        }
+    }
+
+    /// A context that never reports and never cancels (direct use and tests).
+    pub fn quiet(rng: Rng) -> PlaceContext<'static> {
+        PlaceContext {
+            rng,
+            progress: None,
+        }
+    }
+
+    /// Reports the fraction done; an error when the user cancelled, which a placer returns
+    /// at once (`?`).
+    pub fn progress(&mut self, fraction: f64) -> Result<()> {
+        let go_on = match &mut self.progress {
+            Some(report) => report(fraction.clamp(0.0, 1.0)),
+            None => true,
+        };
+        if go_on {
+            Ok(())
+        } else {
+            Err(Error::Cancelled)
+        }
+    }
+}

@@ -1,0 +1,233 @@
+//! A scenario resolved against the registries: every strategy name found, every parameter
+//! checked against its declared kind and range, and the pairs that run decided. Done once,
+//! before anything runs, so a bad name or value is a scenario error that names it, never a
+//! per-seed failure.
+//!
+//! Pairs: a scheduler or link order that replays a plan (`given`) runs only with placers
+//! that plan; the other combinations are left out, and [`Resolved::notes`] says once why.
+
+use crate::error::{Error, Result};
+use crate::params::{ParamSpec, Params};
+use crate::place::{self, PlacerInfo, PLACERS};
+use crate::schedule::{self, SchedulerInfo, SCHEDULERS};
+use crate::transfer::{self, LinkQueueInfo, LINK_QUEUES};
+
+use super::Scenario;
+
+/// A registered strategy with its resolved parameters.
+pub struct Strategy<I: 'static> {
+    pub info: &'static I,
+    pub params: Params,
+}
+
+/// What a scenario runs.
+pub struct Resolved {
+    pub placers: Vec<Strategy<PlacerInfo>>,
+    pub schedulers: Vec<Strategy<SchedulerInfo>>,
+    pub link_order: Strategy<LinkQueueInfo>,
+    /// `(placer index, scheduler index)` of every pair that runs, placer-major.
+    pub pairs: Vec<(usize, usize)>,
+    /// Why some combinations are absent (said once, for the output).
+    pub notes: Vec<String>,
+}
+
+fn strategy<I>(
+    info: &'static I,
+    name: &str,
+    specs: &[ParamSpec],
+    s: &Scenario,
+) -> Result<Strategy<I>> {
+    Ok(Strategy {
+        info,
+        params: Params::resolve(name, specs, &s.params)?,
+    })
+}
+
+impl Scenario {
+    /// Resolves the scenario: its shape ([`Scenario::check`]), its strategies, their
+    /// parameters (including parameters of strategies it does not run: a typo never passes
+    /// silently) and its pairs.
+    pub fn resolve(&self) -> Result<Resolved> {
+        self.check()?;
+        for key in self.params.keys() {
+            let strategy = key.split('.').next().unwrap_or("");
+            let known = PLACERS.iter().any(|p| p.name == strategy)
+                || SCHEDULERS.iter().any(|s| s.name == strategy)
+                || LINK_QUEUES.iter().any(|q| q.name == strategy);
+            if !known || !key.contains('.') {
+                return Err(Error::Scenario(format!(
+                    "parameter '{key}' does not name a strategy (write strategy.name=value)"
+                )));
+            }
+        }
+        for p in PLACERS {
+            Params::resolve(p.name, p.params, &self.params)?;
+        }
+        for s in SCHEDULERS {
+            Params::resolve(s.name, s.params, &self.params)?;
+        }
+        for q in LINK_QUEUES {
+            Params::resolve(q.name, q.params, &self.params)?;
+        }
+        let placers = self
+            .placers
+            .iter()
+            .map(|name| {
+                let info = place::placer(name)?;
+                strategy(info, info.name, info.params, self)
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let schedulers = self
+            .schedulers
+            .iter()
+            .map(|name| {
+                let info = schedule::scheduler(name)?;
+                strategy(info, info.name, info.params, self)
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let order = transfer::link_queue(&self.link_order)?;
+        let link_order = strategy(order, order.name, order.params, self)?;
+
+        let mut pairs = Vec::new();
+        let mut left_out: Vec<(&str, &str)> = Vec::new();
+        for (pi, p) in placers.iter().enumerate() {
+            for (si, s) in schedulers.iter().enumerate() {
+                if p.info.plans || !(s.info.needs_plan || order.needs_plan) {
+                    pairs.push((pi, si));
+                } else {
+                    left_out.push((p.info.name, s.info.name));
+                }
+            }
+        }
+        let mut notes = Vec::new();
+        if !left_out.is_empty() {
+            let planners: Vec<&str> = PLACERS.iter().filter(|p| p.plans).map(|p| p.name).collect();
+            let mut without: Vec<&str> = left_out.iter().map(|x| x.0).collect();
+            without.dedup();
+            let replays = if order.needs_plan {
+                format!("link order '{}'", order.name)
+            } else {
+                let mut names: Vec<&str> = left_out.iter().map(|x| x.1).collect();
+                names.sort_unstable();
+                names.dedup();
+                format!("scheduler '{}'", names.join("', '"))
+            };
+            notes.push(format!(
+                "{replays} replays a placer's plan, so it runs only with placers that plan ({}); not run with {}",
+                planners.join(", "),
+                without.join(", ")
+            ));
+        }
+        if pairs.is_empty() {
+            return Err(Error::Scenario(format!(
+                "no pair to run: {}",
+                notes.first().map_or("", String::as_str)
+            )));
+        }
+        Ok(Resolved {
+            placers,
+            schedulers,
+            link_order,
+            pairs,
+            notes,
+        })
+    }
+
+    /// The scenario narrowed to one pair (for a single run); an error when that pair would
+    /// not run in a comparison (a `given` policy with a placer that plans nothing).
+    pub fn resolve_pair(&self, placer: &str, scheduler: &str) -> Result<Resolved> {
+        let mut one = self.clone();
+        one.placers = vec![placer.to_string()];
+        one.schedulers = vec![scheduler.to_string()];
+        one.resolve()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::{ClusterSource, GraphSource};
+
+    fn scenario(json: &str) -> Result<Resolved> {
+        let base = r#"{"graph":{"bundled":"x"},"cluster":{"file":"c"}"#;
+        Scenario::from_json(&format!("{base}{json}}}")).and_then(|s| s.resolve())
+    }
+
+    #[test]
+    fn bad_parameters_are_scenario_errors_that_name_them() {
+        let e = scenario(r#","params":{"submodular.g":2}"#)
+            .err()
+            .unwrap()
+            .to_string();
+        assert_eq!(
+            e,
+            "scenario: parameter 'submodular.g' = 2: must be a finite number with 0 < x <= 1"
+        );
+        // Also for a strategy the scenario does not run.
+        let e = scenario(r#","placers":["hash"],"params":{"msr.delta":-1}"#)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.contains("'msr.delta' = -1"), "{e}");
+        let e = scenario(r#","params":{"given.work_conserving":0.5}"#)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.contains("must be 0 or 1"), "{e}");
+        let e = scenario(r#","params":{"heft.x":1}"#)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.contains("heft has no parameter 'x'"), "{e}");
+    }
+
+    #[test]
+    fn given_pairs_only_with_placers_that_plan_and_a_note_says_why() {
+        let r = scenario(r#","placers":["hash","heft","single"],"schedulers":["fifo","given"]"#)
+            .unwrap();
+        let names: Vec<(&str, &str)> = r
+            .pairs
+            .iter()
+            .map(|&(p, s)| (r.placers[p].info.name, r.schedulers[s].info.name))
+            .collect();
+        assert_eq!(
+            names,
+            [
+                ("hash", "fifo"),
+                ("heft", "fifo"),
+                ("heft", "given"),
+                ("single", "fifo")
+            ]
+        );
+        assert_eq!(
+            r.notes,
+            ["scheduler 'given' replays a placer's plan, so it runs only with placers that plan (heft); not run with hash, single"]
+        );
+        // A given link order keeps only the placers that plan, with every scheduler.
+        let r = scenario(
+            r#","placers":["hash","heft"],"schedulers":["fifo","pct"],"links":"fcfs","link_order":"given""#,
+        )
+        .unwrap();
+        assert_eq!(r.pairs, [(1, 0), (1, 1)]);
+        assert!(
+            r.notes[0].starts_with("link order 'given' replays"),
+            "{:?}",
+            r.notes
+        );
+        // Nothing left to run is an error that says why.
+        let e = scenario(r#","placers":["hash"],"schedulers":["given"]"#)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(
+            e.starts_with("scenario: no pair to run: scheduler 'given'"),
+            "{e}"
+        );
+        let s = Scenario::new(
+            GraphSource::Bundled("x".into()),
+            ClusterSource::File("c".into()),
+        );
+        assert!(s.resolve_pair("hash", "given").is_err());
+        assert_eq!(s.resolve_pair("heft", "given").unwrap().pairs, [(0, 0)]);
+    }
+}
