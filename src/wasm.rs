@@ -10,7 +10,6 @@
 //! scenario's `file` sources cannot be read here and say so.
 
 use serde::Serialize;
-use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
 use crate::compare;
@@ -22,10 +21,21 @@ use crate::params::ParamSpec;
 use crate::report::trace;
 use crate::share;
 
+// The JavaScript types of what these functions return, for the generated placesim.d.ts
+// (`make lint` type-checks the page with it): JSDoc typedefs in www/types.js.
+#[wasm_bindgen(typescript_custom_section)]
+const TS_TYPES: &str = r#"import type {
+  Comparison, GraphHash, GraphInfo, Link, PageView, PairRun, Scenario, Strategies,
+} from "../types.js";"#;
+
 fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsError> {
     value
         .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
         .map_err(|e| JsError::new(&e.to_string()))
+}
+
+fn from_js<T: serde::de::DeserializeOwned>(value: JsValue) -> Result<T, JsError> {
+    serde_wasm_bindgen::from_value(value).map_err(|e| JsError::new(&e.to_string()))
 }
 
 fn js_err(e: Error) -> JsError {
@@ -47,7 +57,7 @@ struct Strategies {
 }
 
 /// Every registered placer, scheduler and link-queue order: names, summaries, parameters.
-#[wasm_bindgen]
+#[wasm_bindgen(unchecked_return_type = "Strategies")]
 pub fn strategies() -> Result<JsValue, JsError> {
     let info = |name, summary, params| StrategyInfo {
         name,
@@ -80,7 +90,7 @@ struct GraphInfo {
 }
 
 /// Loads and validates graph JSON; returns its summary or throws the engine's error.
-#[wasm_bindgen]
+#[wasm_bindgen(unchecked_return_type = "GraphInfo")]
 pub fn validate_graph(text: &str, fallback_name: &str) -> Result<JsValue, JsError> {
     let g = Graph::from_json(text, fallback_name).map_err(js_err)?;
     to_js(&GraphInfo {
@@ -92,8 +102,9 @@ pub fn validate_graph(text: &str, fallback_name: &str) -> Result<JsValue, JsErro
     })
 }
 
-/// Loads and validates cluster JSON; returns its devices or throws the engine's error.
-#[wasm_bindgen]
+/// Loads and validates cluster JSON; returns its devices (memory `Infinity` when unlimited)
+/// or throws the engine's error.
+#[wasm_bindgen(unchecked_return_type = "{id: string, kind: string, speed: number, memory: number}[]")]
 pub fn validate_cluster(text: &str) -> Result<JsValue, JsError> {
     let c = Cluster::from_json(text, "cluster").map_err(js_err)?;
     to_js(&c.devices)
@@ -132,7 +143,7 @@ fn load(
 /// Runs every pair of the scenario over its seeds (`compare::run`) and returns the
 /// comparison (the object `placesim compare --json` prints). `progress(done, total)` is
 /// called after each simulation; returning `false` stops the run (other values go on).
-#[wasm_bindgen]
+#[wasm_bindgen(unchecked_return_type = "Comparison")]
 pub fn compare(
     scenario_json: &str,
     graph_text: Option<String>,
@@ -157,8 +168,8 @@ pub fn compare(
 }
 
 #[derive(Serialize)]
-struct PairRun {
-    timeline: Value,
+struct PairRun<'a> {
+    timeline: trace::Timeline<'a>,
     /// Chrome trace-event JSON text (for download; Perfetto opens it); `null` unless asked.
     trace: Option<String>,
 }
@@ -166,7 +177,7 @@ struct PairRun {
 /// One pair at one seed with its full schedule: `{timeline, trace}` where `timeline` is
 /// `report::trace::timeline` and `trace` the Chrome trace JSON as text when `with_trace`
 /// (building it costs about as much as the run, so the page asks only on export).
-#[wasm_bindgen]
+#[wasm_bindgen(unchecked_return_type = "PairRun")]
 #[allow(clippy::too_many_arguments)]
 pub fn run_pair(
     scenario_json: &str,
@@ -210,28 +221,47 @@ pub fn fresh_seed() -> f64 {
     crate::rng::fresh_seed() as f64
 }
 
-/// SHA-256 of a graph's text, lowercase hex (for pages served without `crypto.subtle`).
+/// SHA-256 of a graph's text, lowercase hex.
 #[wasm_bindgen]
 pub fn graph_sha256(text: &str) -> String {
     share::graph_sha256(text)
 }
 
-/// The link fragment of a scenario (`share::fragment_with_graph_text`).
+/// Throws unless `text` is the graph a link names by hash (`share::check_graph`);
+/// `linked` is `{sha256, name}`.
 #[wasm_bindgen]
-pub fn fragment(scenario_json: &str, graph_text: Option<String>) -> Result<String, JsError> {
-    let s = Scenario::from_json(scenario_json).map_err(js_err)?;
-    share::fragment_with_graph_text(&s, graph_text.as_deref()).map_err(js_err)
+pub fn check_linked_graph(
+    #[wasm_bindgen(unchecked_param_type = "GraphHash")] linked: JsValue,
+    text: &str,
+) -> Result<(), JsError> {
+    let linked: share::GraphHash = from_js(linked)?;
+    share::check_graph(&linked, text).map_err(js_err)
 }
 
-/// The scenario of a link fragment (`share::parse_fragment_with_graph`).
+/// The page's link fragment (`share::page_fragment`): the scenario (an uploaded graph as
+/// `{file: name}` with its `graph_text`), a graph still named by hash (`{sha256, name}` or
+/// `null`), and the page's view (`{pair}`).
 #[wasm_bindgen]
-pub fn parse_fragment(f: &str, graph_text: Option<String>) -> Result<JsValue, JsError> {
-    let s = share::parse_fragment_with_graph(f, graph_text.as_deref()).map_err(js_err)?;
-    to_js(&s)
+pub fn page_fragment(
+    scenario_json: &str,
+    graph_text: Option<String>,
+    #[wasm_bindgen(unchecked_param_type = "GraphHash | null")] graph_hash: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "PageView")] view: JsValue,
+) -> Result<String, JsError> {
+    let s = Scenario::from_json(scenario_json).map_err(js_err)?;
+    let hash: Option<share::GraphHash> = from_js(graph_hash)?;
+    let view: share::PageView = from_js(view)?;
+    share::page_fragment(&s, graph_text.as_deref(), hash.as_ref(), &view).map_err(js_err)
+}
+
+/// A link as the page reads it (`share::read_link`): `{scenario, graph, view}`.
+#[wasm_bindgen(unchecked_return_type = "Link")]
+pub fn read_link(f: &str) -> Result<JsValue, JsError> {
+    to_js(&share::read_link(f).map_err(js_err)?)
 }
 
 /// The scenario an empty link means (`share::defaults`).
-#[wasm_bindgen]
+#[wasm_bindgen(unchecked_return_type = "Scenario")]
 pub fn default_scenario() -> Result<JsValue, JsError> {
     to_js(&share::defaults())
 }
