@@ -104,7 +104,9 @@ pub fn validate_graph(text: &str, fallback_name: &str) -> Result<JsValue, JsErro
 
 /// Loads and validates cluster JSON; returns its devices (memory `Infinity` when unlimited)
 /// or throws the engine's error.
-#[wasm_bindgen(unchecked_return_type = "{id: string, kind: string, speed: number, memory: number}[]")]
+#[wasm_bindgen(
+    unchecked_return_type = "{id: string, kind: string, speed: number, memory: number}[]"
+)]
 pub fn validate_cluster(text: &str) -> Result<JsValue, JsError> {
     let c = Cluster::from_json(text, "cluster").map_err(js_err)?;
     to_js(&c.devices)

@@ -214,12 +214,7 @@ mod tests {
         assert_eq!(v["ops"][1], json!([d, 2.0, 3.0]));
         assert_eq!(v["transfers"], json!([]));
         assert_eq!(v["devices"][0]["memory"], Value::Null);
-        assert_eq!(
-            v["devices"][d as usize]["ops"],
-            2,
-            "{}",
-            v["devices"].to_string()
-        );
+        assert_eq!(v["devices"][d as usize]["ops"], 2, "{}", v["devices"]);
         assert_eq!(v["memory"].as_array().unwrap().len(), 2);
     }
 }
