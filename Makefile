@@ -1,7 +1,7 @@
 # placesim's front door.
 #   make serve         build the site and serve it on http://127.0.0.1:$(PORT)/
 #   make site          build the static site under www/ (wasm + JS glue in www/pkg, graphs in www/graphs)
-#   make test          fmt, clippy, cargo tests, then the headless-browser tests
+#   make test          lint (fmt, clippy, tsc over www/), cargo tests, then the headless-browser tests
 #   make test-browser  only the browser tests (builds the site and the CLI first)
 #   make bench         engine benchmark figures
 #   make measure       wasm size, time to interactive, run times in headless Chromium
@@ -32,10 +32,11 @@ wasm-bindgen-cli:
 	fi
 
 # wasm-opt is skipped on purpose: Debian's binaryen emits modules that throw at init.
+# The generated placesim.d.ts lets `make lint` type-check the page's calls into the engine.
 pkg: wasm-target wasm-bindgen-cli
 	$(CARGO) build --release --lib --target $(WASM_TARGET)
 	$(or $(shell command -v wasm-bindgen 2>/dev/null),$(HOME)/.cargo/bin/wasm-bindgen) \
-	  --target web --no-typescript --out-dir www/pkg $(WASM)
+	  --target web --out-dir www/pkg $(WASM)
 
 # Copies the bundled graphs and clusters (graphs/*.json, graphs/clusters/*.json) into the
 # site and lists them in www/graphs/index.json: {"graphs": [...], "clusters": [...]}.
@@ -71,10 +72,14 @@ cli:
 
 test: lint test-rust test-browser
 
-lint: wasm-target
+# tsc checks the page's JavaScript against its JSDoc types (www/jsconfig.json, www/types.js);
+# it needs www/pkg (the engine's generated declarations) and tests/browser's pinned typescript.
+lint: wasm-target pkg
 	$(CARGO) fmt --check
 	$(CARGO) clippy --all-targets -- -D warnings
 	$(CARGO) clippy --release --lib --target $(WASM_TARGET) -- -D warnings
+	cd tests/browser && npm ci --no-audit --no-fund
+	tests/browser/node_modules/.bin/tsc --noEmit -p www/jsconfig.json
 
 test-rust:
 	$(CARGO) test --release --lib --bins --tests

@@ -16,6 +16,7 @@ use placesim::model::problem::Problem;
 use placesim::model::synthetic::{layered_dag, SyntheticSpec};
 use placesim::report::run::RunReport;
 use placesim::report::{table, trace};
+use placesim::scenario::load::{load, FileRef, Loaded};
 use placesim::scenario::{ClusterSource, GraphSource, Randomize, Scenario};
 use placesim::sim::LinkModel;
 use placesim::{place, schedule, transfer, Error, Result};
@@ -293,16 +294,6 @@ fn graph_path(arg: &str, base: Option<&Path>) -> Result<PathBuf> {
     })
 }
 
-/// A scenario with its graph and (when not generated) cluster loaded, and the texts of
-/// the files they came from (what a shared link embeds or hashes).
-struct Loaded {
-    scenario: Scenario,
-    graph: Graph,
-    graph_text: String,
-    cluster: Option<Cluster>,
-    cluster_text: Option<String>,
-}
-
 /// Reads and parses a graph file; returns the graph and the file's text.
 fn load_graph(path: &Path) -> Result<(Graph, String)> {
     let stem = path
@@ -392,31 +383,21 @@ fn scenario_from_args(a: &ProblemArgs) -> Result<Loaded> {
         .as_deref()
         .ok_or_else(|| Error::Scenario("--graph is required (or --scenario)".into()))?;
     let path = graph_path(graph_arg, None)?;
-    let (graph, graph_text) = load_graph(&path)?;
-    let mut cluster_text = None;
-    let graph_source = match bundled_name(&path) {
+    let graph_source = match bundled_name(&path)? {
         Some(name) => GraphSource::Bundled(name),
         None => GraphSource::File(path.to_string_lossy().to_string()),
     };
-    let (cluster_source, cluster) = match (&a.cluster, a.devices) {
-        (Some(c), _) => {
-            let text = read(c)?;
-            let cl = Cluster::from_json(&text, c)?;
-            cluster_text = Some(text);
-            (ClusterSource::File(c.clone()), Some(cl))
-        }
-        (None, Some(n)) => (
-            ClusterSource::Generate(ClusterGen {
-                devices: n,
-                speed: parse_range("speed", &a.speed)?,
-                memory: a.memory,
-                memory_fraction: a.memory_fraction,
-                bandwidth: parse_range("bandwidth", &a.bandwidth)?,
-                latency: parse_range("latency", &a.latency)?,
-                kinds: a.kinds.as_deref().map(split_list).unwrap_or_default(),
-            }),
-            None,
-        ),
+    let cluster_source = match (&a.cluster, a.devices) {
+        (Some(c), _) => ClusterSource::File(c.clone()),
+        (None, Some(n)) => ClusterSource::Generate(ClusterGen {
+            devices: n,
+            speed: parse_range("speed", &a.speed)?,
+            memory: a.memory,
+            memory_fraction: a.memory_fraction,
+            bandwidth: parse_range("bandwidth", &a.bandwidth)?,
+            latency: parse_range("latency", &a.latency)?,
+            kinds: a.kinds.as_deref().map(split_list).unwrap_or_default(),
+        }),
         (None, None) => {
             return Err(Error::Scenario(
                 "give a cluster: --cluster FILE or --devices N".into(),
@@ -445,19 +426,50 @@ fn scenario_from_args(a: &ProblemArgs) -> Result<Loaded> {
     s.what_if.compute = a.compute_scale;
     s.what_if.bandwidth = a.bandwidth_scale;
     s.what_if.speeds = parse_assignments("speed-of", "ID=SPEED", &a.speed_of)?;
-    Ok(Loaded {
-        scenario: s,
-        graph,
-        graph_text,
-        cluster,
-        cluster_text,
-    })
+    load(s, &disk(None))
 }
 
-/// The bundled name of a graph file that lives in a `graphs/` directory.
-fn bundled_name(path: &Path) -> Option<String> {
-    let parent = path.parent()?.file_name()?.to_string_lossy().to_string();
-    (parent == "graphs").then(|| path.file_stem().map(|s| s.to_string_lossy().to_string()))?
+/// The bundled name of a graph file: its stem, when a bundled graph of that name exists
+/// and has exactly the file's bytes (so that a link naming it gives everyone the same
+/// graph). A user's own `~/work/graphs/x.json` is a file, not the bundled `x`.
+fn bundled_name(path: &Path) -> Result<Option<String>> {
+    let Some(stem) = path.file_stem().map(|s| s.to_string_lossy().to_string()) else {
+        return Ok(None);
+    };
+    let bundled = graph_dirs(None)
+        .into_iter()
+        .map(|dir| dir.join(format!("{stem}.json")))
+        .find(|f| f.is_file());
+    let Some(bundled) = bundled else {
+        return Ok(None);
+    };
+    let same = std::fs::read(path).ok() == std::fs::read(&bundled).ok();
+    Ok(same.then_some(stem))
+}
+
+/// Reads the files a scenario names from disk: paths relative to `base` (a scenario file's
+/// folder) when they are not found as given; bundled graphs from `graphs/`.
+fn disk(base: Option<PathBuf>) -> impl Fn(FileRef) -> Result<String> {
+    move |f| {
+        let resolve = |p: &str| -> String {
+            match &base {
+                Some(b)
+                    if !Path::new(p).is_file()
+                        && !Path::new(p).is_absolute()
+                        && b.join(p).is_file() =>
+                {
+                    b.join(p).to_string_lossy().to_string()
+                }
+                _ => p.to_string(),
+            }
+        };
+        match f {
+            FileRef::BundledGraph(name) => {
+                read(&graph_path(name, base.as_deref())?.to_string_lossy())
+            }
+            FileRef::GraphFile(p) | FileRef::ClusterFile(p) => read(&resolve(p)),
+        }
+    }
 }
 
 fn run_pair(args: RunArgs) -> Result<()> {
@@ -608,7 +620,7 @@ fn print_comparison(c: &Comparison, as_json: bool) {
 /// Loads a scenario file; file paths inside it are relative to the file's directory.
 fn load_scenario(path: &Path) -> Result<Loaded> {
     let text = read(&path.to_string_lossy())?;
-    let s = Scenario::from_json(&text).map_err(|e| match e {
+    let s: Scenario = placesim::error::parse_json("scenario", &text).map_err(|e| match e {
         Error::Parse { message, .. } => Error::Parse {
             what: path.display().to_string(),
             message,
@@ -616,37 +628,5 @@ fn load_scenario(path: &Path) -> Result<Loaded> {
         other => other,
     })?;
     let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
-    let resolve = |p: &str| -> String {
-        let direct = PathBuf::from(p);
-        if direct.is_file() || direct.is_absolute() {
-            p.to_string()
-        } else if base.join(p).is_file() {
-            base.join(p).to_string_lossy().to_string()
-        } else {
-            p.to_string()
-        }
-    };
-    let (graph, graph_text) = match &s.graph {
-        GraphSource::Bundled(name) => load_graph(&graph_path(name, Some(&base))?)?,
-        GraphSource::File(p) => load_graph(Path::new(&resolve(p)))?,
-        GraphSource::Inline(v) => {
-            let text = v.to_string();
-            (Graph::from_json(&text, "inline graph")?, text)
-        }
-    };
-    // A cluster file is read once: parsed here, and its text kept for `--url`.
-    let (cluster, cluster_text) = match &s.cluster {
-        ClusterSource::File(p) => {
-            let text = read(&resolve(p))?;
-            (Some(Cluster::from_json(&text, p)?), Some(text))
-        }
-        _ => (s.fixed_cluster(&|p| read(&resolve(p)))?, None),
-    };
-    Ok(Loaded {
-        scenario: s,
-        graph,
-        graph_text,
-        cluster,
-        cluster_text,
-    })
+    load(s, &disk(Some(base)))
 }

@@ -2,19 +2,25 @@
 //!
 //! `#v=1&graph=vgg19_layers&devices=50&speed=10..100&placers=hash,single` names a whole
 //! comparison in a readable line. Only keys whose value differs from the defaults
-//! ([`defaults`]) are written; a reader fills every missing key with its default. The page's
-//! `www/state.js` reads and writes exactly this format, and `docs/url-format.md` is its
-//! specification; the two implementations must agree key for key.
+//! ([`defaults`]) are written; a reader fills every missing key with its default.
+//! `docs/url-format.md` is the specification. This is the one implementation of the format:
+//! the CLI's `compare --url` writes links through it, and the page reads and writes its
+//! links through its wasm build ([`read_link`], [`page_fragment`]); `www/state.js` only maps
+//! the page's State to and from a [`Scenario`].
 //!
 //! Graphs: a bundled graph is named (`graph=NAME`); any other graph is embedded as
 //! deflate-raw + base64url (`graphz=...`) when that is at most [`EMBED_LIMIT`] bytes, or
 //! else named by the SHA-256 of its text (`graphsha256=HEX&graphname=NAME`), in which case
-//! the reader must supply the file ([`parse_fragment_with_graph`] checks the hash).
+//! the reader must supply the file ([`check_graph`]; [`parse_fragment_with_graph`]).
 //!
-//! Not here: reading files (the caller hands over texts) and the page's own view state.
+//! Besides the scenario, a page link carries its view ([`PageView`]: the pair whose
+//! timeline is shown) and may name a graph whose file the page has not been given yet.
+//!
+//! Not here: reading files (the caller hands over texts) and the page's State object.
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
@@ -31,8 +37,6 @@ pub const EMBED_LIMIT: usize = 24 * 1024;
 const INFLATE_LIMIT: usize = 256 * 1024 * 1024;
 /// Seeds above this are not exact in JavaScript numbers.
 pub const MAX_SEED: u64 = (1 << 53) - 1;
-/// Keys the page writes for its own view; a scenario reader skips them.
-pub const PAGE_KEYS: &[&str] = &["pair"];
 
 /// The bundled graph a link without `graph` means.
 pub const DEFAULT_GRAPH: &str = "resnet50_layers";
@@ -84,6 +88,46 @@ pub struct DeviceRow {
     pub kind: Option<String>,
     pub speed: f64,
     pub memory: Option<f64>,
+}
+
+/// A graph a link names by the SHA-256 (lowercase hex) of its exact text, too large to embed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GraphHash {
+    pub sha256: String,
+    pub name: String,
+}
+
+/// What a page link carries besides its scenario: the page's view.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PageView {
+    /// The pair whose timeline is shown, `placer/scheduler` (key `pair`).
+    #[serde(default)]
+    pub pair: Option<String>,
+}
+
+/// How a link gives its graph.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum LinkGraph {
+    /// `graph=NAME` (or the default): the scenario's `Bundled` graph.
+    Bundled,
+    /// `graphz`: the embedded text, exactly as compressed, and the graph's name (its
+    /// `name`, or `graph`).
+    Embedded { name: String, text: String },
+    /// `graphsha256` + `graphname`: the reader must supply the file ([`check_graph`]).
+    Hashed(GraphHash),
+}
+
+/// A link as the page reads it ([`read_link`]).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Link {
+    /// The scenario. Its graph is `Bundled`, or for an embedded or hashed graph
+    /// `File(name)`: the graph's text is in (or, when hashed, missing from) `graph`.
+    pub scenario: Scenario,
+    pub graph: LinkGraph,
+    pub view: PageView,
 }
 
 fn bad(message: impl Into<String>) -> Error {
@@ -206,6 +250,35 @@ pub fn deflate(text: &str) -> Vec<u8> {
     miniz_oxide::deflate::compress_to_vec(text.as_bytes(), 9)
 }
 
+/// [`deflate`] of `text` when that is at most `limit` bytes, else `None`. Stops compressing
+/// as soon as the output passes the limit, so a huge graph costs about as much as the part
+/// of it that fills a link; the output equals [`deflate`]'s when it fits.
+pub fn deflate_within(text: &str, limit: usize) -> Option<Vec<u8>> {
+    use miniz_oxide::deflate::core::{
+        compress, create_comp_flags_from_zip_params, CompressorOxide, TDEFLFlush, TDEFLStatus,
+    };
+    // Level 9, raw deflate (window bits 0), default strategy: as `deflate`.
+    let mut c = CompressorOxide::new(create_comp_flags_from_zip_params(9, 0, 0));
+    // Room past the limit: the compressor asks for more once fewer than 30 bytes are left.
+    let mut out = vec![0; limit + 64];
+    let mut input = text.as_bytes();
+    let mut pos = 0;
+    loop {
+        let (status, used, written) = compress(&mut c, input, &mut out[pos..], TDEFLFlush::Finish);
+        pos += written;
+        match status {
+            TDEFLStatus::Done => {
+                out.truncate(pos);
+                return (pos <= limit).then_some(out);
+            }
+            TDEFLStatus::Okay if used <= input.len() && pos <= limit && out.len() - pos >= 30 => {
+                input = &input[used..];
+            }
+            _ => return None,
+        }
+    }
+}
+
 fn inflate(key: &str, data: &[u8]) -> Result<String> {
     let bytes = miniz_oxide::inflate::decompress_to_vec_with_limit(data, INFLATE_LIMIT)
         .map_err(|e| bad(format!("{key}: the compressed data is damaged ({e:?})")))?;
@@ -218,6 +291,19 @@ pub fn graph_sha256(text: &str) -> String {
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect()
+}
+
+/// Checks that `text` is the graph a link names by hash (`graphsha256`, `graphname`).
+pub fn check_graph(linked: &GraphHash, text: &str) -> Result<()> {
+    let got = graph_sha256(text);
+    if got == linked.sha256 {
+        Ok(())
+    } else {
+        Err(bad(format!(
+            "the file given for graph '{}' is not the linked one (SHA-256 {got}, the link wants {})",
+            linked.name, linked.sha256
+        )))
+    }
 }
 
 fn valid_name(s: &str) -> bool {
@@ -379,53 +465,111 @@ pub fn fragment_with_files(
             .map_err(|e| bad(format!("cluster '{path}' is not JSON ({e})")))?;
         let mut inline = s.clone();
         inline.cluster = ClusterSource::Inline(value);
-        return fragment_with_files(&inline, graph_text, None);
+        return write(&inline, GraphText::Text(graph_text), &PageView::default());
     }
+    write(s, GraphText::Text(graph_text), &PageView::default())
+}
+
+/// The page's link: like [`fragment_with_graph_text`] (the page passes an uploaded graph
+/// as `File(name)` with its text), plus the page's view. `graph_hash` stands for a graph
+/// that a link named by hash and whose file the page has not been given: it is written
+/// back as it came, whatever the scenario's graph says.
+pub fn page_fragment(
+    s: &Scenario,
+    graph_text: Option<&str>,
+    graph_hash: Option<&GraphHash>,
+    view: &PageView,
+) -> Result<String> {
+    let graph = match graph_hash {
+        Some(h) => GraphText::Hashed(h),
+        None => GraphText::Text(graph_text),
+    };
+    write(s, graph, view)
+}
+
+/// What the writer knows of a non-bundled graph.
+enum GraphText<'a> {
+    Text(Option<&'a str>),
+    Hashed(&'a GraphHash),
+}
+
+fn write(s: &Scenario, graph: GraphText, view: &PageView) -> Result<String> {
     s.resolve()?;
     let d = defaults();
     let mut kv: Vec<(String, String)> = vec![("v".into(), FORMAT_VERSION.to_string())];
     let mut put = |k: &str, v: String| kv.push((k.to_string(), v));
 
     // Graph.
-    let (text, name) = match (&s.graph, graph_text) {
+    let hashed = |h: &GraphHash| {
+        if h.sha256.len() != 64 || !h.sha256.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Err(bad(format!(
+                "graph hash '{}' is not 64 hex digits",
+                h.sha256
+            )));
+        }
+        Ok(vec![
+            ("graphsha256", h.sha256.to_ascii_lowercase()),
+            ("graphname", encode(&h.name)),
+        ])
+    };
+    let inline;
+    let keys = match (&s.graph, graph) {
+        (_, GraphText::Hashed(h)) => hashed(h)?,
         (GraphSource::Bundled(name), _) => {
             if !valid_name(name) {
                 return Err(bad(format!(
                     "bundled graph name '{name}' may only hold letters, digits, '_' and '-'"
                 )));
             }
-            if *name != DEFAULT_GRAPH {
-                put("graph", name.clone());
+            if *name == DEFAULT_GRAPH {
+                vec![]
+            } else {
+                vec![("graph", name.clone())]
             }
-            (None, String::new())
         }
-        (GraphSource::Inline(v), None) => (Some(v.to_string()), graph_name(v, "graph")),
-        (GraphSource::Inline(v), Some(t)) => (Some(t.to_string()), graph_name(v, "graph")),
-        (GraphSource::File(path), Some(t)) => {
-            let stem = std::path::Path::new(path)
-                .file_stem()
-                .and_then(|x| x.to_str())
-                .unwrap_or("graph")
-                .to_string();
-            let name = serde_json::from_str::<Value>(t)
-                .map(|v| graph_name(&v, &stem))
-                .unwrap_or(stem);
-            (Some(t.to_string()), name)
+        (GraphSource::Inline(v), GraphText::Text(t)) => {
+            let text = match t {
+                Some(t) => t,
+                None => {
+                    inline = v.to_string();
+                    &inline
+                }
+            };
+            match deflate_within(text, EMBED_LIMIT) {
+                Some(z) => vec![("graphz", base64url(&z))],
+                None => hashed(&GraphHash {
+                    sha256: graph_sha256(text),
+                    name: graph_name(v, "graph"),
+                })?,
+            }
         }
-        (GraphSource::File(path), None) => {
+        (GraphSource::File(path), GraphText::Text(Some(t))) => match deflate_within(t, EMBED_LIMIT)
+        {
+            Some(z) => vec![("graphz", base64url(&z))],
+            None => {
+                // Named by the graph's own name, else by the file's stem.
+                let stem = std::path::Path::new(path)
+                    .file_stem()
+                    .and_then(|x| x.to_str())
+                    .unwrap_or("graph")
+                    .to_string();
+                let name = serde_json::from_str::<Value>(t)
+                    .map(|v| graph_name(&v, &stem))
+                    .unwrap_or(stem);
+                hashed(&GraphHash {
+                    sha256: graph_sha256(t),
+                    name,
+                })?
+            }
+        },
+        (GraphSource::File(path), GraphText::Text(None)) => {
             return Err(bad(format!(
                 "the graph is the file '{path}': give its text to embed it in the link"
             )))
         }
     };
-    if let Some(text) = text {
-        let z = deflate(&text);
-        if z.len() <= EMBED_LIMIT {
-            put("graphz", base64url(&z));
-        } else {
-            put("graphsha256", graph_sha256(&text));
-            put("graphname", encode(&name));
-        }
+    for (k, v) in keys {
+        put(k, v);
     }
 
     // Cluster.
@@ -530,6 +674,9 @@ pub fn fragment_with_files(
             .collect();
         put("whatif.speeds", items.join(","));
     }
+    if let Some(pair) = &view.pair {
+        put("pair", encode(pair));
+    }
     let body: Vec<String> = kv.into_iter().map(|(k, v)| format!("{k}={v}")).collect();
     Ok(format!("#{}", body.join("&")))
 }
@@ -554,6 +701,32 @@ pub fn parse_fragment(f: &str) -> Result<Scenario> {
 /// Like [`parse_fragment`]; when the link names its graph by hash, `graph_text` must be
 /// the file whose SHA-256 matches, and the scenario gets it as an inline graph.
 pub fn parse_fragment_with_graph(f: &str, graph_text: Option<&str>) -> Result<Scenario> {
+    let link = read_link(f)?;
+    let mut s = link.scenario;
+    let (name, text) = match &link.graph {
+        LinkGraph::Bundled => return Ok(s),
+        LinkGraph::Embedded { name, text } => (name, text.as_str()),
+        LinkGraph::Hashed(h) => {
+            let Some(text) = graph_text else {
+                return Err(bad(format!(
+                    "the link names graph '{}' by its SHA-256 {}: give that file",
+                    h.name, h.sha256
+                )));
+            };
+            check_graph(h, text)?;
+            (&h.name, text)
+        }
+    };
+    let value: Value =
+        serde_json::from_str(text).map_err(|e| bad(format!("graph '{name}' is not JSON ({e})")))?;
+    s.graph = GraphSource::Inline(value);
+    Ok(s)
+}
+
+/// Reads a link (with or without its leading `#`) as the page does: the scenario, how the
+/// link gives its graph (an embedded graph's text exactly as it was compressed; a graph
+/// named by hash without its file), and the page's view (`pair`).
+pub fn read_link(f: &str) -> Result<Link> {
     let f = f.strip_prefix('#').unwrap_or(f);
     let mut pairs: Vec<(String, &str)> = Vec::new();
     for item in f.split('&').filter(|x| !x.is_empty()) {
@@ -583,13 +756,15 @@ pub fn parse_fragment_with_graph(f: &str, graph_text: Option<&str>) -> Result<Sc
     let mut lat = DEFAULT_LAT;
     let mut clusterz = None;
     let mut graph_hash: Option<String> = None;
-    let mut graph_name: Option<String> = None;
+    let mut hash_name: Option<String> = None;
     let mut randomize = Randomize {
         cost: None,
         bytes: None,
         mem: None,
     };
     let mut what_if = WhatIf::default();
+    let mut graph = LinkGraph::Bundled;
+    let mut view = PageView::default();
 
     for (key, v) in &pairs {
         let key = key.as_str();
@@ -603,12 +778,15 @@ pub fn parse_fragment_with_graph(f: &str, graph_text: Option<&str>) -> Result<Sc
                     )));
                 }
                 s.graph = GraphSource::Bundled(name);
+                graph = LinkGraph::Bundled;
             }
             "graphz" => {
                 let text = inflate(key, &unbase64url(key, v)?)?;
                 let value: Value = serde_json::from_str(&text)
                     .map_err(|e| bad(format!("graphz: the embedded graph is not JSON ({e})")))?;
-                s.graph = GraphSource::Inline(value);
+                let name = graph_name(&value, "graph");
+                s.graph = GraphSource::File(name.clone());
+                graph = LinkGraph::Embedded { name, text };
             }
             "graphsha256" => {
                 let h = v.to_ascii_lowercase();
@@ -617,7 +795,7 @@ pub fn parse_fragment_with_graph(f: &str, graph_text: Option<&str>) -> Result<Sc
                 }
                 graph_hash = Some(h);
             }
-            "graphname" => graph_name = Some(decode(key, v)?),
+            "graphname" => hash_name = Some(decode(key, v)?),
             "devices" => {
                 gen.devices = parse_int(key, v)?
                     .try_into()
@@ -684,7 +862,7 @@ pub fn parse_fragment_with_graph(f: &str, graph_text: Option<&str>) -> Result<Sc
                         .insert(decode(key, id)?, parse_number(key, sp)?);
                 }
             }
-            k if PAGE_KEYS.contains(&k) => {}
+            "pair" => view.pair = Some(decode(key, v)?),
             k if k.contains('.') => {
                 s.params.insert(k.to_string(), parse_number(k, v)?);
             }
@@ -692,22 +870,10 @@ pub fn parse_fragment_with_graph(f: &str, graph_text: Option<&str>) -> Result<Sc
         }
     }
 
-    if let Some(h) = graph_hash {
-        let name = graph_name.unwrap_or_else(|| "graph".into());
-        let Some(text) = graph_text else {
-            return Err(bad(format!(
-                "the link names graph '{name}' by its SHA-256 {h}: give that file"
-            )));
-        };
-        let got = graph_sha256(text);
-        if got != h {
-            return Err(bad(format!(
-                "the file given for graph '{name}' is not the linked one (SHA-256 {got}, the link wants {h})"
-            )));
-        }
-        let value: Value = serde_json::from_str(text)
-            .map_err(|e| bad(format!("graph '{name}' is not JSON ({e})")))?;
-        s.graph = GraphSource::Inline(value);
+    if let Some(sha256) = graph_hash {
+        let name = hash_name.unwrap_or_else(|| "graph".into());
+        s.graph = GraphSource::File(name.clone());
+        graph = LinkGraph::Hashed(GraphHash { sha256, name });
     }
     s.cluster = match (clusterz, explicit) {
         (Some(v), _) => ClusterSource::Inline(v),
@@ -719,7 +885,11 @@ pub fn parse_fragment_with_graph(f: &str, graph_text: Option<&str>) -> Result<Sc
     }
     s.what_if = what_if;
     s.resolve()?;
-    Ok(s)
+    Ok(Link {
+        scenario: s,
+        graph,
+        view,
+    })
 }
 
 #[cfg(test)]
@@ -859,6 +1029,99 @@ mod tests {
         assert!(e.contains("not the linked one"), "{e}");
         let back = parse_fragment_with_graph(&f, Some(&text)).unwrap();
         assert_eq!(back.graph, GraphSource::Inline(big));
+    }
+
+    #[test]
+    fn page_links_carry_the_view_and_the_graph_as_given() {
+        // The view (`pair`) is written last and read back; a scenario reader ignores it.
+        let mut s = defaults();
+        s.seeds = 2;
+        let view = PageView {
+            pair: Some("hash/fifo".into()),
+        };
+        let f = page_fragment(&s, None, None, &view).unwrap();
+        assert_eq!(f, "#v=1&seeds=2&pair=hash%2Ffifo");
+        let link = read_link(&f).unwrap();
+        assert_eq!(link.scenario, s);
+        assert_eq!(link.graph, LinkGraph::Bundled);
+        assert_eq!(link.view, view);
+        assert_eq!(parse_fragment(&f).unwrap(), s);
+        assert_eq!(fragment(&s).unwrap(), "#v=1&seeds=2");
+
+        // An uploaded graph, as the page passes it (a file name and its text): embedded,
+        // and read back as exactly that text.
+        let text = "{\"name\": \"tiny\",\n \"nodes\": [{\"id\": \"a\", \"cost\": 1}]}\n";
+        s.graph = GraphSource::File("tiny".into());
+        let f = page_fragment(&s, Some(text), None, &PageView::default()).unwrap();
+        assert!(f.starts_with("#v=1&graphz="), "{f}");
+        let link = read_link(&f).unwrap();
+        assert_eq!(
+            link.graph,
+            LinkGraph::Embedded {
+                name: "tiny".into(),
+                text: text.into()
+            }
+        );
+        assert_eq!(link.scenario, s);
+        assert_eq!(page_fragment(&s, Some(text), None, &link.view).unwrap(), f);
+
+        // A graph named by hash: the page reads the link without the file, and writes the
+        // hash back as it came until the file is given.
+        let h = GraphHash {
+            sha256: graph_sha256(text),
+            name: "big one".into(),
+        };
+        s.graph = GraphSource::File("big one".into());
+        let f = page_fragment(&s, None, Some(&h), &PageView::default()).unwrap();
+        assert_eq!(
+            f,
+            format!("#v=1&graphsha256={}&graphname=big%20one&seeds=2", h.sha256)
+        );
+        let link = read_link(&f).unwrap();
+        assert_eq!(link.graph, LinkGraph::Hashed(h.clone()));
+        assert_eq!(link.scenario, s);
+        check_graph(&h, text).unwrap();
+        let e = check_graph(&h, "{}").unwrap_err().to_string();
+        assert!(e.contains("not the linked one"), "{e}");
+        let bad_hash = GraphHash {
+            sha256: "xyz".into(),
+            name: "g".into(),
+        };
+        assert!(page_fragment(&s, None, Some(&bad_hash), &PageView::default()).is_err());
+    }
+
+    #[test]
+    fn links_the_javascript_page_wrote_still_open() {
+        // Written by the page before it used this module: its payloads were compressed by
+        // the browser's CompressionStream('deflate-raw') (zlib, level 6; these by node's zlib).
+        let graph =
+            "{\"name\":\"tiny\",\"nodes\":[{\"id\":\"a\",\"cost\":1},{\"id\":\"b\",\"cost\":2}],\
+                     \"edges\":[{\"src\":\"a\",\"dst\":\"b\",\"bytes\":4000000}]}";
+        let f = "#v=1&graphz=PYsxCsAgEAT_svUVSUh1XwkW6kmwiEK0Ebm_B0Wy5cxOR7JPAKPG1EBIWUIBXx1RwLAg-\
+                 FwqeFdazP3sUEMIcq-ivH4lMuw8ulaHPbc5NfoB&clusterz=VY0xDoAgEAT_svUVamLDV4wFcJdIVDR\
+                 CpCD-3UIScOvZmQyvd4FCTAcILLezEqCmDMdQ0CCEU4Sh-q7ZQwUwFRh-wEww2nNyHJf2TNicX79EuGx\
+                 pcIhF1pzGKnte&whatif.speeds=a:5e11&pair=single/fifo";
+        let link = read_link(f).unwrap();
+        let LinkGraph::Embedded { name, text } = &link.graph else {
+            panic!("{:?}", link.graph)
+        };
+        assert_eq!((name.as_str(), text.as_str()), ("tiny", graph));
+        assert_eq!(link.view.pair.as_deref(), Some("single/fifo"));
+        let ClusterSource::Inline(c) = &link.scenario.cluster else {
+            panic!()
+        };
+        assert_eq!(c["links"][0]["bandwidth"], 5e8);
+        assert_eq!(link.scenario.what_if.speeds["a"], 5e11);
+    }
+
+    #[test]
+    fn deflate_within_stops_at_the_limit() {
+        let text: String = (0..20_000).map(|i| format!("{i:x},")).collect();
+        let z = deflate(&text);
+        assert_eq!(deflate_within(&text, z.len()), Some(z.clone()));
+        assert_eq!(deflate_within(&text, z.len() - 1), None);
+        assert_eq!(deflate_within("", 10), Some(deflate("")));
+        assert_eq!(deflate_within(&text, 0), None);
     }
 
     #[test]

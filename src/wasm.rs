@@ -10,7 +10,6 @@
 //! scenario's `file` sources cannot be read here and say so.
 
 use serde::Serialize;
-use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
 use crate::compare;
@@ -19,13 +18,25 @@ use crate::model::cluster::Cluster;
 use crate::model::graph::Graph;
 use crate::params::ParamSpec;
 use crate::report::trace;
-use crate::scenario::{GraphSource, Scenario};
+use crate::scenario::load::FileRef;
+use crate::scenario::Scenario;
 use crate::share;
+
+// The JavaScript types of what these functions return, for the generated placesim.d.ts
+// (`make lint` type-checks the page with it): JSDoc typedefs in www/types.js.
+#[wasm_bindgen(typescript_custom_section)]
+const TS_TYPES: &str = r#"import type {
+  Comparison, GraphHash, GraphInfo, Link, PageView, PairRun, Scenario, Strategies,
+} from "../types.js";"#;
 
 fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsError> {
     value
         .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
         .map_err(|e| JsError::new(&e.to_string()))
+}
+
+fn from_js<T: serde::de::DeserializeOwned>(value: JsValue) -> Result<T, JsError> {
+    serde_wasm_bindgen::from_value(value).map_err(|e| JsError::new(&e.to_string()))
 }
 
 fn js_err(e: Error) -> JsError {
@@ -47,7 +58,7 @@ struct Strategies {
 }
 
 /// Every registered placer, scheduler and link-queue order: names, summaries, parameters.
-#[wasm_bindgen]
+#[wasm_bindgen(unchecked_return_type = "Strategies")]
 pub fn strategies() -> Result<JsValue, JsError> {
     let info = |name, summary, params| StrategyInfo {
         name,
@@ -80,7 +91,7 @@ struct GraphInfo {
 }
 
 /// Loads and validates graph JSON; returns its summary or throws the engine's error.
-#[wasm_bindgen]
+#[wasm_bindgen(unchecked_return_type = "GraphInfo")]
 pub fn validate_graph(text: &str, fallback_name: &str) -> Result<JsValue, JsError> {
     let g = Graph::from_json(text, fallback_name).map_err(js_err)?;
     to_js(&GraphInfo {
@@ -92,47 +103,41 @@ pub fn validate_graph(text: &str, fallback_name: &str) -> Result<JsValue, JsErro
     })
 }
 
-/// Loads and validates cluster JSON; returns its devices or throws the engine's error.
-#[wasm_bindgen]
+/// Loads and validates cluster JSON; returns its devices (memory `Infinity` when unlimited)
+/// or throws the engine's error.
+#[wasm_bindgen(
+    unchecked_return_type = "{id: string, kind: string, speed: number, memory: number}[]"
+)]
 pub fn validate_cluster(text: &str) -> Result<JsValue, JsError> {
     let c = Cluster::from_json(text, "cluster").map_err(js_err)?;
     to_js(&c.devices)
 }
 
-/// The scenario, its graph and its fixed cluster (when not generated).
+/// The scenario, its graph and its fixed cluster (when not generated), through the
+/// library's one loading path; the page holds the texts of a bundled or uploaded graph and
+/// of an uploaded cluster file.
 fn load(
     scenario_json: &str,
     graph_text: Option<String>,
     cluster_text: Option<String>,
 ) -> Result<(Scenario, Graph, Option<Cluster>), Error> {
     let scenario = Scenario::from_json(scenario_json)?;
-    let graph = match (&scenario.graph, graph_text) {
-        (GraphSource::Inline(v), None) => Graph::from_json(&v.to_string(), "inline graph")?,
-        (GraphSource::Bundled(name), Some(t)) => Graph::from_json(&t, name)?,
-        (GraphSource::File(path), Some(t)) => Graph::from_json(&t, path)?,
-        (GraphSource::Inline(_), Some(t)) => Graph::from_json(&t, "graph")?,
-        (_, None) => {
-            return Err(Error::Scenario(
-                "the page passed no graph text for a bundled or file graph".into(),
-            ))
-        }
-    };
-    let cluster = match cluster_text {
-        Some(t) => Some(Cluster::from_json(&t, "cluster")?),
-        None => scenario.fixed_cluster(&|path| {
-            Err(Error::Io {
-                path: path.to_string(),
-                message: "files cannot be read in the browser; upload the cluster".into(),
-            })
-        })?,
-    };
-    Ok((scenario, graph, cluster))
+    let loaded = crate::scenario::load::load(scenario, &|f| match f {
+        FileRef::BundledGraph(_) | FileRef::GraphFile(_) => graph_text.clone().ok_or_else(|| {
+            Error::Scenario("the page passed no graph text for a bundled or file graph".into())
+        }),
+        FileRef::ClusterFile(path) => cluster_text.clone().ok_or_else(|| Error::Io {
+            path: path.to_string(),
+            message: "files cannot be read in the browser; upload the cluster".into(),
+        }),
+    })?;
+    Ok((loaded.scenario, loaded.graph, loaded.cluster))
 }
 
 /// Runs every pair of the scenario over its seeds (`compare::run`) and returns the
 /// comparison (the object `placesim compare --json` prints). `progress(done, total)` is
 /// called after each simulation; returning `false` stops the run (other values go on).
-#[wasm_bindgen]
+#[wasm_bindgen(unchecked_return_type = "Comparison")]
 pub fn compare(
     scenario_json: &str,
     graph_text: Option<String>,
@@ -141,12 +146,12 @@ pub fn compare(
 ) -> Result<JsValue, JsError> {
     let (scenario, graph, cluster) =
         load(scenario_json, graph_text, cluster_text).map_err(js_err)?;
-    let mut report = |done: usize, total: usize| match &progress {
+    let mut report = |done: f64, total: usize| match &progress {
         None => true,
         Some(f) => {
             let r = f.call2(
                 &JsValue::NULL,
-                &JsValue::from(done as f64),
+                &JsValue::from(done),
                 &JsValue::from(total as f64),
             );
             !matches!(r, Ok(v) if v == JsValue::FALSE)
@@ -157,8 +162,8 @@ pub fn compare(
 }
 
 #[derive(Serialize)]
-struct PairRun {
-    timeline: Value,
+struct PairRun<'a> {
+    timeline: trace::Timeline<'a>,
     /// Chrome trace-event JSON text (for download; Perfetto opens it); `null` unless asked.
     trace: Option<String>,
 }
@@ -166,7 +171,7 @@ struct PairRun {
 /// One pair at one seed with its full schedule: `{timeline, trace}` where `timeline` is
 /// `report::trace::timeline` and `trace` the Chrome trace JSON as text when `with_trace`
 /// (building it costs about as much as the run, so the page asks only on export).
-#[wasm_bindgen]
+#[wasm_bindgen(unchecked_return_type = "PairRun")]
 #[allow(clippy::too_many_arguments)]
 pub fn run_pair(
     scenario_json: &str,
@@ -179,15 +184,7 @@ pub fn run_pair(
 ) -> Result<JsValue, JsError> {
     let (scenario, graph, cluster) =
         load(scenario_json, graph_text, cluster_text).map_err(js_err)?;
-    if seed_index >= scenario.seeds {
-        return Err(JsError::new(&format!(
-            "seed index {seed_index} is out of range (the scenario has {} seeds)",
-            scenario.seeds
-        )));
-    }
-    let real = scenario
-        .realize(&graph, cluster.as_ref(), seed_index)
-        .map_err(js_err)?;
+    let real = compare::realize(&scenario, &graph, cluster.as_ref(), seed_index).map_err(js_err)?;
     let detail = compare::run_one(
         &scenario,
         &graph,
@@ -210,28 +207,47 @@ pub fn fresh_seed() -> f64 {
     crate::rng::fresh_seed() as f64
 }
 
-/// SHA-256 of a graph's text, lowercase hex (for pages served without `crypto.subtle`).
+/// SHA-256 of a graph's text, lowercase hex.
 #[wasm_bindgen]
 pub fn graph_sha256(text: &str) -> String {
     share::graph_sha256(text)
 }
 
-/// The link fragment of a scenario (`share::fragment_with_graph_text`).
+/// Throws unless `text` is the graph a link names by hash (`share::check_graph`);
+/// `linked` is `{sha256, name}`.
 #[wasm_bindgen]
-pub fn fragment(scenario_json: &str, graph_text: Option<String>) -> Result<String, JsError> {
-    let s = Scenario::from_json(scenario_json).map_err(js_err)?;
-    share::fragment_with_graph_text(&s, graph_text.as_deref()).map_err(js_err)
+pub fn check_linked_graph(
+    #[wasm_bindgen(unchecked_param_type = "GraphHash")] linked: JsValue,
+    text: &str,
+) -> Result<(), JsError> {
+    let linked: share::GraphHash = from_js(linked)?;
+    share::check_graph(&linked, text).map_err(js_err)
 }
 
-/// The scenario of a link fragment (`share::parse_fragment_with_graph`).
+/// The page's link fragment (`share::page_fragment`): the scenario (an uploaded graph as
+/// `{file: name}` with its `graph_text`), a graph still named by hash (`{sha256, name}` or
+/// `null`), and the page's view (`{pair}`).
 #[wasm_bindgen]
-pub fn parse_fragment(f: &str, graph_text: Option<String>) -> Result<JsValue, JsError> {
-    let s = share::parse_fragment_with_graph(f, graph_text.as_deref()).map_err(js_err)?;
-    to_js(&s)
+pub fn page_fragment(
+    scenario_json: &str,
+    graph_text: Option<String>,
+    #[wasm_bindgen(unchecked_param_type = "GraphHash | null")] graph_hash: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "PageView")] view: JsValue,
+) -> Result<String, JsError> {
+    let s = Scenario::from_json(scenario_json).map_err(js_err)?;
+    let hash: Option<share::GraphHash> = from_js(graph_hash)?;
+    let view: share::PageView = from_js(view)?;
+    share::page_fragment(&s, graph_text.as_deref(), hash.as_ref(), &view).map_err(js_err)
+}
+
+/// A link as the page reads it (`share::read_link`): `{scenario, graph, view}`.
+#[wasm_bindgen(unchecked_return_type = "Link")]
+pub fn read_link(f: &str) -> Result<JsValue, JsError> {
+    to_js(&share::read_link(f).map_err(js_err)?)
 }
 
 /// The scenario an empty link means (`share::defaults`).
-#[wasm_bindgen]
+#[wasm_bindgen(unchecked_return_type = "Scenario")]
 pub fn default_scenario() -> Result<JsValue, JsError> {
     to_js(&share::defaults())
 }

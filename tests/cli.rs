@@ -449,3 +449,50 @@ fn scenario_files_do_not_mix_with_scenario_options() {
     let (ok, _, err) = run(&["compare", "--scenario", s.to_str().unwrap(), "--seed", "3"]);
     assert!(!ok && err.contains("--seed"), "{err}");
 }
+
+/// A graph file is linked as the bundled graph of its name only when it has exactly the
+/// bundled file's bytes: a user's own `graphs/` folder holding an edited copy gets its text
+/// embedded (or hashed), and an unedited copy anywhere is still the bundled graph.
+#[test]
+fn url_names_a_bundled_graph_only_for_identical_bytes() {
+    let bundled = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("graphs/carbonari_appendix.json"),
+    )
+    .unwrap();
+    let dir = std::env::temp_dir().join(format!("placesim-url-{}", std::process::id()));
+    let mine = dir.join("work/graphs");
+    std::fs::create_dir_all(&mine).unwrap();
+    let edited = mine.join("carbonari_appendix.json");
+    std::fs::write(&edited, bundled.replacen("\"id\"", "\"mem\": 1, \"id\"", 1)).unwrap();
+    let copy = dir.join("carbonari_appendix.json");
+    std::fs::write(&copy, &bundled).unwrap();
+    let url = |path: &std::path::Path| {
+        let (ok, out, err) = run(&[
+            "compare",
+            "--graph",
+            path.to_str().unwrap(),
+            "--devices",
+            "2",
+            "--placers",
+            "hash",
+            "--schedulers",
+            "fifo",
+            "--url",
+        ]);
+        assert!(ok, "{err}");
+        out.lines().last().unwrap().to_string()
+    };
+    let edited_url = url(&edited);
+    assert!(
+        !edited_url.contains("graph=carbonari_appendix"),
+        "{edited_url}"
+    );
+    assert!(
+        edited_url.contains("gz=") || edited_url.contains("graph"),
+        "{edited_url}"
+    );
+    assert!(
+        url(&copy).contains("graph=carbonari_appendix&"),
+        "the copy is the bundled graph"
+    );
+}

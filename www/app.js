@@ -3,24 +3,43 @@
 // shown with textContent (never as HTML).
 //
 // The main thread loads the engine too, for the quick calls (strategy list, graph
-// validation, fresh seeds, hashing); comparisons and timelines run in module workers.
+// validation, fresh seeds, share links: the engine's codec writes and reads them);
+// comparisons and timelines run in module workers.
 
 import init, * as engine from './pkg/placesim.js';
 import {
-  State, toFragment, fromFragment, scenarioOf, whatIfActive, sha256, formatNumber, setCluster,
+  State, linkOf, stateOf, scenarioOf, whatIfActive, setCluster,
 } from './state.js';
 
+// Elements by id, untyped: the type check is for the engine's data and the State (an
+// element's type is what index.html says, which tsc does not read).
+/** @type {(id: string) => any} */
 const $ = (id) => document.getElementById(id);
+/**
+ * @typedef {import('./types.js').Comparison} Comparison
+ * @typedef {import('./types.js').PairRun} PairRun
+ * @typedef {import('./types.js').Strategies} Strategies
+ * @typedef {{comparison: Comparison, key: string, ms: number, fragment?: string,
+ *   graphText?: string | null, speedKey?: string}} Run a comparison the page ran
+ */
+
 const state = new State();
+/** @type {import('./state.js').Registry} */
 let all = { placers: [], schedulers: [] };
-let strategyInfo = null;
+/** @type {Strategies} */
+let strategyInfo = { placers: [], schedulers: [], link_queues: [] };
 let graphIndex = [];
 let clusterIndex = [];
 let graphText = null; // text of the current graph (bundled or uploaded), null when missing
 let graphName = null;
-let current = null; // {comparison, key, ms}
-let baseline = null; // {comparison, key}
-let pairRun = null; // {placer, scheduler, seed, result}
+/** @type {Run | null} */
+let current = null;
+/** @type {Run | null} */
+let baseline = null;
+/** @type {{placer: string, scheduler: string, seed: number, result: PairRun, scenario: string,
+ *   graphText?: string | null, trace: string | null} | null} */
+let pairRun = null;
+/** @type {{key: string | null, dir: number}} */
 let sort = { key: null, dir: 1 };
 let charts = null;
 let writtenHash = null;
@@ -30,16 +49,27 @@ const timings = {};
 // Workers.
 
 class Runner {
-  constructor() { this.seq = 0; this.start(); }
-
-  start() {
-    this.worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
+  constructor() {
+    this.seq = 0;
+    /** @type {{id: number, resolve: (m: any) => void, reject: (e: Error) => void,
+     *   onProgress?: (done: number, total: number) => void} | null} */
     this.pending = null;
-    this.worker.onmessage = (e) => this.receive(e.data);
-    this.worker.onerror = (e) => {
+    this.worker = this.spawn();
+  }
+
+  spawn() {
+    const worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
+    worker.onmessage = (e) => this.receive(e.data);
+    worker.onerror = (e) => {
       e.preventDefault();
       this.fail(`the engine worker failed: ${e.message || 'could not start'}`);
     };
+    return worker;
+  }
+
+  start() {
+    this.pending = null;
+    this.worker = this.spawn();
   }
 
   receive(m) {
@@ -83,8 +113,7 @@ class Runner {
     this.pending = null;
     this.worker.terminate();
     this.start();
-    const e = new Error('cancelled');
-    e.cancelled = true;
+    const e = Object.assign(new Error('cancelled'), { cancelled: true });
     p.reject(e);
   }
 }
@@ -109,6 +138,13 @@ function num(input) {
 }
 
 function setNum(input, x) { input.value = x == null ? '' : formatNumber(x); }
+
+/** A number as links write it: the shorter of the plain and the exponent form, both exact. */
+function formatNumber(x) {
+  const plain = String(x).replace('e+', 'e');
+  const exp = x.toExponential().replace('e+', 'e');
+  return exp.length < plain.length ? exp : plain;
+}
 
 function fmt(x, digits = 4) {
   if (x == null || !Number.isFinite(x)) return '—';
@@ -141,8 +177,6 @@ function debounce(fn, ms) {
   let t = null;
   return (...args) => { clearTimeout(t); t = setTimeout(() => fn(...args), ms); };
 }
-
-const hashFn = (text) => engine.graph_sha256(text);
 
 function pairKey(p, s) { return `${p}/${s}`; }
 
@@ -218,12 +252,15 @@ async function upload(file) {
 async function giveHashedFile(file) {
   let text;
   try { text = await readFile(file); } catch (e) { show($('graph-error'), e.message); return; }
-  const got = await sha256(text, hashFn);
-  if (got !== state.graphHash.sha256) {
-    show($('graph-error'), `${file.name} is not the linked graph (SHA-256 ${got}, the link wants ${state.graphHash.sha256})`);
+  const linked = state.graphHash;
+  if (!linked) return;
+  try {
+    engine.check_linked_graph(linked, text);
+  } catch (e) {
+    show($('graph-error'), `${file.name}: ${e.message}`);
     return;
   }
-  state.upload = { name: state.graphHash.name, text };
+  state.upload = { name: linked.name, text };
   state.graphHash = null;
   if (await loadGraph()) runComparison();
 }
@@ -232,7 +269,7 @@ function renderGraphSelect() {
   const sel = $('graph-select');
   sel.replaceChildren();
   if (state.upload || state.graphHash) {
-    const name = state.upload ? state.upload.name : state.graphHash.name;
+    const name = state.upload?.name ?? state.graphHash?.name;
     sel.append(new Option(`uploaded: ${name}`, ''));
   }
   for (const g of graphIndex) {
@@ -247,6 +284,7 @@ function renderGraphSelect() {
 // ---------------------------------------------------------------------------------------
 // Controls <-> state.
 
+/** @type {[string, 'speed' | 'bandwidth' | 'latency', 0 | 1][]} */
 const GEN_INPUTS = [
   ['gen-speed-lo', 'speed', 0], ['gen-speed-hi', 'speed', 1],
   ['gen-bw-lo', 'bandwidth', 0], ['gen-bw-hi', 'bandwidth', 1],
@@ -269,9 +307,10 @@ function renderControls() {
   setNum($('table-bw'), state.clusterJson ? state.clusterJson.bandwidth : state.bw);
   setNum($('table-lat'), state.clusterJson ? (state.clusterJson.latency ?? 0) : state.lat);
   $('cluster-extra').hidden = !state.clusterJson;
-  if (state.clusterJson) {
-    const extra = ['links', 'link_types', 'kinds'].filter((k) => k in state.clusterJson);
-    $('cluster-extra').textContent = `${state.clusterJson.name || 'This cluster'} also has ${extra.join(', ') || 'other settings'}; `
+  const whole = state.clusterJson;
+  if (whole) {
+    const extra = ['links', 'link_types', 'kinds'].filter((k) => k in whole);
+    $('cluster-extra').textContent = `${whole.name || 'This cluster'} also has ${extra.join(', ') || 'other settings'}; `
       + 'they are kept (the table edits its devices).';
   }
   renderClusterPresets();
@@ -589,7 +628,7 @@ function bindControls() {
     const t = e.target;
     if (t.type !== 'range' || t.dataset.device === undefined) return;
     const id = t.dataset.device;
-    const base = whatIfBases().get(id);
+    const base = whatIfBases()?.get(id);
     const f = factor(t.value);
     if (f === 1 || base == null) delete state.whatifSpeeds[id];
     else state.whatifSpeeds[id] = Number((base * f).toPrecision(6));
@@ -602,7 +641,7 @@ function bindControls() {
     const id = t.dataset.device;
     const v = num(t);
     const explicit = state.cluster === 'explicit' || state.clusterJson;
-    if (t.value.trim() === '' || (explicit && v === whatIfBases().get(id))) delete state.whatifSpeeds[id];
+    if (t.value.trim() === '' || (explicit && v === whatIfBases()?.get(id))) delete state.whatifSpeeds[id];
     else if (v != null && v > 0) state.whatifSpeeds[id] = v;
     else { // not a speed: show the current one again
       const base = whatIfBases()?.get(id);
@@ -656,7 +695,8 @@ function bindControls() {
     download(`${p.placer}-${p.scheduler}-seed${p.seed}.trace.json`, p.trace);
   });
   $('share').addEventListener('click', async () => {
-    const url = location.origin + location.pathname + await writeHash();
+    let url;
+    try { url = location.origin + location.pathname + writeHash(); } catch (e) { show($('run-error'), e.message); return; }
     const box = $('share-url');
     box.value = url;
     box.hidden = false;
@@ -668,7 +708,7 @@ function bindControls() {
     choosePair(p, s);
   });
   $('pair-seed').addEventListener('change', () => runPair());
-  for (const b of document.querySelectorAll('[data-export]')) {
+  for (const b of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll('[data-export]'))) {
     b.addEventListener('click', () => exportChart(b.dataset.export, b.dataset.fmt));
   }
   window.addEventListener('hashchange', async () => {
@@ -692,7 +732,7 @@ function whatIfBases() {
     return new Map(state.dev.map((d) => [d.id, d.speed]));
   }
   const row = baseline?.comparison.results[0];
-  if (!row || baseline.speedKey !== speedKey(scenarioOf(state, all, false))) return null;
+  if (!row || !baseline || baseline.speedKey !== speedKey(scenarioOf(state, all, false))) return null;
   return new Map(row.devices.map((d) => [d.id, d.speed]));
 }
 
@@ -788,8 +828,25 @@ function staleResults() {
 // ---------------------------------------------------------------------------------------
 // Running.
 
-async function writeHash() {
-  const f = await toFragment(state, all, hashFn);
+// An upload too large to embed is written by its hash, computed once per upload.
+const uploadHashes = new WeakMap();
+
+/** The state's link fragment, written by the engine (src/share.rs). */
+function fragmentOf(s) {
+  const link = linkOf(s, all);
+  const hashed = s.upload && uploadHashes.get(s.upload);
+  if (hashed) return engine.page_fragment(link.scenario, undefined, hashed, link.view);
+  const f = engine.page_fragment(link.scenario, link.graphText, link.graphHash, link.view);
+  if (s.upload && f.includes('&graphsha256=')) {
+    const g = engine.read_link(f).graph;
+    if (g.kind === 'hashed') uploadHashes.set(s.upload, { sha256: g.sha256, name: g.name });
+  }
+  return f;
+}
+
+/** Shows the state's link in the address bar; returns its fragment. */
+function writeHash() {
+  const f = fragmentOf(state);
   writtenHash = f;
   if (location.hash !== f) history.replaceState(null, '', f);
   return f;
@@ -815,7 +872,7 @@ async function runComparison({ auto = false } = {}) {
     return;
   }
   let fragment;
-  try { fragment = await writeHash(); } catch (e) { show($('run-error'), e.message); return; }
+  try { fragment = writeHash(); } catch (e) { show($('run-error'), e.message); return; }
   const withWhatIf = scenarioOf(state, all, true);
   const base = scenarioOf(state, all, false);
   const key = scenarioKey(base);
@@ -856,6 +913,7 @@ async function runComparison({ auto = false } = {}) {
 }
 
 function chosenPair() {
+  if (!current) return null;
   const rs = current.comparison.results;
   if (state.pair) {
     const [p, s] = state.pair.split('/');
@@ -874,7 +932,7 @@ function choosePair(placer, scheduler) {
     return;
   }
   state.pair = pairKey(placer, scheduler);
-  writeHash();
+  try { writeHash(); } catch (e) { show($('run-error'), e.message); }
   renderPairSelect();
   drawCharts();
   runPair();
@@ -918,6 +976,7 @@ async function runPair() {
 // ---------------------------------------------------------------------------------------
 // Results.
 
+/** @param {Comparison} c */
 function rowsOf(c) {
   const base = new Map((baseline?.comparison.results || []).map((r) => [pairKey(r.placer, r.scheduler), r]));
   const delta = whatIfActive(state) && baseline;
@@ -932,6 +991,7 @@ function rowsOf(c) {
 }
 
 function renderResults() {
+  if (!current) return;
   const c = current.comparison;
   $('results-empty').hidden = true;
   $('results-body').hidden = false;
@@ -947,12 +1007,14 @@ function renderResults() {
 }
 
 function renderTable() {
+  if (!current) return;
   const rows = rowsOf(current.comparison);
   if (sort.key) {
     const k = sort.key;
     rows.sort((a, b) => {
-      const x = a[k];
-      const y = b[k];
+      // A column of the table: a row field, by the header's data-sort.
+      const x = /** @type {any} */ (a)[k];
+      const y = /** @type {any} */ (b)[k];
       if (typeof x === 'string') return sort.dir * x.localeCompare(y);
       return sort.dir * ((x ?? Infinity) - (y ?? Infinity));
     });
@@ -982,7 +1044,8 @@ function renderTable() {
     td(r.scheduler);
     const delta = () => {
       const d = r.delta;
-      td(d == null ? '' : `${d > 0 ? '+' : ''}${d.toFixed(1)}%`, `num delta-col ${d > 0.05 ? 'worse' : d < -0.05 ? 'better' : ''}`);
+      const change = d == null ? '' : d > 0.05 ? 'worse' : d < -0.05 ? 'better' : '';
+      td(d == null ? '' : `${d > 0 ? '+' : ''}${d.toFixed(1)}%`, `num delta-col ${change}`);
     };
     if (r.error) {
       td('failed', 'num error-cell', r.error);
@@ -1010,7 +1073,7 @@ function renderTable() {
 function renderPairSelect() {
   const sel = $('pair-select');
   sel.replaceChildren();
-  for (const r of current.comparison.results) {
+  for (const r of current?.comparison.results ?? []) {
     if (r.error) continue;
     sel.append(new Option(`${r.placer} / ${r.scheduler}`, `${r.placer}\n${r.scheduler}`));
   }
@@ -1022,6 +1085,7 @@ function renderPairSelect() {
   $('memory-caption').textContent = r ? `(${r.placer} / ${r.scheduler})` : '';
 }
 
+/** @param {Comparison} c */
 function toCsv(c) {
   const cols = ['placer', 'scheduler', 'makespan', 'makespan_std', 'makespan_min', 'makespan_max', 'lower_bound',
     'gap', 'traffic_bytes', 'transfers', 'placement_seconds', 'peak_memory', 'oom', 'error'];
@@ -1062,6 +1126,7 @@ function draw(id, fn) {
 }
 
 function drawCharts() {
+  if (!current) return;
   const c = current.comparison;
   const r = chosenPair();
   const highlight = r ? { placer: r.placer, scheduler: r.scheduler } : null;
@@ -1097,6 +1162,7 @@ let timelineChart = null;
 function drawTimelineChart() {
   timelineChart = null;
   draw('chart-timeline', (el) => {
+    if (!pairRun) return;
     timelineChart = charts.drawTimeline(el, pairRun.result.timeline, {
       onHover: (info) => { $('timeline-hover').textContent = describe(info); },
     });
@@ -1128,10 +1194,15 @@ function showLinkError(e) {
   show($('link-error'), `This link could not be opened: ${e.message}. The page shows its defaults instead.`);
 }
 
+/** The state of a link fragment, read by the engine (src/share.rs). */
+function readLink(hash) {
+  return stateOf(engine.read_link(hash), all);
+}
+
 async function openLink(hash) {
   let s;
   try {
-    s = await fromFragment(hash);
+    s = readLink(hash);
   } catch (e) {
     showLinkError(e);
     return false;
@@ -1170,7 +1241,7 @@ async function main() {
   let fromLink = false;
   if (hash.length > 1) {
     try {
-      const s = await fromFragment(hash);
+      const s = readLink(hash);
       for (const k of Object.keys(s)) state[k] = s[k];
       fromLink = true;
     } catch (e) {
@@ -1184,12 +1255,13 @@ async function main() {
   if (fromLink && ok) await runComparison();
 }
 
-window.placesim = {
+/** @type {any} */ (window).placesim = {
   state, timings,
   get comparison() { return current?.comparison ?? null; },
   get baseline() { return baseline?.comparison ?? null; },
   get pairRun() { return pairRun; },
-  toFragment: () => toFragment(state, all, hashFn),
+  fragment: () => fragmentOf(state),
+  readLink,
 };
 
 main().catch((e) => {

@@ -7,9 +7,12 @@
 //! Timeline data is what the page's Gantt chart draws: arrays instead of objects, so that
 //! 20,000 ops stay small.
 
+use serde::Serialize;
 use serde_json::{json, Value};
 
 use crate::compare::RunDetail;
+use crate::model::cluster::DevIx;
+use crate::model::graph::NodeIx;
 
 fn us(seconds: f64) -> f64 {
     seconds * 1e6
@@ -72,58 +75,146 @@ pub fn chrome_trace(detail: &RunDetail) -> Value {
     json!({ "traceEvents": events, "displayTimeUnit": "ms" })
 }
 
-/// Compact data for the page's timeline.
-pub fn timeline(detail: &RunDetail) -> Value {
+/// Compact data for the page's timeline (`www/charts/timeline.js`; its JSDoc type is
+/// `Timeline` in `www/types.js`). Times in seconds of simulated time, sizes in bytes.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Timeline<'a> {
+    pub makespan: f64,
+    pub lower_bound: f64,
+    pub placement_seconds: f64,
+    pub devices: Vec<TimelineDevice<'a>>,
+    /// Node ids, by node index.
+    pub nodes: Vec<&'a str>,
+    /// Op type names; `op_type[v]` indexes this.
+    pub op_types: &'a [String],
+    pub op_type: Vec<u32>,
+    /// Per node: `[device, start, end]`.
+    pub ops: Vec<(DevIx, f64, f64)>,
+    /// Per transfer: `[src device, dst device, ready, start, end, bytes, producer node]`.
+    pub transfers: Vec<(DevIx, DevIx, f64, f64, f64, f64, NodeIx)>,
+    /// Per device: the memory curve flattened, `[t0, bytes0, t1, bytes1, ...]`.
+    pub memory: Vec<Vec<f64>>,
+}
+
+/// One device of a [`Timeline`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TimelineDevice<'a> {
+    pub id: &'a str,
+    pub kind: &'a str,
+    pub speed: f64,
+    /// Capacity in bytes; `None` (JSON `null`) when unlimited.
+    pub memory: Option<f64>,
+    pub busy: f64,
+    pub peak_memory: f64,
+    pub oom: bool,
+    pub ops: usize,
+}
+
+/// The page's timeline data of a recorded run (empty lanes when the run kept no trace).
+pub fn timeline<'a>(detail: &'a RunDetail) -> Timeline<'a> {
     let p = &detail.problem;
     let g = p.graph;
-    let empty = crate::sim::Trace {
-        ops: vec![],
-        transfers: vec![],
-        transfer_times: vec![],
-        memory: vec![],
+    let (ops, transfers, memory) = match &detail.sim.trace {
+        None => (vec![], vec![], vec![]),
+        Some(trace) => (
+            trace
+                .ops
+                .iter()
+                .enumerate()
+                .map(|(v, &(s, e))| (detail.placement[v], s, e))
+                .collect(),
+            trace
+                .transfers
+                .iter()
+                .zip(&trace.transfer_times)
+                .map(|(tr, t)| {
+                    let producer = g.tensors[tr.tensor as usize].src;
+                    (tr.src, tr.dst, t.ready, t.start, t.end, tr.bytes, producer)
+                })
+                .collect(),
+            trace
+                .memory
+                .iter()
+                .map(|c| c.iter().flat_map(|&(t, b)| [t, b]).collect())
+                .collect(),
+        ),
     };
-    let trace = detail.sim.trace.as_ref().unwrap_or(&empty);
-    let ops: Vec<Value> = trace
-        .ops
-        .iter()
-        .enumerate()
-        .map(|(v, &(s, e))| json!([detail.placement[v], s, e]))
-        .collect();
-    let transfers: Vec<Value> = trace
-        .transfers
-        .iter()
-        .zip(&trace.transfer_times)
-        .map(|(tr, t)| {
-            json!([
-                tr.src,
-                tr.dst,
-                t.ready,
-                t.start,
-                t.end,
-                tr.bytes,
-                g.tensors[tr.tensor as usize].src
-            ])
-        })
-        .collect();
-    let memory: Vec<Vec<f64>> = trace
-        .memory
-        .iter()
-        .map(|c| c.iter().flat_map(|&(t, b)| [t, b]).collect())
-        .collect();
-    json!({
-        "makespan": detail.sim.makespan,
-        "lower_bound": detail.lower_bound,
-        "placement_seconds": detail.placement_seconds,
-        "devices": p.cluster.devices.iter().zip(&detail.sim.devices).map(|(d, s)| json!({
-            "id": d.id, "kind": d.kind, "speed": d.speed,
-            "memory": d.memory.is_finite().then_some(d.memory),
-            "busy": s.busy, "peak_memory": s.peak_memory, "oom": s.oom, "ops": s.ops
-        })).collect::<Vec<_>>(),
-        "nodes": g.nodes.iter().map(|n| n.id.as_str()).collect::<Vec<_>>(),
-        "op_types": g.op_types,
-        "op_type": (0..g.node_count() as u32).map(|v| g.op_type(v)).collect::<Vec<_>>(),
-        "ops": ops,
-        "transfers": transfers,
-        "memory": memory,
-    })
+    Timeline {
+        makespan: detail.sim.makespan,
+        lower_bound: detail.lower_bound,
+        placement_seconds: detail.placement_seconds,
+        devices: p
+            .cluster
+            .devices
+            .iter()
+            .zip(&detail.sim.devices)
+            .map(|(d, s)| TimelineDevice {
+                id: &d.id,
+                kind: &d.kind,
+                speed: d.speed,
+                memory: d.memory.is_finite().then_some(d.memory),
+                busy: s.busy,
+                peak_memory: s.peak_memory,
+                oom: s.oom,
+                ops: s.ops,
+            })
+            .collect(),
+        nodes: g.nodes.iter().map(|n| n.id.as_str()).collect(),
+        op_types: &g.op_types,
+        op_type: (0..g.node_count() as u32).map(|v| g.op_type(v)).collect(),
+        ops,
+        transfers,
+        memory,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::cluster::Cluster;
+    use crate::model::graph::Graph;
+    use crate::scenario::{ClusterSource, GraphSource, Scenario};
+
+    #[test]
+    fn timeline_json_is_what_the_page_draws() {
+        let g = Graph::from_json(
+            r#"{"name":"t","nodes":[{"id":"a","op":"MatMul","cost":2},{"id":"b","cost":1}],
+                "edges":[{"src":"a","dst":"b","bytes":100}]}"#,
+            "t",
+        )
+        .unwrap();
+        let c = Cluster::uniform(&[1.0, 1.0], 100.0, 0.0);
+        let s = Scenario::new(
+            GraphSource::Bundled("t".into()),
+            ClusterSource::Inline(Value::Null),
+        );
+        // `single` puts both ops on one device: no transfers, a run of 2 + 1 seconds.
+        let detail = crate::compare::run_one(&s, &g, &c, None, "single", "fifo", 0).unwrap();
+        let v = serde_json::to_value(timeline(&detail)).unwrap();
+        let keys: Vec<&str> = v.as_object().unwrap().keys().map(|k| k.as_str()).collect();
+        let mut want = vec![
+            "makespan",
+            "lower_bound",
+            "placement_seconds",
+            "devices",
+            "nodes",
+            "op_types",
+            "op_type",
+            "ops",
+            "transfers",
+            "memory",
+        ];
+        want.sort();
+        assert_eq!(keys, want);
+        assert_eq!(v["makespan"], 3.0);
+        assert_eq!(v["nodes"], json!(["a", "b"]));
+        assert_eq!(v["op_type"].as_array().unwrap().len(), 2);
+        let d = detail.placement[0];
+        assert_eq!(v["ops"][0], json!([d, 0.0, 2.0]));
+        assert_eq!(v["ops"][1], json!([d, 2.0, 3.0]));
+        assert_eq!(v["transfers"], json!([]));
+        assert_eq!(v["devices"][0]["memory"], Value::Null);
+        assert_eq!(v["devices"][d as usize]["ops"], 2, "{}", v["devices"]);
+        assert_eq!(v["memory"].as_array().unwrap().len(), 2);
+    }
 }

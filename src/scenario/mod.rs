@@ -25,6 +25,7 @@ use crate::rng::Rng;
 use crate::schedule::SCHEDULERS;
 use crate::sim::LinkModel;
 
+pub mod load;
 mod resolve;
 pub use resolve::{Resolved, Strategy};
 

@@ -138,6 +138,7 @@ function renderGrouped(width, comparison, results, spec, options, tip) {
     svgText(svg, 12, top + 13, title, { 'font-size': 14, 'font-weight': 600, class: 'pc-title' });
     top += 24;
   }
+  /** @type {{kind: string, color?: string, label: string, scheduler?: string}[]} */
   const legendItems = schedulers.map((s) => ({ kind: 'swatch', color: colors.get(s), label: s, scheduler: s }));
   if (spec.bound) legendItems.push({ kind: 'dash', label: 'lower bound' });
   if (anyInfeasible) legendItems.push({ kind: 'hatch', label: 'infeasible' });

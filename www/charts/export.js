@@ -3,7 +3,7 @@
 // Not here: building charts. The timeline is a canvas: pass controller.canvas (what is on
 // screen) or controller.toCanvas() (every lane) to exportPng.
 
-import { SVG_NS, INK } from './svg.js';
+import { SVG_NS, INK, context2d } from './svg.js';
 
 /** Downloads a Blob under filename. */
 export function downloadBlob(blob, filename) {
@@ -68,7 +68,7 @@ export function svgToCanvas(svgElement, scale = 2) {
       const canvas = document.createElement('canvas');
       canvas.width = Math.round(w * scale);
       canvas.height = Math.round(h * scale);
-      const ctx = canvas.getContext('2d');
+      const ctx = context2d(canvas);
       ctx.fillStyle = INK.background;
       ctx.fillRect(0, 0, canvas.width, canvas.height);
       ctx.drawImage(img, 0, 0, canvas.width, canvas.height);
@@ -94,7 +94,7 @@ export async function exportPng(svgOrCanvasElement, filename = 'chart.png', opti
     canvas = document.createElement('canvas');
     canvas.width = el.width;
     canvas.height = el.height;
-    const ctx = canvas.getContext('2d');
+    const ctx = context2d(canvas);
     ctx.fillStyle = INK.background;
     ctx.fillRect(0, 0, canvas.width, canvas.height);
     ctx.drawImage(el, 0, 0);

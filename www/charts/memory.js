@@ -124,6 +124,7 @@ function renderSingle(width, row, options, tip) {
   }
   const anyOom = devices.some((d) => d.oom);
   const anyUnlimited = devices.some((d) => capacityOf(d) === null);
+  /** @type {{kind: string, color?: string, symbol?: string, label: string}[]} */
   const items = [
     { kind: 'rect', color: INK.memory, label: 'peak memory' },
     { kind: 'line', color: INK.capacity, label: 'capacity' },
@@ -233,6 +234,7 @@ function renderMultiples(width, results, options, tip) {
   // Legend first (its height decides where the grid starts).
   const probe = createSvgRoot(width, 10, 'memory');
   const anyOom = results.some((r) => (r.devices || []).some((d) => d.oom) && !isInfeasible(r));
+  /** @type {{kind: string, color?: string, symbol?: string, label: string}[]} */
   const items = [
     { kind: 'rect', color: INK.memory, label: 'peak memory' },
     { kind: 'line', color: INK.capacity, label: 'capacity' },

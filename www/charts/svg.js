@@ -174,6 +174,7 @@ function decimalsFor(x) {
   return 9;
 }
 
+/** @type {[number, string][]} */
 const TIME_UNITS = [
   [1, 's'],
   [1e-3, 'ms'],
@@ -181,6 +182,7 @@ const TIME_UNITS = [
   [1e-9, 'ns'],
 ];
 
+/** @param {number} maxAbs @returns {[number, string]} */
 function timeUnit(maxAbs) {
   for (const u of TIME_UNITS) if (maxAbs >= u[0]) return u;
   return TIME_UNITS[TIME_UNITS.length - 1];
@@ -201,6 +203,7 @@ export function timeTickFormatter(maxAbs, step) {
   return (v) => (v === 0 ? '0' : `${(v / scale).toFixed(dec)} ${name}`);
 }
 
+/** @type {[number, string][]} */
 const BYTE_UNITS = [
   [1e12, 'TB'],
   [1e9, 'GB'],
@@ -246,14 +249,27 @@ export function formatCount(x) {
 // ---------------------------------------------------------------------------------------
 // Text measurement (canvas based, works before layout and for hidden containers)
 
+/**
+ * The 2D context of a canvas; throws when the browser gives none.
+ * @param {HTMLCanvasElement} canvas
+ */
+export function context2d(canvas) {
+  const ctx = canvas.getContext('2d');
+  if (!ctx) throw new Error('this browser gives no 2D canvas');
+  return ctx;
+}
+
+/** @type {CanvasRenderingContext2D | null} */
 let measureCtx = null;
+/** @param {string} str @param {number} [size] @param {string | number} [weight] */
 export function textWidth(str, size = 12, weight = 'normal') {
-  if (!measureCtx) measureCtx = document.createElement('canvas').getContext('2d');
+  if (!measureCtx) measureCtx = context2d(document.createElement('canvas'));
   measureCtx.font = `${weight} ${size}px ${FONT}`;
   return measureCtx.measureText(String(str)).width;
 }
 
 /** Shortens str with an ellipsis to fit maxWidth pixels. */
+/** @param {string} str @param {number} maxWidth @param {number} [size] @param {string | number} [weight] */
 export function ellipsize(str, maxWidth, size = 12, weight = 'normal') {
   str = String(str);
   if (textWidth(str, size, weight) <= maxWidth) return str;

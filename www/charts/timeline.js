@@ -10,7 +10,7 @@
 
 import {
   INK, FONT, formatSeconds, formatBytes, formatCount, formatSig, timeTickFormatter, ticksWithin,
-  opTypeColor, textWidth, htmlEl, tooltip, mount, showMessage, num,
+  opTypeColor, textWidth, htmlEl, tooltip, mount, showMessage, num, context2d,
 } from './svg.js';
 
 const AXIS_H = 28;
@@ -75,6 +75,7 @@ function makeLane(kind, ids, startOf, endOf) {
   return { kind, n, starts, ends, maxEnd, items };
 }
 
+/** @param {import('../types.js').Timeline} tl */
 function prepare(tl) {
   const t0 = performance.now();
   const devices = Array.isArray(tl.devices) ? tl.devices : [];
@@ -91,6 +92,7 @@ function prepare(tl) {
   const N = ops.length;
   const opStart = new Float64Array(N);
   const opEnd = new Float64Array(N);
+  /** @type {number[][]} */
   const perDevice = Array.from({ length: D }, () => []);
   let tEnd = num(tl.makespan);
   for (let v = 0; v < N; v++) {
@@ -208,6 +210,11 @@ function memLabel(mem) {
  * Returns a controller {canvas, redraw(), destroy(), getView(), setView(t0, t1), resetView(),
  *   toCanvas(scale) (every lane, for export), stats {prepMs, lastDrawMs}, hitTest(x, y)}.
  */
+/**
+ * @param {HTMLElement} container
+ * @param {import('../types.js').Timeline} timeline
+ * @param {object} [options]
+ */
 export function drawTimeline(container, timeline, options = {}) {
   if (!timeline || !Array.isArray(timeline.ops)) {
     showMessage(container, 'No timeline.');
@@ -288,7 +295,7 @@ export function drawTimeline(container, timeline, options = {}) {
   function drawNow() {
     if (!canvas.isConnected || cssW === 0) return;
     const start = performance.now();
-    const ctx = canvas.getContext('2d');
+    const ctx = context2d(canvas);
     const dpr = canvas.width / cssW;
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     paint(ctx, P, view, cssW, cssH, scroller.scrollTop, hover);
@@ -555,7 +562,7 @@ export function drawTimeline(container, timeline, options = {}) {
       const c = document.createElement('canvas');
       c.width = Math.round(cssW * scale);
       c.height = Math.round(h * scale);
-      const ctx = c.getContext('2d');
+      const ctx = context2d(c);
       ctx.setTransform(scale, 0, 0, scale, 0, 0);
       paint(ctx, P, view, cssW, h, 0, null);
       return c;

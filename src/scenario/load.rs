@@ -1,0 +1,185 @@
+//! Loading a scenario's graph and cluster: the one path the CLI and the wasm adapter share.
+//!
+//! Where file texts come from is the caller's business (the CLI reads the disk and finds
+//! bundled graphs in `graphs/`; the page passes the texts it holds): it hands [`load`] a
+//! reader for [`FileRef`]s. Everything else, which source needs which text, what a graph is
+//! named, and which errors name which file, happens here once.
+
+use crate::error::{Error, Result};
+use crate::model::cluster::Cluster;
+use crate::model::graph::Graph;
+
+use super::{ClusterSource, GraphSource, Scenario};
+
+/// A file a scenario refers to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileRef<'a> {
+    /// A bundled graph, by name (`vgg19_layers`).
+    BundledGraph(&'a str),
+    /// A graph file, by path.
+    GraphFile(&'a str),
+    /// A cluster file, by path.
+    ClusterFile(&'a str),
+}
+
+/// A scenario with its graph and (when not generated) its cluster loaded, and the texts they
+/// came from (what a share link embeds or hashes).
+#[derive(Debug, Clone)]
+pub struct Loaded {
+    pub scenario: Scenario,
+    pub graph: Graph,
+    pub graph_text: String,
+    pub cluster: Option<Cluster>,
+    /// The cluster file's text, when the cluster is a file.
+    pub cluster_text: Option<String>,
+}
+
+/// The name of a graph that has none of its own: a bundled graph's name, a file's stem.
+fn fallback_name(source: &GraphSource) -> String {
+    match source {
+        GraphSource::Bundled(name) => name.clone(),
+        GraphSource::File(path) => {
+            let base = path.rsplit(['/', '\\']).next().unwrap_or(path);
+            base.strip_suffix(".json").unwrap_or(base).to_string()
+        }
+        GraphSource::Inline(_) => "inline graph".to_string(),
+    }
+}
+
+/// A parse error names the file it came from.
+fn in_file(path: &str, e: Error) -> Error {
+    match e {
+        Error::Parse { message, .. } => Error::Parse {
+            what: path.to_string(),
+            message,
+        },
+        other => other,
+    }
+}
+
+/// Resolves the scenario (names, parameters, pairs), then reads and validates its graph and
+/// cluster through `read`.
+pub fn load(scenario: Scenario, read: &dyn Fn(FileRef) -> Result<String>) -> Result<Loaded> {
+    scenario.resolve()?;
+    let name = fallback_name(&scenario.graph);
+    let (graph, graph_text) = match &scenario.graph {
+        GraphSource::Bundled(b) => {
+            let text = read(FileRef::BundledGraph(b))?;
+            (
+                Graph::from_json(&text, &name).map_err(|e| in_file(b, e))?,
+                text,
+            )
+        }
+        GraphSource::File(path) => {
+            let text = read(FileRef::GraphFile(path))?;
+            (
+                Graph::from_json(&text, &name).map_err(|e| in_file(path, e))?,
+                text,
+            )
+        }
+        GraphSource::Inline(value) => {
+            let text = value.to_string();
+            (Graph::from_json(&text, &name)?, text)
+        }
+    };
+    let (cluster, cluster_text) = match &scenario.cluster {
+        ClusterSource::Generate(_) => (None, None),
+        ClusterSource::File(path) => {
+            let text = read(FileRef::ClusterFile(path))?;
+            let cluster = Cluster::from_json(&text, path).map_err(|e| in_file(path, e))?;
+            (Some(cluster), Some(text))
+        }
+        ClusterSource::Inline(value) => (
+            Some(Cluster::from_json(&value.to_string(), "inline cluster")?),
+            None,
+        ),
+    };
+    Ok(Loaded {
+        scenario,
+        graph,
+        graph_text,
+        cluster,
+        cluster_text,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const G: &str = r#"{"nodes":[{"id":"a","cost":1}]}"#;
+    const C: &str = r#"{"devices":[{"id":"d","speed":1}],"bandwidth":1}"#;
+
+    fn scenario(graph: GraphSource, cluster: ClusterSource) -> Scenario {
+        Scenario::new(graph, cluster)
+    }
+
+    #[test]
+    fn each_source_asks_for_its_file_and_names_it_in_errors() {
+        let read = |f: FileRef| -> Result<String> {
+            match f {
+                FileRef::BundledGraph("g") | FileRef::GraphFile("dir/my.graph.json") => {
+                    Ok(G.into())
+                }
+                FileRef::ClusterFile("c.json") => Ok(C.into()),
+                FileRef::GraphFile("bad.json") => Ok("{nodes: [".into()),
+                other => Err(Error::Io {
+                    path: format!("{other:?}"),
+                    message: "missing".into(),
+                }),
+            }
+        };
+        let l = load(
+            scenario(
+                GraphSource::Bundled("g".into()),
+                ClusterSource::File("c.json".into()),
+            ),
+            &read,
+        )
+        .unwrap();
+        assert_eq!(l.graph.name, "g");
+        assert_eq!(l.cluster_text.as_deref(), Some(C));
+        assert_eq!(l.cluster.unwrap().devices[0].id, "d");
+        let l = load(
+            scenario(
+                GraphSource::File("dir/my.graph.json".into()),
+                ClusterSource::Inline(serde_json::from_str(C).unwrap()),
+            ),
+            &read,
+        )
+        .unwrap();
+        assert_eq!(
+            l.graph.name, "my.graph",
+            "a file's stem names a graph without a name"
+        );
+        assert!(l.cluster.is_some() && l.cluster_text.is_none());
+        let e = load(
+            scenario(
+                GraphSource::File("bad.json".into()),
+                ClusterSource::File("c.json".into()),
+            ),
+            &read,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.starts_with("bad.json: "), "{e}");
+        let e = load(
+            scenario(
+                GraphSource::Bundled("g".into()),
+                ClusterSource::File("nope.json".into()),
+            ),
+            &read,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("nope.json") && e.contains("missing"), "{e}");
+        // A bad strategy name is refused before any file is read.
+        let mut s = scenario(
+            GraphSource::Bundled("zz".into()),
+            ClusterSource::File("c.json".into()),
+        );
+        s.placers = vec!["nope".into()];
+        let e = load(s, &read).unwrap_err().to_string();
+        assert!(e.contains("unknown placer 'nope'"), "{e}");
+    }
+}

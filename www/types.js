@@ -1,0 +1,210 @@
+// JSDoc types of what the page gets from the engine (src/wasm.rs), checked by
+// `tsc --noEmit` (jsconfig.json; `make lint`). Each mirrors a Rust type; keep them in step:
+//   Comparison, PairResult, DeviceResult, GraphSummary   src/compare.rs
+//   Scenario and its parts                                src/model/scenario.rs
+//   Timeline, TimelineDevice                              src/report/trace.rs
+//   Link, LinkGraph, GraphHash, PageView                  src/share.rs
+//   Strategies, StrategyInfo, ParamSpec, GraphInfo        src/wasm.rs, src/params.rs
+// Numbers are seconds, bytes and work per second unless said otherwise.
+//
+// Nothing here runs: the module only holds types (`import('./types.js').Comparison`).
+
+/**
+ * @typedef {object} DeviceResult One device's figures for a pair, over the seeds.
+ * @property {string} id
+ * @property {string} kind
+ * @property {number} speed mean over the seeds (after the what-if)
+ * @property {number} busy mean seconds busy
+ * @property {number} utilization mean busy / makespan
+ * @property {number} ops mean number of ops run
+ * @property {number} peak_memory highest peak over the seeds, bytes
+ * @property {number | null} memory capacity in bytes; null when unlimited
+ * @property {boolean} oom whether any seed exceeded the capacity
+ */
+
+/**
+ * @typedef {object} PairResult One placer x scheduler pair.
+ * @property {string} placer
+ * @property {string} scheduler
+ * @property {number} makespan mean over the seeds
+ * @property {number} makespan_std
+ * @property {number} makespan_min
+ * @property {number} makespan_max
+ * @property {number[]} makespans one per seed that placed
+ * @property {number[]} [failed_seeds] seed indices at which the placer failed
+ * @property {number} lower_bound
+ * @property {number} gap mean of makespan / lower bound
+ * @property {number} traffic_bytes
+ * @property {number} transfers
+ * @property {number} placement_seconds
+ * @property {boolean} oom
+ * @property {DeviceResult[]} devices
+ * @property {string} [error] why the pair has no numbers
+ */
+
+/**
+ * @typedef {object} GraphSummary
+ * @property {string} name
+ * @property {number} nodes
+ * @property {number} edges
+ * @property {number} colocation_groups
+ */
+
+/**
+ * @typedef {object} Comparison What `placesim compare --json` prints and the page shows.
+ * @property {Scenario} scenario
+ * @property {GraphSummary} graph
+ * @property {number} critical_path_bound
+ * @property {number} work_bound
+ * @property {PairResult[]} results
+ */
+
+/** @typedef {[number, number]} Range `[lo, hi]` */
+
+/**
+ * @typedef {object} ClusterGen A cluster drawn per seed from ranges.
+ * @property {number} devices
+ * @property {Range} speed
+ * @property {Range} bandwidth
+ * @property {Range} [latency]
+ * @property {number} [memory]
+ * @property {number} [memory_fraction]
+ * @property {string[]} [kinds]
+ */
+
+/**
+ * @typedef {object} DeviceJson A device of cluster JSON (docs/format.md).
+ * @property {string} id
+ * @property {string} [kind]
+ * @property {number} speed
+ * @property {number} [memory]
+ */
+
+/**
+ * @typedef {{devices: DeviceJson[], bandwidth: number, latency?: number, name?: string,
+ *   [more: string]: unknown}} ClusterJson
+ */
+
+/**
+ * @typedef {{bundled: string} | {file: string} | {inline: object}} GraphSource
+ * @typedef {{generate: ClusterGen} | {file: string} | {inline: ClusterJson}} ClusterSource
+ */
+
+/**
+ * @typedef {object} Randomize
+ * @property {Range} [cost]
+ * @property {Range} [bytes]
+ * @property {Range} [mem]
+ */
+
+/**
+ * @typedef {object} WhatIf
+ * @property {number} compute
+ * @property {number} bandwidth
+ * @property {Record<string, number>} [speeds] device id -> speed
+ */
+
+/**
+ * @typedef {object} Scenario The engine's description of a comparison.
+ * @property {number} version
+ * @property {GraphSource} graph
+ * @property {ClusterSource} cluster
+ * @property {Randomize} [randomize]
+ * @property {string[]} placers
+ * @property {string[]} schedulers
+ * @property {Record<string, number>} [params] `strategy.parameter` -> value
+ * @property {'parallel' | 'fcfs'} links
+ * @property {string} link_order
+ * @property {number} seeds
+ * @property {number} seed
+ * @property {WhatIf} [what_if]
+ */
+
+/**
+ * @typedef {object} TimelineDevice
+ * @property {string} id
+ * @property {string} kind
+ * @property {number} speed
+ * @property {number | null} memory capacity; null when unlimited
+ * @property {number} busy
+ * @property {number} peak_memory
+ * @property {boolean} oom
+ * @property {number} ops
+ */
+
+/**
+ * @typedef {object} Timeline One run's schedule, compact (report::trace::timeline).
+ * @property {number} makespan
+ * @property {number} lower_bound
+ * @property {number} placement_seconds
+ * @property {TimelineDevice[]} devices
+ * @property {string[]} nodes node ids by index
+ * @property {string[]} op_types
+ * @property {number[]} op_type per node, an index into op_types
+ * @property {[number, number, number][]} ops per node: [device, start, end]
+ * @property {[number, number, number, number, number, number, number][]} transfers
+ *   per transfer: [src device, dst device, ready, start, end, bytes, producer node]
+ * @property {number[][]} memory per device: [t0, bytes0, t1, bytes1, ...]
+ */
+
+/**
+ * @typedef {object} PairRun What `run_pair` returns.
+ * @property {Timeline} timeline
+ * @property {string | null} trace Chrome trace JSON text, when asked for
+ */
+
+/**
+ * @typedef {object} ParamSpec
+ * @property {string} name
+ * @property {number} default
+ * @property {string} doc
+ */
+
+/**
+ * @typedef {object} StrategyInfo
+ * @property {string} name
+ * @property {string} summary
+ * @property {ParamSpec[]} params
+ */
+
+/**
+ * @typedef {object} Strategies What `strategies()` returns.
+ * @property {StrategyInfo[]} placers
+ * @property {StrategyInfo[]} schedulers
+ * @property {StrategyInfo[]} link_queues
+ */
+
+/**
+ * @typedef {object} GraphInfo What `validate_graph` returns.
+ * @property {string} name
+ * @property {number} nodes
+ * @property {number} edges
+ * @property {number} colocation_groups
+ * @property {number} op_types
+ */
+
+/**
+ * @typedef {object} GraphHash A graph a link names by the SHA-256 of its text.
+ * @property {string} sha256 lowercase hex
+ * @property {string} name
+ */
+
+/**
+ * @typedef {{kind: 'bundled'} | {kind: 'embedded', name: string, text: string}
+ *   | {kind: 'hashed', sha256: string, name: string}} LinkGraph How a link gives its graph.
+ */
+
+/**
+ * @typedef {object} PageView What a page link carries besides its scenario.
+ * @property {string | null} [pair] `placer/scheduler` whose timeline is shown
+ */
+
+/**
+ * @typedef {object} Link What `read_link` returns. For an embedded or hashed graph the
+ *   scenario's graph is `{file: name}` and the text is in `graph`.
+ * @property {Scenario} scenario
+ * @property {LinkGraph} graph
+ * @property {PageView} view
+ */
+
+export {};
