@@ -879,7 +879,8 @@ async function runComparison({ auto = false } = {}) {
   const progress = (label) => (done, total) => {
     $('progress').max = total;
     $('progress').value = done;
-    $('status').textContent = `${label}${done} / ${total} simulations`;
+    // One step per placement and per simulation; a long placer moves `done` by fractions.
+    $('status').textContent = `${label}${Math.round((100 * done) / Math.max(total, 1))}% of ${total} steps`;
   };
   const t0 = performance.now();
   try {
@@ -1000,6 +1001,9 @@ function renderResults() {
     + (whatIfActive(state) ? ', what-if' : '');
   $('bounds').textContent = `Lower bounds (mean over seeds): critical path ${fmt(c.critical_path_bound)}, `
     + `work ${fmt(c.work_bound)}. Compared in ${Math.round(current.ms)} ms.`;
+  // Why some pairs are absent (e.g. `given` runs only with placers that plan), said once.
+  $('results-notes').textContent = (c.notes ?? []).join(' ');
+  $('results-notes').hidden = !c.notes?.length;
   document.body.classList.toggle('what-if', whatIfActive(state));
   renderTable();
   renderPairSelect();

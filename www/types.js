@@ -1,7 +1,8 @@
 // JSDoc types of what the page gets from the engine (src/wasm.rs), checked by
 // `tsc --noEmit` (jsconfig.json; `make lint`). Each mirrors a Rust type; keep them in step:
 //   Comparison, PairResult, DeviceResult, GraphSummary   src/compare.rs
-//   Scenario and its parts                                src/model/scenario.rs
+//   Scenario and its parts                                src/scenario/mod.rs
+//   SolveReport                                           src/place/plan.rs
 //   Timeline, TimelineDevice                              src/report/trace.rs
 //   Link, LinkGraph, GraphHash, PageView                  src/share.rs
 //   Strategies, StrategyInfo, ParamSpec, GraphInfo        src/wasm.rs, src/params.rs
@@ -39,7 +40,18 @@
  * @property {number} placement_seconds
  * @property {boolean} oom
  * @property {DeviceResult[]} devices
+ * @property {SolveReport[]} [plan_reports] the placer's own report per seed, when it plans
  * @property {string} [error] why the pair has no numbers
+ */
+
+/**
+ * @typedef {object} SolveReport A planning placer's report of its plan.
+ * @property {number} objective the makespan it predicts for its plan, seconds
+ * @property {number} [bound] a lower bound, when it proves one
+ * @property {'none' | 'instance' | 'coarse'} bound_of what the bound bounds
+ * @property {'heuristic' | 'feasible' | 'coarse_optimal' | 'optimal'} status
+ * @property {number} work
+ * @property {string} work_unit
  */
 
 /**
@@ -56,6 +68,7 @@
  * @property {GraphSummary} graph
  * @property {number} critical_path_bound
  * @property {number} work_bound
+ * @property {string[]} [notes] why some combinations are absent
  * @property {PairResult[]} results
  */
 
