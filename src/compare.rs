@@ -185,6 +185,9 @@ pub fn place(
     let name = placer.info.name;
     let rng = Rng::derive(scenario.seed, &["place", name], seed_index as u64);
     let mut ctx = PlaceContext::new(rng, progress);
+    ctx.wants_order = resolved.pairs.iter().any(|&(p, si)| {
+        p == pi && (resolved.schedulers[si].info.needs_plan || resolved.link_order.info.needs_plan)
+    });
     let clock = Clock::start();
     let plan = (placer.info.make)().plan(problem, &placer.params, &mut ctx)?;
     let seconds = clock.seconds();
@@ -636,6 +639,78 @@ mod tests {
         let set = check(&s);
         assert_eq!(set[2], 33.25);
         assert_eq!([set[0], set[1], set[3]], [base[0], base[1], base[3]]);
+    }
+
+    /// A plan whose strict replay deadlocks (b planned before a on d0, but a feeds b and c) is a
+    /// row error naming the deadlock, never a hang; the work-conserving replay runs it.
+    #[test]
+    fn a_deadlocking_replay_is_an_error_that_says_so() {
+        let g = testutil::graph(GRAPH);
+        let c = Cluster::uniform(&[1.0, 1.0], 1.0, 0.0);
+        let p = Problem::new(&g, &c).unwrap();
+        let mut s = scenario(ClusterSource::File("c".into()), 1);
+        s.placers = vec!["heft".into()];
+        s.schedulers = vec!["given".into()];
+        let plan = Plan {
+            placement: vec![0, 0, 1],
+            order: Some(place::Order {
+                priority: vec![0.0; 3],
+                sequences: Some(vec![vec![1, 0], vec![2]]),
+                transfers: None,
+            }),
+            report: None,
+        };
+        plan.check(&p).unwrap();
+        let e = simulate(&p, &s, &s.resolve().unwrap(), &plan, (0, 0), 0, false)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("deadlocked: 3 of 3 ops never ran"), "{e}");
+        s.params.insert("given.work_conserving".into(), 1.0);
+        let r = simulate(&p, &s, &s.resolve().unwrap(), &plan, (0, 0), 0, false).unwrap();
+        assert_eq!(r.unfinished, 0);
+    }
+
+    /// Cancelling stops a comparison with `Error::Cancelled` (not a row error), also while a
+    /// placer runs; `heft x given` reports HEFT's plan and its makespan is the plan's.
+    #[test]
+    fn cancel_stops_the_run_and_plans_are_reported() {
+        let g = testutil::graph(GRAPH);
+        let text = r#"{"devices":[{"id":"x","speed":1},{"id":"y","speed":2}],"bandwidth":2}"#;
+        let c = testutil::cluster(text);
+        let mut s = scenario(ClusterSource::File("c".into()), 2);
+        s.placers = vec!["hash".into(), "heft".into()];
+        s.schedulers = vec!["fifo".into(), "given".into()];
+        let mut calls = 0;
+        let e = run(&s, &g, Some(&c), &mut |_, _| {
+            calls += 1;
+            calls < 3
+        })
+        .unwrap_err();
+        assert_eq!(e, Error::Cancelled);
+        let mut seen = Vec::new();
+        let r = run(&s, &g, Some(&c), &mut |done, total| {
+            seen.push((done, total));
+            true
+        })
+        .unwrap();
+        // 2 seeds x (2 placements + 3 pairs) steps, counted up to the total.
+        assert_eq!(seen.last(), Some(&(10.0, 10)));
+        let pairs: Vec<(&str, &str)> = r
+            .results
+            .iter()
+            .map(|x| (x.placer.as_str(), x.scheduler.as_str()))
+            .collect();
+        assert_eq!(
+            pairs,
+            [("hash", "fifo"), ("heft", "fifo"), ("heft", "given")]
+        );
+        assert_eq!(r.notes.len(), 1);
+        let given = &r.results[2];
+        assert_eq!(given.plan_reports.len(), 2);
+        for (m, rep) in given.makespans.iter().zip(&given.plan_reports) {
+            assert_eq!(*m, rep.objective);
+        }
+        assert!(r.results[0].plan_reports.is_empty());
     }
 
     #[test]

@@ -78,7 +78,11 @@ fn the_simulator_knows_no_strategy_and_nothing_downstream() {
         .iter()
         .map(|s| format!("schedule::{s}"))
         .collect();
-    forbidden.extend(stems("transfer", &[]).iter().map(|s| format!("transfer::{s}")));
+    forbidden.extend(
+        stems("transfer", &[])
+            .iter()
+            .map(|s| format!("transfer::{s}")),
+    );
     forbidden.extend(["crate::place", "crate::compare", "crate::scenario"].map(String::from));
     assert!(forbidden.len() > 8, "{forbidden:?}");
     let bad = violations("sim", &forbidden);
@@ -109,7 +113,10 @@ fn a_strategy_file_imports_no_sibling_strategy() {
                 }
             }
             for up in ["crate::compare", "crate::scenario"] {
-                assert!(!text.contains(up), "{module}/{s}.rs reaches back up to {up}");
+                assert!(
+                    !text.contains(up),
+                    "{module}/{s}.rs reaches back up to {up}"
+                );
             }
         }
     }

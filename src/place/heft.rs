@@ -151,16 +151,19 @@ impl Placer for Heft {
 
     /// HEFT's own insertion-based schedule as a plan: `heft x given` replays it (strictly,
     /// per device in planned start order), so under parallel links the simulated makespan
-    /// is the plan's. The report's objective is that makespan; HEFT proves no bound.
-    fn plan(&self, problem: &Problem, _: &Params, _: &mut PlaceContext) -> Result<Plan> {
+    /// is the plan's. The report's objective is that makespan; HEFT proves no bound. The
+    /// order is built only when something replays it.
+    fn plan(&self, problem: &Problem, _: &Params, ctx: &mut PlaceContext) -> Result<Plan> {
         let s = heft_schedule(problem)?;
-        let order = Order::of_schedule(
-            problem,
-            &s.placement,
-            &s.start,
-            &s.finish,
-            &topo_position(problem),
-        );
+        let order = ctx.wants_order.then(|| {
+            Order::of_schedule(
+                problem,
+                &s.placement,
+                &s.start,
+                &s.finish,
+                &topo_position(problem),
+            )
+        });
         Ok(Plan {
             report: Some(SolveReport {
                 objective: s.makespan,
@@ -171,7 +174,7 @@ impl Placer for Heft {
                 work_unit: "ops listed",
             }),
             placement: s.placement,
-            order: Some(order),
+            order,
         })
     }
 }

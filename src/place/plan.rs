@@ -247,6 +247,9 @@ pub struct PlaceContext<'a> {
     /// The placer's own stream (`derive(seed, ["place", name], seed index)`).
     pub rng: Rng,
     progress: Option<&'a mut dyn FnMut(f64) -> bool>,
+    /// Whether anything will replay the plan's order (a `given` policy): a placer may skip
+    /// building an order nobody reads.
+    pub wants_order: bool,
 }
 
 impl<'a> PlaceContext<'a> {
@@ -256,6 +259,7 @@ impl<'a> PlaceContext<'a> {
         PlaceContext {
             rng,
             progress: Some(progress),
+            wants_order: true,
         }
     }
 
@@ -264,6 +268,7 @@ impl<'a> PlaceContext<'a> {
         PlaceContext {
             rng,
             progress: None,
+            wants_order: true,
         }
     }
 

@@ -423,136 +423,139 @@ pub fn simulate(
         }
     }
     let mut now = 0.0f64;
+    // Whether the events of instant `now` are being processed (devices pick only between
+    // instants). One `events.pop()` site keeps the hot loop small.
+    let mut in_instant = false;
     loop {
-        // Start ops on idle devices that have executable ones, in device order.
-        touched.sort_unstable();
-        for &d in &touched {
-            is_touched[d as usize] = false;
-            if busy[d as usize] {
+        if !in_instant {
+            // Start ops on idle devices that have executable ones, in device order.
+            touched.sort_unstable();
+            for &d in &touched {
+                is_touched[d as usize] = false;
+                if busy[d as usize] {
+                    continue;
+                }
+                let view = SimView { now, busy: &busy };
+                if let Some(v) = scheduler.pick(d, &view) {
+                    let duration = problem.exec(v, d);
+                    busy[d as usize] = true;
+                    busy_time[d as usize] += duration;
+                    op_count[d as usize] += 1;
+                    started += 1;
+                    if options.record {
+                        op_times[v as usize] = (now, now + duration);
+                    }
+                    push_event!(now + duration, v);
+                }
+            }
+            touched.clear();
+        }
+        let at_now = matches!(events.peek(), Some(Reverse(e)) if e.time == now);
+        if in_instant && !at_now {
+            if dispatch.is_empty() {
+                in_instant = false;
                 continue;
             }
-            let view = SimView { now, busy: &busy };
-            if let Some(v) = scheduler.pick(d, &view) {
-                let duration = problem.exec(v, d);
-                busy[d as usize] = true;
-                busy_time[d as usize] += duration;
-                op_count[d as usize] += 1;
-                started += 1;
-                if options.record {
-                    op_times[v as usize] = (now, now + duration);
+            // The instant's events are done: send what became ready, then go on with any
+            // zero-duration arrival this creates at the same instant.
+            for item in dispatch.drain(..) {
+                match item {
+                    Dispatch::Send(x) => send!(x, now),
+                    Dispatch::Link(l) => {
+                        link_listed[l as usize] = false;
+                        if !link_busy[l as usize] {
+                            if let Some(y) = queue.pop(l) {
+                                send!(y, now);
+                            }
+                        }
+                    }
                 }
-                push_event!(now + duration, v);
             }
+            continue;
         }
-        touched.clear();
-
-        let Some(Reverse(first)) = events.pop() else {
+        let Some(Reverse(ev)) = events.pop() else {
             break;
         };
-        now = first.time;
-        let mut next = Some(first);
-        while let Some(ev) = next {
-            if ev.what & TRANSFER_BIT == 0 {
-                // An op finished.
-                let v = ev.what;
-                let d = placement[v as usize];
-                busy[d as usize] = false;
-                makespan = makespan.max(now);
-                touch!(d);
-                for &t in g.out_tensors(v) {
-                    if refs[t as usize] > 0 {
-                        change_memory!(d, problem.tensor_bytes[t as usize], now);
-                    }
+        now = ev.time;
+        in_instant = true;
+        if ev.what & TRANSFER_BIT == 0 {
+            // An op finished.
+            let v = ev.what;
+            let d = placement[v as usize];
+            busy[d as usize] = false;
+            makespan = makespan.max(now);
+            touch!(d);
+            for &t in g.out_tensors(v) {
+                if refs[t as usize] > 0 {
+                    change_memory!(d, problem.tensor_bytes[t as usize], now);
                 }
-                for &e in g.in_edges(v) {
-                    let c = edge_copy[e as usize] as usize;
-                    refs[c] -= 1;
-                    if refs[c] == 0 {
-                        change_memory!(copy_device(c), -copy_bytes(c), now);
-                    }
+            }
+            for &e in g.in_edges(v) {
+                let c = edge_copy[e as usize] as usize;
+                refs[c] -= 1;
+                if refs[c] == 0 {
+                    change_memory!(copy_device(c), -copy_bytes(c), now);
                 }
-                for &e in g.out_edges(v) {
-                    let edge = &g.edges[e as usize];
-                    if placement[edge.dst as usize] == d {
-                        let w = edge.dst;
-                        pending[w as usize] -= 1;
-                        if pending[w as usize] == 0 {
-                            scheduler.ready(w, d, now);
-                        }
-                    }
-                }
-                for &t in g.out_tensors(v) {
-                    let range = xfer_start[t as usize]..xfer_start[t as usize + 1];
-                    for x in range {
-                        let tr = &transfers[x as usize];
-                        traffic += tr.bytes;
-                        if options.record {
-                            xfer_times[x as usize].ready = now;
-                        }
-                        if options.links == LinkModel::Fcfs && tr.bytes > 0.0 {
-                            let l = tr.link as usize;
-                            queue.push(x, now);
-                            if !link_busy[l] && !link_listed[l] {
-                                link_listed[l] = true;
-                                dispatch.push(Dispatch::Link(l as u32));
-                            }
-                        } else {
-                            dispatch.push(Dispatch::Send(x));
-                        }
-                    }
-                }
-            } else {
-                // A transfer arrived.
-                let x = (ev.what & !TRANSFER_BIT) as usize;
-                let (src_copy, dst, bytes, link) = {
-                    let tr = &transfers[x];
-                    (tr.tensor as usize, tr.dst, tr.bytes, tr.link)
-                };
-                refs[src_copy] -= 1;
-                if refs[src_copy] == 0 {
-                    change_memory!(copy_device(src_copy), -copy_bytes(src_copy), now);
-                }
-                change_memory!(dst, bytes, now);
-                for &w in &transfers[x].consumers {
+            }
+            for &e in g.out_edges(v) {
+                let edge = &g.edges[e as usize];
+                if placement[edge.dst as usize] == d {
+                    let w = edge.dst;
                     pending[w as usize] -= 1;
                     if pending[w as usize] == 0 {
-                        scheduler.ready(w, dst, now);
-                        touch!(dst);
-                    }
-                }
-                if options.links == LinkModel::Fcfs && bytes > 0.0 {
-                    let l = link as usize;
-                    link_busy[l] = false;
-                    if !link_listed[l] {
-                        link_listed[l] = true;
-                        dispatch.push(Dispatch::Link(link));
+                        scheduler.ready(w, d, now);
                     }
                 }
             }
-            next = match events.peek() {
-                Some(Reverse(e)) if e.time == now => events.pop().map(|Reverse(e)| e),
-                _ => None,
-            };
-            if next.is_none() && !dispatch.is_empty() {
-                // The instant's events are done: send what became ready, then go on with
-                // any zero-duration arrival this created at the same instant.
-                for item in dispatch.drain(..) {
-                    match item {
-                        Dispatch::Send(x) => send!(x, now),
-                        Dispatch::Link(l) => {
-                            link_listed[l as usize] = false;
-                            if !link_busy[l as usize] {
-                                if let Some(y) = queue.pop(l) {
-                                    send!(y, now);
-                                }
-                            }
+            for &t in g.out_tensors(v) {
+                let range = xfer_start[t as usize]..xfer_start[t as usize + 1];
+                for x in range {
+                    let tr = &transfers[x as usize];
+                    traffic += tr.bytes;
+                    if options.record {
+                        xfer_times[x as usize].ready = now;
+                    }
+                    if options.links == LinkModel::Fcfs && tr.bytes > 0.0 {
+                        let l = tr.link as usize;
+                        queue.push(x, now);
+                        if !link_busy[l] && !link_listed[l] {
+                            link_listed[l] = true;
+                            dispatch.push(Dispatch::Link(l as u32));
                         }
+                    } else if options.links == LinkModel::Parallel {
+                        // Nothing queues: sending now is sending in dispatch order.
+                        send!(x, now);
+                    } else {
+                        dispatch.push(Dispatch::Send(x));
                     }
                 }
-                next = match events.peek() {
-                    Some(Reverse(e)) if e.time == now => events.pop().map(|Reverse(e)| e),
-                    _ => None,
-                };
+            }
+        } else {
+            // A transfer arrived.
+            let x = (ev.what & !TRANSFER_BIT) as usize;
+            let (src_copy, dst, bytes, link) = {
+                let tr = &transfers[x];
+                (tr.tensor as usize, tr.dst, tr.bytes, tr.link)
+            };
+            refs[src_copy] -= 1;
+            if refs[src_copy] == 0 {
+                change_memory!(copy_device(src_copy), -copy_bytes(src_copy), now);
+            }
+            change_memory!(dst, bytes, now);
+            for &w in &transfers[x].consumers {
+                pending[w as usize] -= 1;
+                if pending[w as usize] == 0 {
+                    scheduler.ready(w, dst, now);
+                    touch!(dst);
+                }
+            }
+            if options.links == LinkModel::Fcfs && bytes > 0.0 {
+                let l = link as usize;
+                link_busy[l] = false;
+                if !link_listed[l] {
+                    link_listed[l] = true;
+                    dispatch.push(Dispatch::Link(link));
+                }
             }
         }
     }
