@@ -138,6 +138,14 @@ mod tests {
         )
     }
 
+    /// HEFT's plan of `p`, checked.
+    fn heft_plan(p: &Problem) -> crate::place::Plan {
+        let mut ctx = PlaceContext::quiet(Rng::new(0));
+        let plan = Heft.plan(p, &Params::default(), &mut ctx).unwrap();
+        plan.check(p).unwrap();
+        plan
+    }
+
     /// `heft x given` on Topcuoglu's example runs HEFT's own schedule: makespan 80 and every
     /// op at its planned start and finish.
     #[test]
@@ -145,14 +153,7 @@ mod tests {
         let (g, c) = topcuoglu();
         let p = Problem::new(&g, &c).unwrap();
         let s = heft_schedule(&p).unwrap();
-        let plan = Heft
-            .plan(
-                &p,
-                &Params::default(),
-                &mut PlaceContext::quiet(Rng::new(0)),
-            )
-            .unwrap();
-        plan.check(&p).unwrap();
+        let plan = heft_plan(&p);
         assert_eq!(plan.report.as_ref().unwrap().objective, 80.0);
         let r = replay(
             &p,
@@ -218,14 +219,7 @@ mod tests {
             let speeds: Vec<f64> = (0..k).map(|_| r.uniform(1.0, 8.0)).collect();
             let c = Cluster::uniform(&speeds, r.uniform(1.0, 20.0), r.uniform(0.0, 2.0));
             let p = Problem::new(&g, &c).unwrap();
-            let plan = Heft
-                .plan(
-                    &p,
-                    &Params::default(),
-                    &mut PlaceContext::quiet(Rng::new(0)),
-                )
-                .unwrap();
-            plan.check(&p).unwrap();
+            let plan = heft_plan(&p);
             let order = plan.order.as_ref().unwrap();
             let want = plan.report.as_ref().unwrap().objective;
             let s = heft_schedule(&p).unwrap();

@@ -152,3 +152,64 @@ impl LinkQueue for GivenLinks {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::cluster::Cluster;
+    use crate::schedule::given::Given;
+    use crate::schedule::Scheduler;
+    use crate::sim::{simulate, LinkModel, SimOptions};
+    use crate::testutil::graph;
+
+    /// a(1) and b(2) on d0 each send 1 byte to c(1) and e(1) on d1 (bandwidth 1, latency 0,
+    /// fcfs). The plan sends b's tensor first.
+    /// - strict: a's tensor is ready at 1 but the link holds for b's, ready at 3: b's 3..4,
+    ///   a's 4..5; e 4..5, c 5..6.
+    /// - work-conserving with the same plan order: a's goes at once 1..2, b's 3..4; c 2..3,
+    ///   e 4..5.
+    #[test]
+    fn strict_holds_a_link_for_its_planned_transfer() {
+        let g = graph(
+            r#"{"nodes":[{"id":"a","cost":1},{"id":"b","cost":2},{"id":"c","cost":1},{"id":"e","cost":1}],
+                "edges":[{"src":"a","dst":"c","bytes":1},{"src":"b","dst":"e","bytes":1}]}"#,
+        );
+        let c = Cluster::uniform(&[1.0, 1.0], 1.0, 0.0);
+        let p = Problem::new(&g, &c).unwrap();
+        let placement = [0, 0, 1, 1];
+        let order = Order {
+            priority: vec![2.0, 1.0, 0.0, 0.0],
+            sequences: None,
+            transfers: Some(vec![(1, 1), (0, 1)]),
+        };
+        let run = |wc: bool| {
+            let mut q = GivenLinks::new(wc);
+            q.hint(&order);
+            // Devices by the plan's priorities (a before b), never holding.
+            let mut s = Given::new(true);
+            s.hint(&order);
+            let r = simulate(
+                &p,
+                &placement,
+                &mut s,
+                &mut q,
+                SimOptions {
+                    links: LinkModel::Fcfs,
+                    record: true,
+                },
+            );
+            r.trace.unwrap().ops
+        };
+        let strict = run(false);
+        let wc = run(true);
+        assert_eq!(
+            (strict[0], strict[1]),
+            ((0.0, 1.0), (1.0, 3.0)),
+            "a then b on d0"
+        );
+        assert_eq!(strict[3], (4.0, 5.0), "e after b's tensor, sent first at 3");
+        assert_eq!(strict[2], (5.0, 6.0), "c waited for the held link");
+        assert_eq!(wc[2], (2.0, 3.0), "a's tensor went at once");
+        assert_eq!(wc[3], (4.0, 5.0));
+    }
+}

@@ -54,3 +54,49 @@ impl LinkQueue for RandomLinks {
         Some(q.swap_remove(i))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::cluster::Cluster;
+    use crate::testutil::graph;
+
+    /// Three transfers queued on link 0 and one on link 1: link 1 gets its own; link 0's
+    /// orders cover all 3! = 6 permutations across seeds, about equally often, each one the
+    /// same every time for its seed.
+    #[test]
+    fn uniform_among_queued_per_link_and_seeded() {
+        let g = graph(r#"{"nodes":[{"id":"a","cost":1}]}"#);
+        let c = Cluster::uniform(&[1.0], 1.0, 0.0);
+        let p = Problem::new(&g, &c).unwrap();
+        let t = |link| Transfer {
+            tensor: 0,
+            src: 0,
+            dst: 0,
+            bytes: 1.0,
+            link,
+            consumers: vec![],
+        };
+        let xs = [t(0), t(1), t(0), t(0)];
+        let order_of = |seed| {
+            let mut q = RandomLinks::new(Rng::derive(seed, &["link_order"], 0));
+            q.init(&p, &[0], &xs, 2);
+            for x in 0..4 {
+                q.push(x, 0.0);
+            }
+            assert_eq!(q.pop(1), Some(1));
+            assert_eq!(q.pop(1), None);
+            std::iter::from_fn(|| q.pop(0)).collect::<Vec<_>>()
+        };
+        let mut seen = std::collections::BTreeMap::new();
+        for seed in 0..600 {
+            let o = order_of(seed);
+            assert_eq!(o, order_of(seed));
+            *seen.entry(o).or_insert(0) += 1;
+        }
+        assert_eq!(seen.len(), 6, "{seen:?}");
+        for (o, n) in seen {
+            assert!((50..=150).contains(&n), "{o:?} drawn {n} times");
+        }
+    }
+}
