@@ -79,10 +79,7 @@ mod tests {
     type Named<T> = Vec<(String, T)>;
 
     /// TIO's global ranks and per-link ranks, by read name.
-    fn ranks(
-        reads: &[(&str, f64, u32)],
-        ops: &[(&str, f64, &[&str])],
-    ) -> (Named<f64>, Named<u32>) {
+    fn ranks(reads: &[(&str, f64, u32)], ops: &[(&str, f64, &[&str])]) -> (Named<f64>, Named<u32>) {
         let (g, c, placement) = tictac(reads, ops);
         let p = Problem::new(&g, &c).unwrap();
         let xs = transfers_of(&p, &placement);
