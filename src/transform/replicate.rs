@@ -103,7 +103,7 @@ pub fn replicate(base: &Graph, spec: &ReplicaSpec) -> Result<Replica> {
     let n = g.node_count();
     let is_read = |v: usize| {
         let node = &g.nodes[v];
-        spec.param_ops.iter().any(|op| *op == node.op)
+        spec.param_ops.contains(&node.op)
             || node.id.ends_with("/read")
             || (spec.params_from_sources
                 && g.in_edges(v as NodeIx).is_empty()
