@@ -29,7 +29,10 @@ fn makespans(order: &str, seeds: u32) -> Vec<f64> {
     // The reads cost nothing on the server (TicTac19 §2.4).
     assert_eq!(g.nodes[0].cost, Some(0.0));
     let c = Cluster::from_json(CLUSTER, "c").unwrap();
-    let mut s = Scenario::new(GraphSource::Bundled("w".into()), ClusterSource::File("c".into()));
+    let mut s = Scenario::new(
+        GraphSource::Bundled("w".into()),
+        ClusterSource::File("c".into()),
+    );
     s.placers = vec!["single".into()];
     s.schedulers = vec!["fifo".into()];
     s.links = LinkModel::Fcfs;
@@ -46,8 +49,17 @@ fn w_on_one_worker_tao_reaches_the_optimum() {
     assert_eq!(makespans("tao", 5), [12.0; 5]);
     let tio = makespans("tio", 40);
     assert!(tio.iter().all(|&m| m == 13.0 || m == 14.0), "{tio:?}");
-    assert!(tio.contains(&13.0) && tio.contains(&14.0), "both tie orders occur");
+    assert!(
+        tio.contains(&13.0) && tio.contains(&14.0),
+        "both tie orders occur"
+    );
     let random = makespans("random", 40);
-    assert!(random.iter().all(|&m| (12.0..=14.0).contains(&m)), "{random:?}");
-    assert!(random.iter().any(|&m| m > 12.0), "no order: not always the best");
+    assert!(
+        random.iter().all(|&m| (12.0..=14.0).contains(&m)),
+        "{random:?}"
+    );
+    assert!(
+        random.iter().any(|&m| m > 12.0),
+        "no order: not always the best"
+    );
 }
