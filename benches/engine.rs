@@ -134,11 +134,35 @@ fn bench_orderings() {
     );
 }
 
+/// Pesto21 §3.3 coarsening of the 20k-op synthetic graph to 200 vertices.
+fn bench_coarsening(graph: &Graph) {
+    let c = cluster(4);
+    let p = Problem::new(graph, &c).unwrap();
+    let mut co = None;
+    let ms = median_ms(3, || {
+        co = Some(placesim::transform::coarsen::coarsen(&p, 200))
+    });
+    let co = co.unwrap();
+    let removed: Vec<String> = co.rounds[1..]
+        .iter()
+        .map(|r| format!("{:.0}%", r.edges_removed_pct))
+        .collect();
+    println!(
+        "\nPesto21 coarsening of {} ({} ops) to {} vertices in {} rounds ({} of the edges removed per round): {ms:.1} ms",
+        graph.name,
+        graph.node_count(),
+        co.len(),
+        co.rounds.len() - 1,
+        removed.join(", ")
+    );
+}
+
 fn main() {
     let quick = std::env::args().any(|a| a == "quick");
     bench_orderings();
     let synthetic =
         Graph::from_json(&layered_dag(SyntheticSpec::new(20_000, 1)), "synthetic").unwrap();
+    bench_coarsening(&synthetic);
     bench_graph(&synthetic, 8, 7);
     bench_graph(&synthetic, 50, 5);
     if quick {

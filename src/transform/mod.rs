@@ -11,6 +11,7 @@
 
 use petgraph::visit::{Dfs, Reversed};
 
+pub mod coarsen;
 pub mod replicate;
 
 use crate::error::{Error, Result};
