@@ -106,3 +106,21 @@ measure: site cli chromium
 
 clean-site:
 	rm -rf www/pkg www/graphs
+
+# Fuzzing: cargo-fuzz targets for the graph, cluster, scenario and share-link loaders
+# (fuzz/, nightly toolchain). `make fuzz` runs each target FUZZ_SECONDS, two at a time, and
+# fails below 10^7 executions in total; `make fuzz-smoke` (CI) runs each 20 s. See DEVELOPERS.md.
+FUZZ_SECONDS ?= 900
+FUZZ_SMOKE_SECONDS ?= 20
+FUZZ_MIN_EXECS ?= 10000000
+
+.PHONY: fuzz fuzz-smoke fuzz-tools
+fuzz-tools:
+	@rustup toolchain list | grep -q '^nightly' || rustup toolchain install nightly --profile minimal
+	@cargo +nightly fuzz --version >/dev/null 2>&1 || $(CARGO) install cargo-fuzz
+
+fuzz: fuzz-tools
+	fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_MIN_EXECS)
+
+fuzz-smoke: fuzz-tools
+	fuzz/run.sh $(FUZZ_SMOKE_SECONDS)
