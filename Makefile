@@ -5,6 +5,8 @@
 #   make test-browser  only the browser tests (builds the site and the CLI first)
 #   make bench         engine benchmark figures
 #   make measure       wasm size, time to interactive, run times in headless Chromium
+#   make fuzz          cargo-fuzz targets of the loaders, >= 10^7 executions (nightly; fuzz/)
+#   make fuzz-smoke    each fuzz target for 20 s (CI)
 # See DEVELOPERS.md.
 
 PORT ?= 8000
