@@ -20,6 +20,7 @@ use crate::rng::Rng;
 pub mod batch_split;
 pub mod critical_path;
 pub mod dfs;
+pub mod expert;
 mod fill;
 pub mod hash;
 pub mod heft;
@@ -75,6 +76,7 @@ pub static PLACERS: &[PlacerInfo] = &[
     submodular::INFO_GI,
     m_topo::INFO,
     m_etf::INFO,
+    expert::INFO,
 ];
 
 /// Looks up a placer by name.
