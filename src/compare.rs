@@ -360,6 +360,27 @@ pub fn work_items(scenario: &Scenario, workers: usize) -> Result<Vec<WorkItem>> 
     Ok(items)
 }
 
+/// A scenario's work for `workers`: its items ([`work_items`]), the progress units of each
+/// ([`item_units`]) and their total, for a pool that hands items out and sums progress.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct WorkPlan {
+    pub items: Vec<WorkItem>,
+    pub units: Vec<usize>,
+    pub total: usize,
+}
+
+/// The [`WorkPlan`] of a scenario for `workers`.
+pub fn work_plan(scenario: &Scenario, workers: usize) -> Result<WorkPlan> {
+    let resolved = scenario.resolve()?;
+    let items = work_items(scenario, workers)?;
+    let units: Vec<usize> = items.iter().map(|it| item_units(&resolved, it)).collect();
+    Ok(WorkPlan {
+        total: units.iter().sum(),
+        items,
+        units,
+    })
+}
+
 /// Progress units of an item: one per placement and one per simulation.
 pub fn item_units(resolved: &Resolved, item: &WorkItem) -> usize {
     item.placers

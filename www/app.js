@@ -39,8 +39,6 @@ let baseline = null;
 /** @type {{placer: string, scheduler: string, seed: number, result: PairRun, scenario: string,
  *   graphText?: string | null, trace: string | null} | null} */
 let pairRun = null;
-/** @type {{key: string | null, dir: number}} */
-let sort = { key: null, dir: 1 };
 let charts = null;
 let writtenHash = null;
 const timings = {};
@@ -118,9 +116,81 @@ class Runner {
   }
 }
 
-let compareRunner;
+/**
+ * A pool of engine workers for comparisons: the scenario's work items (src/compare.rs
+ * `work_plan`) are handed one at a time to whichever worker is idle, and the partial
+ * comparisons are merged by the engine in the items' fixed order (`merge_parts`), so the
+ * result has the bits of one worker's. Progress sums over the workers; cancel stops them all.
+ */
+class Pool {
+  /** @param {number} size */
+  constructor(size) {
+    this.runners = Array.from({ length: size }, () => new Runner());
+    this.seq = 0;
+    /** @type {number | null} the run under way */
+    this.active = null;
+  }
+
+  get size() { return this.runners.length; }
+
+  /**
+   * Runs a comparison; a run still under way is cancelled first.
+   * @param {string} scenario @param {string | null} graphText
+   * @param {(done: number, total: number) => void} [onProgress]
+   * @returns {Promise<{result: Comparison, ms: number}>}
+   */
+  async run(scenario, graphText, onProgress) {
+    this.cancel();
+    const run = ++this.seq;
+    this.active = run;
+    const t0 = performance.now();
+    const plan = engine.work_plan(scenario, this.size);
+    /** @type {import('./types.js').Partial[]} */
+    const parts = new Array(plan.items.length);
+    const done = new Array(plan.items.length).fill(0);
+    const report = () => onProgress?.(done.reduce((a, b) => a + b, 0), plan.total);
+    let next = 0;
+    /** @param {Runner} runner */
+    const work = async (runner) => {
+      while (this.active === run && next < plan.items.length) {
+        const k = next++;
+        const m = await runner.run({ type: 'part', run, scenario, graphText, items: [plan.items[k]] },
+          (d) => { done[k] = d; report(); });
+        parts[k] = m.result;
+        done[k] = plan.units[k];
+        report();
+      }
+    };
+    try {
+      await Promise.all(this.runners.map(work));
+    } catch (e) {
+      if (this.active === run) this.cancel();
+      throw e;
+    }
+    if (this.active !== run) throw Object.assign(new Error('cancelled'), { cancelled: true });
+    this.active = null;
+    return { result: engine.merge_parts(scenario, parts), ms: performance.now() - t0 };
+  }
+
+  /** Stops every worker's request (each worker is terminated and started afresh). */
+  cancel() {
+    this.active = null;
+    for (const r of this.runners) r.cancel();
+  }
+}
+
+/** Workers in the pool: one per core, at most 8; `?workers=N` in the page's query sets it. */
+function poolSize() {
+  const asked = Number(new URLSearchParams(location.search).get('workers'));
+  if (Number.isInteger(asked) && asked >= 1) return Math.min(asked, 64);
+  return Math.min(8, Math.max(1, navigator.hardwareConcurrency || 1));
+}
+
+/** @type {Pool} */
+let comparePool;
 let pairRunner;
 let traceRunner;
+let hashRunner;
 
 // ---------------------------------------------------------------------------------------
 // Small helpers.
@@ -244,6 +314,7 @@ async function upload(file) {
   }
   state.upload = { name: info.name, text };
   state.graphHash = null;
+  uploadSha(state.upload); // starts hashing now, in a worker: the run waits for it
   renderGraphSelect();
   await loadGraph();
   staleResults();
@@ -326,6 +397,7 @@ function renderControls() {
   $('random-box').open = !!(state.randcost || state.randbytes || state.randmem);
   $('seeds').value = String(state.seeds);
   $('seed').value = String(state.seed);
+  $('pair-seed').value = String(state.pairSeed);
   renderWhatIf();
 }
 
@@ -605,7 +677,7 @@ function bindControls() {
   });
   $('run').addEventListener('click', () => runComparison());
   $('cancel').addEventListener('click', () => {
-    compareRunner.cancel();
+    comparePool.cancel();
     pairRunner.cancel();
     traceRunner.cancel();
   });
@@ -615,11 +687,13 @@ function bindControls() {
   $('wi-compute').addEventListener('input', (e) => {
     state.whatifCompute = factor(e.target.value);
     $('wi-compute-out').textContent = formatFactor(state.whatifCompute);
+    syncUrl();
     rerun();
   });
   $('wi-bw').addEventListener('input', (e) => {
     state.whatifBandwidth = factor(e.target.value);
     $('wi-bw-out').textContent = formatFactor(state.whatifBandwidth);
+    syncUrl();
     rerun();
   });
   // Per-device speeds: the slider scales the device's base speed (log2), the number is the
@@ -633,6 +707,7 @@ function bindControls() {
     if (f === 1 || base == null) delete state.whatifSpeeds[id];
     else state.whatifSpeeds[id] = Number((base * f).toPrecision(6));
     syncWhatIfRows();
+    syncUrl();
     rerun();
   });
   $('wi-devices').addEventListener('change', (e) => {
@@ -650,6 +725,7 @@ function bindControls() {
       return;
     }
     syncWhatIfRows();
+    syncUrl();
     rerun();
   });
   $('wi-reset').addEventListener('click', () => {
@@ -664,7 +740,9 @@ function bindControls() {
   for (const th of $('results-table').tHead.rows[0].cells) {
     th.addEventListener('click', () => {
       const k = th.dataset.sort;
-      sort = { key: k, dir: sort.key === k ? -sort.dir : 1 };
+      // Ascending first; the same column again flips it ('-' first: descending).
+      state.sort = state.sort === k ? `-${k}` : k;
+      syncUrl();
       renderTable();
     });
   }
@@ -707,7 +785,13 @@ function bindControls() {
     const [p, s] = e.target.value.split('\n');
     choosePair(p, s);
   });
-  $('pair-seed').addEventListener('change', () => runPair());
+  $('pair-seed').addEventListener('change', (e) => {
+    const n = Number(e.target.value);
+    if (Number.isInteger(n) && n >= 0) state.pairSeed = n;
+    e.target.value = String(state.pairSeed);
+    syncUrl();
+    runPair();
+  });
   for (const b of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll('[data-export]'))) {
     b.addEventListener('click', () => exportChart(b.dataset.export, b.dataset.fmt));
   }
@@ -820,13 +904,38 @@ function syncWhatIfRows() {
   }
 }
 
+/**
+ * Keeps the address bar in step with the state (history.replaceState, no run needed). A
+ * state the engine refuses to write (say, a duplicate device id) leaves the URL as it was:
+ * the run says what is wrong.
+ */
+function syncUrl() {
+  try { writeHash(); } catch { /* shown when run */ }
+}
+
 function staleResults() {
+  syncUrl();
   if (current) $('results-caption').textContent = '(settings changed: run again)';
   renderWhatIf(); // a generated cluster's device controls wait for a baseline of these settings
 }
 
 // ---------------------------------------------------------------------------------------
 // Running.
+
+// An upload is known by the SHA-256 of its text (the engine's graph_sha256), computed once
+// per upload in a worker, so that a big graph never blocks the main thread.
+/** @type {WeakMap<object, Promise<string>>} */
+const uploadShas = new WeakMap();
+
+/** @param {{name: string, text: string}} u @returns {Promise<string>} */
+function uploadSha(u) {
+  const known = uploadShas.get(u);
+  if (known) return known;
+  const p = hashRunner.run({ type: 'sha256', text: u.text }).then((m) => m.result);
+  p.catch(() => uploadShas.delete(u)); // cancelled or failed: asked again next time
+  uploadShas.set(u, p);
+  return p;
+}
 
 // An upload too large to embed is written by its hash, computed once per upload.
 const uploadHashes = new WeakMap();
@@ -859,8 +968,10 @@ function setRunning(on, text) {
   if (!on) $('progress').value = 0;
 }
 
-function scenarioKey(sc) {
-  return JSON.stringify(sc) + '\n' + (state.upload ? state.upload.text.length + state.upload.name : '');
+/** What identifies a comparison: its scenario, and an upload's name and content hash. */
+async function scenarioKey(sc) {
+  const u = state.upload;
+  return JSON.stringify(sc) + '\n' + (u ? `${u.name}\n${await uploadSha(u)}` : '');
 }
 
 let runSeq = 0;
@@ -875,7 +986,12 @@ async function runComparison({ auto = false } = {}) {
   try { fragment = writeHash(); } catch (e) { show($('run-error'), e.message); return; }
   const withWhatIf = scenarioOf(state, all, true);
   const base = scenarioOf(state, all, false);
-  const key = scenarioKey(base);
+  let key;
+  try { key = await scenarioKey(base); } catch (e) {
+    if (seq === runSeq && !e.cancelled) show($('run-error'), e.message);
+    return;
+  }
+  if (seq !== runSeq) return;
   const progress = (label) => (done, total) => {
     $('progress').max = total;
     $('progress').value = done;
@@ -886,8 +1002,7 @@ async function runComparison({ auto = false } = {}) {
   try {
     if (!baseline || baseline.key !== key) {
       setRunning(true, 'running…');
-      const r = await compareRunner.run(
-        { type: 'compare', scenario: JSON.stringify(base), graphText }, progress(whatIfActive(state) ? 'baseline: ' : ''));
+      const r = await comparePool.run(JSON.stringify(base), graphText, progress(whatIfActive(state) ? 'baseline: ' : ''));
       if (seq !== runSeq) return;
       baseline = { comparison: r.result, key, ms: r.ms, speedKey: speedKey(base) };
       timings.lastCompareMs = r.ms;
@@ -895,7 +1010,7 @@ async function runComparison({ auto = false } = {}) {
     }
     if (whatIfActive(state)) {
       setRunning(true, 'what-if…');
-      const r = await compareRunner.run({ type: 'compare', scenario: JSON.stringify(withWhatIf), graphText }, progress('what-if: '));
+      const r = await comparePool.run(JSON.stringify(withWhatIf), graphText, progress('what-if: '));
       if (seq !== runSeq) return;
       current = { comparison: r.result, key, fragment, ms: r.ms, graphText };
       timings.lastCompareMs = r.ms;
@@ -952,8 +1067,8 @@ async function runPair() {
     $('timeline-status').textContent = 'no pair ran';
     return;
   }
-  let seed = Math.round(Number($('pair-seed').value) || 0);
-  seed = Math.min(Math.max(seed, 0), current.comparison.scenario.seeds - 1);
+  // The state's seed, within the comparison's seeds.
+  const seed = Math.min(state.pairSeed, current.comparison.scenario.seeds - 1);
   $('pair-seed').value = String(seed);
   $('timeline-status').textContent = `running ${r.placer} / ${r.scheduler}…`;
   try {
@@ -1010,9 +1125,16 @@ function renderResults() {
   drawCharts();
 }
 
+/** The table sort of the state: `col` ascending, `-col` descending, null: none. */
+function sortOf(s) {
+  if (!s) return { key: null, dir: 1 };
+  return s.startsWith('-') ? { key: s.slice(1), dir: -1 } : { key: s, dir: 1 };
+}
+
 function renderTable() {
   if (!current) return;
   const rows = rowsOf(current.comparison);
+  const sort = sortOf(state.sort);
   if (sort.key) {
     const k = sort.key;
     rows.sort((a, b) => {
@@ -1236,9 +1358,10 @@ async function main() {
     clusterIndex = index.clusters || [];
   } catch { graphIndex = []; }
   try { charts = await loadCharts(); } catch (e) { console.error('charts:', e); }
-  compareRunner = new Runner();
+  comparePool = new Pool(poolSize());
   pairRunner = new Runner();
   traceRunner = new Runner();
+  hashRunner = new Runner();
   bindControls();
   renderControls();
   const hash = location.hash;
@@ -1261,6 +1384,7 @@ async function main() {
 
 /** @type {any} */ (window).placesim = {
   state, timings,
+  get workers() { return comparePool?.size ?? 0; },
   get comparison() { return current?.comparison ?? null; },
   get baseline() { return baseline?.comparison ?? null; },
   get pairRun() { return pairRun; },
