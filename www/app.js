@@ -52,6 +52,8 @@ class Runner {
     /** @type {{id: number, resolve: (m: any) => void, reject: (e: Error) => void,
      *   onProgress?: (done: number, total: number) => void} | null} */
     this.pending = null;
+    /** @type {number | null} */
+    this.loadedRun = null;
     this.worker = this.spawn();
   }
 
@@ -67,6 +69,8 @@ class Runner {
 
   start() {
     this.pending = null;
+    /** @type {number | null} the pool's run whose scenario and graph this worker holds */
+    this.loadedRun = null;
     this.worker = this.spawn();
   }
 
@@ -154,7 +158,10 @@ class Pool {
     const work = async (runner) => {
       while (this.active === run && next < plan.items.length) {
         const k = next++;
-        const m = await runner.run({ type: 'part', run, scenario, graphText, items: [plan.items[k]] },
+        // A worker keeps the run's scenario and graph loaded: the graph's text goes to it once.
+        const first = runner.loadedRun !== run;
+        runner.loadedRun = run;
+        const m = await runner.run({ type: 'part', run, scenario, graphText: first ? graphText : null, items: [plan.items[k]] },
           (d) => { done[k] = d; report(); });
         parts[k] = m.result;
         done[k] = plan.units[k];
