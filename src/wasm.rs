@@ -123,7 +123,16 @@ fn load(
     cluster_text: Option<String>,
 ) -> Result<(Scenario, Graph, Option<Cluster>), Error> {
     let scenario = Scenario::from_json(scenario_json)?;
-    let loaded = crate::scenario::load::load(scenario, &|f| match f {
+    let loaded = crate::scenario::load::load(scenario, &files(graph_text, cluster_text))?;
+    Ok((loaded.scenario, loaded.graph, loaded.cluster))
+}
+
+/// The files of a scenario, as the page passes their texts.
+fn files(
+    graph_text: Option<String>,
+    cluster_text: Option<String>,
+) -> impl Fn(FileRef) -> Result<String, Error> {
+    move |f| match f {
         FileRef::BundledGraph(_) | FileRef::GraphFile(_) => graph_text.clone().ok_or_else(|| {
             Error::Scenario("the page passed no graph text for a bundled or file graph".into())
         }),
@@ -131,8 +140,7 @@ fn load(
             path: path.to_string(),
             message: "files cannot be read in the browser; upload the cluster".into(),
         }),
-    })?;
-    Ok((loaded.scenario, loaded.graph, loaded.cluster))
+    }
 }
 
 /// Runs every pair of the scenario over its seeds (`compare::run`) and returns the
@@ -180,31 +188,40 @@ pub fn work_plan(scenario_json: &str, workers: u32) -> Result<JsValue, JsError> 
     to_js(&compare::work_plan(&s, workers as usize).map_err(js_err)?)
 }
 
-/// A scenario loaded once in a worker, which then runs work items of it as they are handed
-/// out (`compare::run_part`).
+/// A scenario loaded in a worker, which then runs work items of it as they are handed out
+/// (`compare::run_part`). Loading another scenario keeps the parsed graph when its text is
+/// the same (`scenario::load::load_reusing`): a big graph is parsed once per worker.
 #[wasm_bindgen]
+#[derive(Default)]
 pub struct Session {
-    scenario: Scenario,
-    graph: Graph,
-    cluster: Option<Cluster>,
+    loaded: Option<crate::scenario::load::Loaded>,
 }
 
 #[wasm_bindgen]
 impl Session {
-    /// Loads the scenario with its graph (and cluster file) text, or throws the engine's error.
     #[wasm_bindgen(constructor)]
-    pub fn new(
+    pub fn new() -> Session {
+        Session::default()
+    }
+
+    /// Loads a scenario with its graph (and cluster file) text, or throws the engine's error
+    /// (and holds nothing).
+    pub fn load(
+        &mut self,
         scenario_json: &str,
         graph_text: Option<String>,
         cluster_text: Option<String>,
-    ) -> Result<Session, JsError> {
-        let (scenario, graph, cluster) =
-            load(scenario_json, graph_text, cluster_text).map_err(js_err)?;
-        Ok(Session {
+    ) -> Result<(), JsError> {
+        let previous = self.loaded.take();
+        let scenario = Scenario::from_json(scenario_json).map_err(js_err)?;
+        let loaded = crate::scenario::load::load_reusing(
             scenario,
-            graph,
-            cluster,
-        })
+            &files(graph_text, cluster_text),
+            previous,
+        )
+        .map_err(js_err)?;
+        self.loaded = Some(loaded);
+        Ok(())
     }
 
     /// Runs `items` and returns their partial comparison; `progress(done, total)` counts
@@ -216,10 +233,14 @@ impl Session {
         progress: Option<js_sys::Function>,
     ) -> Result<JsValue, JsError> {
         let items: Vec<compare::WorkItem> = from_js(items)?;
+        let l = self
+            .loaded
+            .as_ref()
+            .ok_or_else(|| JsError::new("no scenario is loaded"))?;
         let part = compare::run_part(
-            &self.scenario,
-            &self.graph,
-            self.cluster.as_ref(),
+            &l.scenario,
+            &l.graph,
+            l.cluster.as_ref(),
             &items,
             &mut js_progress(&progress),
         )

@@ -54,6 +54,8 @@ class Runner {
     this.pending = null;
     /** @type {number | null} */
     this.loadedRun = null;
+    /** @type {Promise<void> | null} a scenario being loaded ahead of a run (Pool.preload) */
+    this.preloading = null;
     this.worker = this.spawn();
   }
 
@@ -144,7 +146,9 @@ class Pool {
    * @returns {Promise<{result: Comparison, ms: number}>}
    */
   async run(scenario, graphText, onProgress) {
-    this.cancel();
+    // A run under way stops; a graph still being parsed ahead (preload) is waited for.
+    this.active = null;
+    for (const r of this.runners) if (!r.preloading) r.cancel();
     const run = ++this.seq;
     this.active = run;
     const t0 = performance.now();
@@ -156,6 +160,7 @@ class Pool {
     let next = 0;
     /** @param {Runner} runner */
     const work = async (runner) => {
+      if (runner.preloading) await runner.preloading;
       while (this.active === run && next < plan.items.length) {
         const k = next++;
         // A worker keeps the run's scenario and graph loaded: the graph's text goes to it once.
@@ -177,6 +182,26 @@ class Pool {
     if (this.active !== run) throw Object.assign(new Error('cancelled'), { cancelled: true });
     this.active = null;
     return { result: engine.merge_parts(scenario, parts), ms: performance.now() - t0 };
+  }
+
+  /**
+   * Has the idle workers load a scenario ahead of a run, so that its graph is parsed (once
+   * per worker) while the user sets things up; a run of the same graph text reuses it.
+   * @param {string} scenario @param {string | null} graphText
+   */
+  preload(scenario, graphText) {
+    if (this.active !== null) return;
+    for (const r of this.runners) {
+      if (r.busy) continue;
+      r.loadedRun = null;
+      r.preloading = r.run({ type: 'load', scenario, graphText }).then(() => {}, () => {})
+        .finally(() => { r.preloading = null; });
+    }
+  }
+
+  /** Resolves when no worker is loading ahead. */
+  preloaded() {
+    return Promise.all(this.runners.map((r) => r.preloading));
   }
 
   /** Stops every worker's request (each worker is terminated and started afresh). */
@@ -292,6 +317,7 @@ async function loadGraph() {
     const info = engine.validate_graph(text, name);
     graphText = text;
     graphName = name;
+    try { comparePool.preload(JSON.stringify(scenarioOf(state, all, false)), text); } catch { /* the run says why */ }
     $('graph-info').textContent = `${info.name}: ${info.nodes} ops, ${info.edges} edges, `
       + `${info.colocation_groups} colocation groups${state.upload ? ' (uploaded)' : ''}`;
     return true;
@@ -1392,6 +1418,7 @@ async function main() {
 /** @type {any} */ (window).placesim = {
   state, timings,
   get workers() { return comparePool?.size ?? 0; },
+  preloaded: () => comparePool.preloaded(),
   get comparison() { return current?.comparison ?? null; },
   get baseline() { return baseline?.comparison ?? null; },
   get pairRun() { return pairRun; },

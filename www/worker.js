@@ -1,9 +1,12 @@
 // The module worker that runs the engine, so the page stays responsive. The page starts a
 // pool of these (one per core) and hands each the next work item of a comparison.
 //
-// Messages in:  {id, type: 'part', run, scenario, graphText, clusterText, items}
-//                 work items of a comparison (compare::run_part); the scenario and its graph
-//                 are loaded once per `run` and kept for the run's next items
+// Messages in:  {id, type: 'load', scenario, graphText, clusterText}
+//                 loads a scenario ahead of a run, so that its graph is parsed already
+//               {id, type: 'part', run, scenario, graphText, clusterText, items}
+//                 work items of a comparison (compare::run_part); the scenario is loaded
+//                 once per `run` (a graph of the same text is not parsed again) and kept
+//                 for the run's next items
 //               {id, type: 'pair', scenario, graphText, clusterText, placer, scheduler, seedIndex, withTrace}
 //               {id, type: 'sha256', text}  the SHA-256 of a graph's text (off the main thread)
 // Messages out: {type: 'ready'} once the wasm is loaded, then per request
@@ -19,16 +22,28 @@ const ready = init().then(
   (e) => postMessage({ type: 'error', id: null, message: `loading the engine failed: ${e.message || e}` }),
 );
 
-/** @type {{run: number, session: Session} | null} */
-let loaded = null;
+/** @type {Session | null} the loaded scenario: its graph stays parsed while its text is the same */
+let session = null;
+/** @type {number | null} the pool's run the session holds */
+let loadedRun = null;
+
+function load(msg) {
+  session ??= new Session();
+  loadedRun = null;
+  session.load(msg.scenario, msg.graphText ?? undefined, msg.clusterText ?? undefined);
+}
 
 function run(msg) {
   const t0 = performance.now();
+  if (msg.type === 'load') {
+    // Parses the graph ahead of a run (the page sends it when a graph is chosen).
+    load(msg);
+    return { result: null, ms: performance.now() - t0 };
+  }
   if (msg.type === 'part') {
-    if (!loaded || loaded.run !== msg.run) {
-      loaded?.session.free();
-      loaded = null;
-      loaded = { run: msg.run, session: new Session(msg.scenario, msg.graphText ?? undefined, msg.clusterText ?? undefined) };
+    if (loadedRun !== msg.run) {
+      load(msg);
+      loadedRun = msg.run;
     }
     let last = 0;
     const progress = (done, total) => {
@@ -39,7 +54,7 @@ function run(msg) {
       }
       return true;
     };
-    const result = loaded.session.run_items(msg.items, progress);
+    const result = /** @type {Session} */ (session).run_items(msg.items, progress);
     return { result, ms: performance.now() - t0 };
   }
   if (msg.type === 'pair') {
