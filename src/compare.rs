@@ -885,21 +885,33 @@ pub fn run_parallel(
     progress: &(dyn Fn(f64, usize) -> bool + Sync),
 ) -> Result<Comparison> {
     use rayon::prelude::*;
+    use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
     use std::sync::Mutex;
 
     let threads = threads.max(1);
     let resolved = scenario.resolve()?;
     let items = work_items(scenario, threads)?;
     let total: usize = items.iter().map(|it| item_units(&resolved, it)).sum();
-    // Per item, its units done so far; the sum is the comparison's progress.
-    let done = Mutex::new(vec![0.0f64; items.len()]);
+    // Per item, its whole units done (placers report fractions often: those stay in the
+    // item, so that threads meet on the lock only once per placement and simulation).
+    let done: Vec<AtomicU64> = items.iter().map(|_| AtomicU64::new(0)).collect();
+    let cancelled = AtomicBool::new(false);
+    let outer = Mutex::new(());
     let report = |k: usize, d: f64| -> bool {
-        let sum = {
-            let mut done = done.lock().unwrap_or_else(|e| e.into_inner());
-            done[k] = d;
-            done.iter().sum::<f64>()
-        };
-        progress(sum, total)
+        if cancelled.load(Ordering::Relaxed) {
+            return false;
+        }
+        let whole = d.floor() as u64;
+        if done[k].swap(whole, Ordering::Relaxed) == whole {
+            return true;
+        }
+        let _one_at_a_time = outer.lock().unwrap_or_else(|e| e.into_inner());
+        let sum: u64 = done.iter().map(|x| x.load(Ordering::Relaxed)).sum();
+        if !progress(sum as f64, total) {
+            cancelled.store(true, Ordering::Relaxed);
+            return false;
+        }
+        true
     };
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)

@@ -41,6 +41,7 @@ let baseline = null;
 let pairRun = null;
 let charts = null;
 let writtenHash = null;
+/** @type {Record<string, any>} */
 const timings = {};
 
 // ---------------------------------------------------------------------------------------
@@ -156,6 +157,7 @@ class Pool {
     /** @type {import('./types.js').Partial[]} */
     const parts = new Array(plan.items.length);
     const done = new Array(plan.items.length).fill(0);
+    const itemMs = new Array(plan.items.length).fill(0);
     const report = () => onProgress?.(done.reduce((a, b) => a + b, 0), plan.total);
     let next = 0;
     /** @param {Runner} runner */
@@ -169,6 +171,7 @@ class Pool {
         const m = await runner.run({ type: 'part', run, scenario, graphText: first ? graphText : null, items: [plan.items[k]] },
           (d) => { done[k] = d; report(); });
         parts[k] = m.result;
+        itemMs[k] = m.ms;
         done[k] = plan.units[k];
         report();
       }
@@ -181,7 +184,11 @@ class Pool {
     }
     if (this.active !== run) throw Object.assign(new Error('cancelled'), { cancelled: true });
     this.active = null;
-    return { result: engine.merge_parts(scenario, parts), ms: performance.now() - t0 };
+    const tm = performance.now();
+    const result = engine.merge_parts(scenario, parts);
+    // Where the time went: each item's time in its worker, and the merge's.
+    timings.lastPool = { workers: this.size, itemMs, mergeMs: performance.now() - tm };
+    return { result, ms: performance.now() - t0 };
   }
 
   /**

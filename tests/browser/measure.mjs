@@ -67,7 +67,8 @@ try {
     const t2 = await page.evaluate(() => window.placesim.timings);
     const makespans = await page.$$eval('#results-table tbody tr', (r) => r.map((x) => x.dataset.makespan).join(','));
     await page.context().close();
-    return { pool, rows: rows.length, ms: t.lastCompareMs, wall, pairMs: t2.lastPairMs, makespans, preload };
+    const work = t.lastPool.itemMs.reduce((a, b) => a + b, 0);
+    return { pool, rows: rows.length, ms: t.lastCompareMs, wall, pairMs: t2.lastPairMs, makespans, preload, work, merge: t.lastPool.mergeMs };
   };
   const label = `synthetic 20,000 ops (placesim generate --nodes 20000 --seed 1, ${(big.length / 1e6).toFixed(1)} MB)`;
   const r4 = await bigRun(4);
@@ -83,6 +84,8 @@ try {
     if (a.makespans !== b.makespans) throw new Error('the pool and one worker gave different numbers');
     one.push(a.ms);
     pool.push(b.ms);
+    console.log(`  run ${i + 1}: one worker ${ms(a.ms)} (items ${ms(a.work)} in the worker, merge ${ms(a.merge)}); `
+      + `pool of ${b.pool} ${ms(b.ms)} (items ${ms(b.work)} summed over the workers, merge ${ms(b.merge)})`);
     size = b.pool;
   }
   console.log(`${label}, 50 devices: one worker median ${ms(median(one))} of ${one.map(Math.round).join(', ')}; `
