@@ -5,6 +5,8 @@
 #   make test-browser  only the browser tests (builds the site and the CLI first)
 #   make bench         engine benchmark figures
 #   make measure       wasm size, time to interactive, run times in headless Chromium
+#   make fuzz          cargo-fuzz targets of the loaders, >= 10^7 executions (nightly; fuzz/)
+#   make fuzz-smoke    each fuzz target for 20 s (CI)
 # See DEVELOPERS.md.
 
 PORT ?= 8000
@@ -106,3 +108,21 @@ measure: site cli chromium
 
 clean-site:
 	rm -rf www/pkg www/graphs
+
+# Fuzzing: cargo-fuzz targets for the graph, cluster, scenario and share-link loaders
+# (fuzz/, nightly toolchain). `make fuzz` runs each target FUZZ_SECONDS, two at a time, and
+# fails below 10^7 executions in total; `make fuzz-smoke` (CI) runs each 20 s. See DEVELOPERS.md.
+FUZZ_SECONDS ?= 900
+FUZZ_SMOKE_SECONDS ?= 20
+FUZZ_MIN_EXECS ?= 10000000
+
+.PHONY: fuzz fuzz-smoke fuzz-tools
+fuzz-tools:
+	@rustup toolchain list | grep -q '^nightly' || rustup toolchain install nightly --profile minimal
+	@cargo +nightly fuzz --version >/dev/null 2>&1 || $(CARGO) install cargo-fuzz
+
+fuzz: fuzz-tools
+	fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_MIN_EXECS)
+
+fuzz-smoke: fuzz-tools
+	fuzz/run.sh $(FUZZ_SMOKE_SECONDS)

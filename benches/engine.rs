@@ -4,6 +4,10 @@
 //! for every graph in graphs/: each placer's run time, and one simulated step under each
 //! scheduler (after `hash` placement, parallel and fcfs links). Each figure is the median of
 //! several repetitions. `cargo bench --bench engine -- quick` skips the real graphs.
+//!
+//! TicTac19's orderings: TAO and TIO ranks on `inception_v3_ops_infer` with its parameter
+//! reads (and their colocation groups) on a server and every other op on one worker, the
+//! shape of a one-worker parameter-server replica (378 reads).
 
 use std::time::Instant;
 
@@ -88,10 +92,77 @@ fn bench_graph(graph: &Graph, devices: usize, reps: usize) {
     println!("  all pairs, both link models, one seed: {total:.1} ms");
 }
 
+/// TAO and TIO ranks of one worker's inbound reads.
+fn bench_orderings() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("graphs");
+    let text = std::fs::read_to_string(dir.join("inception_v3_ops_infer.json")).unwrap();
+    let g = Graph::from_json(&text, "inception_v3_ops_infer").unwrap();
+    let c = Cluster::uniform(&[1e9, 1e9], 1.25e8, 1e-4);
+    let p = Problem::new(&g, &c).unwrap();
+    let param = |v: usize| {
+        let n = &g.nodes[v];
+        matches!(
+            n.op.as_str(),
+            "ReadVariableOp" | "VariableV2" | "Placeholder"
+        ) || n.id.ends_with("/read")
+    };
+    let mut on_server = vec![false; g.node_count()];
+    for v in 0..g.node_count() {
+        if param(v) {
+            match g.nodes[v].group {
+                Some(grp) => g.group_members[grp as usize]
+                    .iter()
+                    .for_each(|&m| on_server[m as usize] = true),
+                None => on_server[v] = true,
+            }
+        }
+    }
+    let placement: Vec<u32> = on_server.iter().map(|&s| if s { 0 } else { 1 }).collect();
+    let xs = placesim::sim::transfers_of(&p, &placement);
+    let mut recvs = 0;
+    let tao = median_ms(3, || {
+        let r = placesim::transfer::tao::tao_ranks(&p, &placement, &xs);
+        recvs = r.iter().filter(|x| x.is_some()).count();
+    });
+    let tio = median_ms(3, || {
+        placesim::transfer::tio::tio_ranks(&p, &placement, &xs);
+    });
+    println!(
+        "\nTicTac19 orderings on {} ({} ops) with {recvs} reads into one worker: tao {tao:.1} ms, tio {tio:.1} ms",
+        g.name,
+        g.node_count()
+    );
+}
+
+/// Pesto21 §3.3 coarsening of the 20k-op synthetic graph to 200 vertices.
+fn bench_coarsening(graph: &Graph) {
+    let c = cluster(4);
+    let p = Problem::new(graph, &c).unwrap();
+    let mut co = None;
+    let ms = median_ms(3, || {
+        co = Some(placesim::transform::coarsen::coarsen(&p, 200))
+    });
+    let co = co.unwrap();
+    let removed: Vec<String> = co.rounds[1..]
+        .iter()
+        .map(|r| format!("{:.0}%", r.edges_removed_pct))
+        .collect();
+    println!(
+        "\nPesto21 coarsening of {} ({} ops) to {} vertices in {} rounds ({} of the edges removed per round): {ms:.1} ms",
+        graph.name,
+        graph.node_count(),
+        co.len(),
+        co.rounds.len() - 1,
+        removed.join(", ")
+    );
+}
+
 fn main() {
     let quick = std::env::args().any(|a| a == "quick");
+    bench_orderings();
     let synthetic =
         Graph::from_json(&layered_dag(SyntheticSpec::new(20_000, 1)), "synthetic").unwrap();
+    bench_coarsening(&synthetic);
     bench_graph(&synthetic, 8, 7);
     bench_graph(&synthetic, 50, 5);
     if quick {

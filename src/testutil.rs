@@ -158,3 +158,36 @@ pub fn constrained() -> (Graph, Cluster) {
     );
     (g, c)
 }
+
+/// A TicTac19 test instance (the design note's §6 vectors): `reads` are parameter reads of
+/// cost 0 on parameter-server devices (`(name, bytes, ps index)`), each sent once to the
+/// worker (one tensor per read, whatever its number of consumers); `ops` are the worker's
+/// compute ops `(name, time, inputs)` where an input is a read or an earlier op. Devices:
+/// the servers, then the worker, all speed 1, bandwidth 1, latency 0. Returns
+/// the graph, the cluster and the placement.
+pub fn tictac(
+    reads: &[(&str, f64, u32)],
+    ops: &[(&str, f64, &[&str])],
+) -> (Graph, Cluster, Vec<DevIx>) {
+    let servers = reads.iter().map(|r| r.2 + 1).max().unwrap_or(0);
+    let mut nodes: Vec<String> = Vec::new();
+    let mut edges: Vec<String> = Vec::new();
+    let mut placement = Vec::new();
+    for (name, _, ps) in reads {
+        nodes.push(format!(r#"{{"id":"{name}","cost":0}}"#));
+        placement.push(*ps);
+    }
+    for (name, time, inputs) in ops {
+        nodes.push(format!(r#"{{"id":"{name}","cost":{time}}}"#));
+        placement.push(servers);
+        for i in inputs.iter() {
+            let bytes = reads.iter().find(|r| r.0 == *i).map_or(0.0, |r| r.1);
+            edges.push(format!(
+                r#"{{"src":"{i}","dst":"{name}","bytes":{bytes},"tensor":"out"}}"#
+            ));
+        }
+    }
+    let speeds = vec![1.0; servers as usize + 1];
+    let c = Cluster::uniform(&speeds, 1.0, 0.0);
+    (joined(&nodes, &edges), c, placement)
+}

@@ -94,7 +94,7 @@ fn a_strategy_file_imports_no_sibling_strategy() {
     for (module, helpers) in [
         ("place", &["plan", "fill", "scores"][..]),
         ("schedule", &[][..]),
-        ("transfer", &[][..]),
+        ("transfer", &["recvs"][..]),
     ] {
         let strategies = stems(module, helpers);
         for s in &strategies {

@@ -18,6 +18,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{parse_json, Error, Result};
+use crate::model::{show, MAX_AMOUNT, MIN_POSITIVE};
 use crate::rng::Rng;
 
 pub type DevIx = u32;
@@ -127,24 +128,28 @@ pub struct ClusterGen {
     pub kinds: Vec<String>,
 }
 
+/// A number from [`MIN_POSITIVE`] to [`MAX_AMOUNT`]; names the field on failure.
 fn positive(value: f64, what: impl FnOnce() -> String) -> Result<f64> {
-    if value.is_finite() && value > 0.0 {
+    if (MIN_POSITIVE..=MAX_AMOUNT).contains(&value) {
         Ok(value)
     } else {
         Err(Error::Cluster(format!(
-            "{} must be a finite number > 0, got {value}",
-            what()
+            "{} must be a finite number > 0 (from {MIN_POSITIVE:e} to {MAX_AMOUNT:e}), got {}",
+            what(),
+            show(value)
         )))
     }
 }
 
+/// A number from 0 to [`MAX_AMOUNT`]; names the field on failure.
 fn non_negative(value: f64, what: impl FnOnce() -> String) -> Result<f64> {
-    if value.is_finite() && value >= 0.0 {
+    if (0.0..=MAX_AMOUNT).contains(&value) {
         Ok(value)
     } else {
         Err(Error::Cluster(format!(
-            "{} must be a finite number >= 0, got {value}",
-            what()
+            "{} must be a finite number >= 0 (at most {MAX_AMOUNT:e}), got {}",
+            what(),
+            show(value)
         )))
     }
 }
@@ -557,6 +562,44 @@ mod tests {
             err(r#"{"devices":[{"id":"a","speed":1,"memory":-4}],"bandwidth":1}"#)
                 .contains("device 'a': memory")
         );
+    }
+
+    /// Amounts past [`MAX_AMOUNT`] or below [`MIN_POSITIVE`] used to load and overflow
+    /// later: a speed of 5e-324 made every run time infinite ("no device can run node"),
+    /// a speed times an op speed factor could round to 0 (a NaN run time).
+    #[test]
+    fn amounts_outside_the_range_are_refused_by_name() {
+        assert_eq!(
+            err(r#"{"devices":[{"id":"a","speed":5e-324}],"bandwidth":1}"#),
+            "cluster: device 'a': speed must be a finite number > 0 (from 1e-30 to 1e30), got 5e-324"
+        );
+        assert!(
+            err(r#"{"devices":[{"id":"a","speed":1e31}],"bandwidth":1}"#)
+                .contains("device 'a': speed")
+        );
+        assert!(
+            err(r#"{"devices":[{"id":"a","speed":1}],"bandwidth":1e-31}"#)
+                .contains("bandwidth must be")
+        );
+        assert!(
+            err(r#"{"devices":[{"id":"a","speed":1}],"bandwidth":1,"latency":1e300}"#)
+                .contains("latency must be")
+        );
+        assert!(err(
+            r#"{"devices":[{"id":"a","speed":1},{"id":"b","speed":1}],"bandwidth":1,"links":[{"src":"a","dst":"b","latency":1e31}]}"#
+        )
+        .contains("links[0].latency"));
+        assert!(err(
+            r#"{"devices":[{"id":"a","speed":1}],"bandwidth":1,"kinds":{"gpu":{"op_speed":{"X":1e-300}}}}"#
+        )
+        .contains("kinds.gpu.op_speed.X"));
+        let c = Cluster::from_json(
+            r#"{"devices":[{"id":"a","speed":1e-30},{"id":"b","speed":1e30}],"bandwidth":1e-30,"latency":1e30}"#,
+            "c",
+        )
+        .unwrap();
+        assert!(c.scaled(1e31, 1.0, &BTreeMap::new()).is_err());
+        assert!(c.scaled(1e-30, 1e-30, &BTreeMap::new()).is_ok());
     }
 
     #[test]

@@ -14,6 +14,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{parse_json, Error, Result};
+use crate::model::{show, MAX_AMOUNT};
 
 pub type NodeIx = u32;
 pub type EdgeIx = u32;
@@ -119,14 +120,16 @@ pub(crate) struct RawEdge {
     tensor: Option<String>,
 }
 
-/// Checks that a number is finite and not negative; names the field on failure.
+/// Checks that a number is finite, not negative and at most [`MAX_AMOUNT`]; names the field
+/// on failure.
 pub(crate) fn check_amount(value: f64, what: impl FnOnce() -> String) -> Result<f64> {
-    if value.is_finite() && value >= 0.0 {
+    if value.is_finite() && (0.0..=MAX_AMOUNT).contains(&value) {
         Ok(value)
     } else {
         Err(Error::Graph(format!(
-            "{} must be a finite number >= 0, got {value}",
-            what()
+            "{} must be a finite number >= 0 (at most {MAX_AMOUNT:e}), got {}",
+            what(),
+            show(value)
         )))
     }
 }
@@ -589,6 +592,13 @@ mod tests {
                 .contains("self-loop")
         );
         assert!(err(r#"{"nodes":[]}"#).contains("no nodes"));
+        // Past 1e30: two such costs in a chain summed to an infinite makespan.
+        assert_eq!(
+            err(r#"{"nodes":[{"id":"a","cost":1e308}]}"#),
+            "graph: node 'a': cost must be a finite number >= 0 (at most 1e30), got 1e308"
+        );
+        assert!(err(r#"{"nodes":[{"id":"a","time":{"cpu":1e31}}]}"#).contains("node 'a': time.cpu"));
+        assert!(err(r#"{"nodes":[{"id":"a","cost":1,"mem":1e31}]}"#).contains("node 'a': mem"));
         assert!(err(
             r#"{"nodes":[{"id":"a","cost":1}],"edges":[{"src":"a","dst":"a","bytes":-3}]}"#
         )

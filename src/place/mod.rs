@@ -23,6 +23,8 @@ pub mod dfs;
 mod fill;
 pub mod hash;
 pub mod heft;
+pub mod m_etf;
+pub mod m_topo;
 pub mod mite;
 pub mod plan;
 mod scores;
@@ -71,6 +73,8 @@ pub static PLACERS: &[PlacerInfo] = &[
     tf_greedy::INFO,
     submodular::INFO,
     submodular::INFO_GI,
+    m_topo::INFO,
+    m_etf::INFO,
 ];
 
 /// Looks up a placer by name.

@@ -20,6 +20,7 @@ use crate::error::{parse_json, Error, Result};
 use crate::model::cluster::{Cluster, ClusterGen};
 use crate::model::graph::Graph;
 use crate::model::problem::Overrides;
+use crate::model::MAX_AMOUNT;
 use crate::place::PLACERS;
 use crate::rng::Rng;
 use crate::schedule::SCHEDULERS;
@@ -207,9 +208,14 @@ impl Scenario {
         if let Some(r) = &self.randomize {
             for (what, range) in [("cost", r.cost), ("bytes", r.bytes), ("mem", r.mem)] {
                 if let Some([lo, hi]) = range {
-                    if !(lo.is_finite() && hi.is_finite() && lo >= 0.0 && lo <= hi) {
+                    if !(lo.is_finite()
+                        && hi.is_finite()
+                        && lo >= 0.0
+                        && lo <= hi
+                        && hi <= MAX_AMOUNT)
+                    {
                         return Err(Error::Scenario(format!(
-                            "randomize.{what} must be a range lo..hi with 0 <= lo <= hi, got {lo}..{hi}"
+                            "randomize.{what} must be a range lo..hi with 0 <= lo <= hi <= {MAX_AMOUNT:e}, got {lo}..{hi}"
                         )));
                     }
                 }
@@ -343,6 +349,13 @@ mod tests {
         .unwrap_err()
         .to_string();
         assert!(e.contains("msr has no parameter 'deltaa'"), "{e}");
+        // Redrawn amounts obey the graph's limit (1e30) too.
+        let e = Scenario::from_json(
+            r#"{"graph":{"bundled":"x"},"cluster":{"file":"c"},"randomize":{"bytes":[1,1e300]}}"#,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("randomize.bytes must be a range"), "{e}");
     }
 
     #[test]

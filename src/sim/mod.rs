@@ -18,13 +18,16 @@
 //!   [`LinkQueue`]'s order; Pesto21 §3.1). Zero-byte transfers (control edges) are
 //!   signals: they take the link's latency and never occupy or wait for a link.
 //! - Links choose among everything ready at an instant, as devices do: under `fcfs`, every
-//!   transfer that becomes ready is pushed to the [`LinkQueue`]; once all events of an
-//!   instant are processed, each free link with something queued is asked for its next
-//!   transfer (`pop`), in the order the links became free-with-work during the instant,
-//!   then the devices pick. So a link-order policy sees every transfer that became ready
-//!   together (TicTac19 §3's case). A policy may hold a link (`pop` answers `None`); it is
-//!   asked again at the next push. For `fifo` this sends exactly what the older
-//!   send-at-once rule sent, at the same times and in the same event order.
+//!   transfer that becomes ready is pushed to the [`LinkQueue`]. An instant ends in three
+//!   steps, each repeated while it adds events at the same time (zero-length ops): process
+//!   the instant's events; let idle devices pick; then ask each free link with something
+//!   queued for its next transfer (`pop`), in the order the links became free-with-work.
+//!   So a link-order policy sees every transfer that became ready together, including the
+//!   outputs of zero-cost ops a device runs one after another at that instant (TicTac19
+//!   §3's case: parameter reads on a server). A policy may hold a link (`pop` answers
+//!   `None`); it is asked again at the next push. Each send keeps the event number it
+//!   would have had if sent the moment it became possible, so `fifo` sends exactly what the
+//!   older send-at-once rule sent, at the same times and in the same event order.
 //! - A run whose policies hold forever (a strict replay that deadlocks) ends when no event
 //!   is left; [`SimResult::unfinished`] counts the ops that never ran, and the caller
 //!   reports the run as failed. The loop never waits for anything but events, so it
@@ -261,6 +264,12 @@ fn routing(problem: &Problem, placement: &[DevIx]) -> Routing {
     }
 }
 
+/// The transfers a placement implies, in the order and with the link indices a run gives
+/// its [`LinkQueue`] (for inspecting a link order's ranks outside a run).
+pub fn transfers_of(problem: &Problem, placement: &[DevIx]) -> Vec<Transfer> {
+    routing(problem, placement).transfers
+}
+
 /// Simulates one step. `scheduler` and `queue` are initialised here for this run.
 pub fn simulate(
     problem: &Problem,
@@ -324,7 +333,10 @@ pub fn simulate(
     let mut op_count = vec![0usize; k];
     let mut link_busy = vec![false; links.len()];
     let mut link_listed = vec![false; links.len()];
-    let mut dispatch: Vec<Dispatch> = Vec::new();
+    // Sends that became possible during the instant, each with the event number it would
+    // have had if sent at that moment (so FIFO runs keep the older send-at-once event order).
+    let mut dispatch: Vec<(Dispatch, u64)> = Vec::new();
+    let mut sending: Vec<(Dispatch, u64)> = Vec::new();
     let mut started = 0usize;
     let mut link_stats: Vec<LinkStats> = links
         .iter()
@@ -362,12 +374,15 @@ pub fn simulate(
 
     macro_rules! push_event {
         ($time:expr, $what:expr) => {{
+            push_event!($time, $what, seq);
+            seq += 1;
+        }};
+        ($time:expr, $what:expr, $seq:expr) => {{
             events.push(Reverse(Event {
                 time: $time,
-                seq,
+                seq: $seq,
                 what: $what,
             }));
-            seq += 1;
         }};
     }
     macro_rules! touch {
@@ -391,9 +406,10 @@ pub fn simulate(
             }
         }};
     }
-    // Sends transfer x on its link now (the link is free or the transfer is a signal).
+    // Sends transfer x on its link now (the link is free or the transfer is a signal); its
+    // arrival gets event number `$seq` (reserved when the send became possible).
     macro_rules! send {
-        ($x:expr, $now:expr) => {{
+        ($x:expr, $now:expr, $seq:expr) => {{
             let x = $x as usize;
             let tr = &transfers[x];
             let duration = problem.cluster.transfer_time(tr.src, tr.dst, tr.bytes);
@@ -411,7 +427,12 @@ pub fn simulate(
             if options.links == LinkModel::Fcfs && tr.bytes > 0.0 {
                 link_busy[tr.link as usize] = true;
             }
-            push_event!($now + duration, x as u32 | TRANSFER_BIT);
+            push_event!($now + duration, x as u32 | TRANSFER_BIT, $seq);
+        }};
+        ($x:expr, $now:expr) => {{
+            let reserved = seq;
+            seq += 1;
+            send!($x, $now, reserved);
         }};
     }
 
@@ -423,61 +444,58 @@ pub fn simulate(
         }
     }
     let mut now = 0.0f64;
-    // Whether the events of instant `now` are being processed (devices pick only between
-    // instants). One `events.pop()` site keeps the hot loop small.
-    let mut in_instant = false;
+    // An instant: its events first (one `events.pop()` site keeps the hot loop small), then
+    // the devices pick, then the links; each may add events at the same instant (zero-length
+    // ops and transfers), which are processed before the instant ends.
     loop {
-        if !in_instant {
-            // Start ops on idle devices that have executable ones, in device order.
-            touched.sort_unstable();
-            for &d in &touched {
-                is_touched[d as usize] = false;
-                if busy[d as usize] {
-                    continue;
-                }
-                let view = SimView { now, busy: &busy };
-                if let Some(v) = scheduler.pick(d, &view) {
-                    let duration = problem.exec(v, d);
-                    busy[d as usize] = true;
-                    busy_time[d as usize] += duration;
-                    op_count[d as usize] += 1;
-                    started += 1;
-                    if options.record {
-                        op_times[v as usize] = (now, now + duration);
-                    }
-                    push_event!(now + duration, v);
-                }
-            }
-            touched.clear();
-        }
         let at_now = matches!(events.peek(), Some(Reverse(e)) if e.time == now);
-        if in_instant && !at_now {
-            if dispatch.is_empty() {
-                in_instant = false;
+        if !at_now {
+            if !touched.is_empty() {
+                // Start ops on idle devices that have executable ones, in device order.
+                touched.sort_unstable();
+                for &d in &touched {
+                    is_touched[d as usize] = false;
+                    if busy[d as usize] {
+                        continue;
+                    }
+                    let view = SimView { now, busy: &busy };
+                    if let Some(v) = scheduler.pick(d, &view) {
+                        let duration = problem.exec(v, d);
+                        busy[d as usize] = true;
+                        busy_time[d as usize] += duration;
+                        op_count[d as usize] += 1;
+                        started += 1;
+                        if options.record {
+                            op_times[v as usize] = (now, now + duration);
+                        }
+                        push_event!(now + duration, v);
+                    }
+                }
+                touched.clear();
                 continue;
             }
-            // The instant's events are done: send what became ready, then go on with any
-            // zero-duration arrival this creates at the same instant.
-            for item in dispatch.drain(..) {
-                match item {
-                    Dispatch::Send(x) => send!(x, now),
-                    Dispatch::Link(l) => {
-                        link_listed[l as usize] = false;
-                        if !link_busy[l as usize] {
-                            if let Some(y) = queue.pop(l) {
-                                send!(y, now);
+            if !dispatch.is_empty() {
+                std::mem::swap(&mut dispatch, &mut sending);
+                for (item, reserved) in sending.drain(..) {
+                    match item {
+                        Dispatch::Send(x) => send!(x, now, reserved),
+                        Dispatch::Link(l) => {
+                            link_listed[l as usize] = false;
+                            if !link_busy[l as usize] {
+                                if let Some(y) = queue.pop(l) {
+                                    send!(y, now, reserved);
+                                }
                             }
                         }
                     }
                 }
+                continue;
             }
-            continue;
         }
         let Some(Reverse(ev)) = events.pop() else {
             break;
         };
         now = ev.time;
-        in_instant = true;
         if ev.what & TRANSFER_BIT == 0 {
             // An op finished.
             let v = ev.what;
@@ -520,13 +538,15 @@ pub fn simulate(
                         queue.push(x, now);
                         if !link_busy[l] && !link_listed[l] {
                             link_listed[l] = true;
-                            dispatch.push(Dispatch::Link(l as u32));
+                            dispatch.push((Dispatch::Link(l as u32), seq));
+                            seq += 1;
                         }
                     } else if options.links == LinkModel::Parallel {
                         // Nothing queues: sending now is sending in dispatch order.
                         send!(x, now);
                     } else {
-                        dispatch.push(Dispatch::Send(x));
+                        dispatch.push((Dispatch::Send(x), seq));
+                        seq += 1;
                     }
                 }
             }
@@ -554,7 +574,8 @@ pub fn simulate(
                 link_busy[l] = false;
                 if !link_listed[l] {
                     link_listed[l] = true;
-                    dispatch.push(Dispatch::Link(link));
+                    dispatch.push((Dispatch::Link(link), seq));
+                    seq += 1;
                 }
             }
         }

@@ -210,3 +210,52 @@ fn links_choose_among_transfers_ready_at_the_same_instant() {
     assert_eq!(t.ops, vec![(0.0, 3.0), (9.0, 10.0), (3.0, 7.0), (5.0, 7.0)]);
     assert_eq!(r.makespan, 10.0);
 }
+
+/// TicTac19 design note V9: a server runs three zero-cost reads p1, p2, p3 (one at a time,
+/// in that order, all at t = 0), each sent to one worker (1 byte, bandwidth 1). A link
+/// order ranking them p3, p2, p1 sends them in that order: the link chooses only once the
+/// device has run every zero-length op of the instant. `fifo` sends p1, p2, p3.
+#[test]
+fn links_choose_after_zero_length_ops_of_the_instant() {
+    use crate::place::Order;
+    use crate::transfer::given::GivenLinks;
+    use crate::transfer::LinkQueue;
+    let g = Graph::from_json(
+        r#"{"nodes":[{"id":"p1","cost":0},{"id":"p2","cost":0},{"id":"p3","cost":0},{"id":"w","cost":1}],
+            "edges":[{"src":"p1","dst":"w","bytes":1},{"src":"p2","dst":"w","bytes":1},{"src":"p3","dst":"w","bytes":1}]}"#,
+        "v9",
+    )
+    .unwrap();
+    let c = Cluster::uniform(&[1.0, 1.0], 1.0, 0.0);
+    let p = Problem::new(&g, &c).unwrap();
+    let placement = [0, 0, 0, 1];
+    let opts = SimOptions {
+        links: LinkModel::Fcfs,
+        record: true,
+    };
+    // Reads run in index order on the server: priorities 3, 2, 1 for the given scheduler.
+    let order = Order {
+        priority: vec![3.0, 2.0, 1.0, 0.0],
+        sequences: None,
+        transfers: Some(vec![(2, 1), (1, 1), (0, 1)]),
+    };
+    let starts = |r: SimResult| -> Vec<f64> {
+        r.trace
+            .unwrap()
+            .transfer_times
+            .iter()
+            .map(|t| t.start)
+            .collect()
+    };
+    let mut sched = crate::schedule::given::Given::new(true);
+    crate::schedule::Scheduler::hint(&mut sched, &order);
+    let mut links = GivenLinks::new(true);
+    links.hint(&order);
+    let ranked = simulate(&p, &placement, &mut sched, &mut links, opts);
+    // Transfers are p1's, p2's, p3's: p3's goes 0..1, p2's 1..2, p1's 2..3.
+    assert_eq!(starts(ranked), [2.0, 1.0, 0.0]);
+    let mut sched = crate::schedule::given::Given::new(true);
+    crate::schedule::Scheduler::hint(&mut sched, &order);
+    let fifo = simulate(&p, &placement, &mut sched, &mut FifoLinks::default(), opts);
+    assert_eq!(starts(fifo), [0.0, 1.0, 2.0]);
+}

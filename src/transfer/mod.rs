@@ -22,6 +22,9 @@ use crate::rng::Rng;
 pub mod fifo;
 pub mod given;
 pub mod random;
+pub mod recvs;
+pub mod tao;
+pub mod tio;
 
 /// One transfer: a tensor sent from its producer's device to one consuming device.
 #[derive(Debug, Clone, PartialEq)]
@@ -65,7 +68,8 @@ pub struct LinkQueueInfo {
     pub make: fn(&Params, Rng) -> Box<dyn LinkQueue>,
 }
 
-pub static LINK_QUEUES: &[LinkQueueInfo] = &[fifo::INFO, random::INFO, given::INFO];
+pub static LINK_QUEUES: &[LinkQueueInfo] =
+    &[fifo::INFO, random::INFO, tio::INFO, tao::INFO, given::INFO];
 
 pub fn link_queue(name: &str) -> Result<&'static LinkQueueInfo> {
     crate::params::lookup("link order", name, LINK_QUEUES, |s| s.name)

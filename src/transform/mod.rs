@@ -11,6 +11,9 @@
 
 use petgraph::visit::{Dfs, Reversed};
 
+pub mod coarsen;
+pub mod replicate;
+
 use crate::error::{Error, Result};
 use crate::model::graph::{Graph, GraphBuilder, NodeIx, NodeSpec};
 

@@ -1,0 +1,315 @@
+//! TicTac19's model of a device's inbound transfers (§4.1), shared by the `tao` and `tio`
+//! link orders, and the enforcement of their ranks on the links (§3).
+//!
+//! - **Recvs** of device `d` (ambiguity A18 of the design note): transfers into `d` with
+//!   bytes > 0 whose producer has no ancestor on `d` (a leaf of `d`'s partition, TicTac19
+//!   §2.4; in a parameter-server replica these are exactly the parameter reads). Other inbound
+//!   transfers stay unranked.
+//! - **dep(op)** for an op on `d`: the recvs of `d` it depends on directly or transitively,
+//!   through any path of the whole graph (Algorithm 1's DFS), as a bitset.
+//! - **Properties** (Algorithm 1, "UpdateProperties") over the outstanding recvs `R`:
+//!   `op.M` = the largest, over channels (links into `d`, A7), of the summed `Time` of
+//!   `dep(op) ∩ R` on that channel; a recv's own `M` is its `Time`. `r.P` = summed `Time` of
+//!   the ops whose outstanding dependencies are exactly `{r}`; `r.M+` = the least `op.M` over
+//!   ops with more than one outstanding dependency including `r` (+inf when there is none).
+//!   Only the compute ops of `d` count (A9).
+//! - **Enforcement** ([`RankedLinks`], §3 "Priority", A5, A6): ranks are normalized per link
+//!   (competition rank within the link); a free link sends a transfer drawn uniformly among
+//!   the queued ones with the least rank and the queued unranked ones.
+
+use crate::model::cluster::DevIx;
+use crate::model::graph::NodeIx;
+use crate::model::problem::Problem;
+use crate::rng::Rng;
+
+use super::Transfer;
+
+/// A fixed-size set of recv indices (`0..n`) as 64-bit words.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Bits(Vec<u64>);
+
+impl Bits {
+    pub fn new(n: usize) -> Bits {
+        Bits(vec![0; n.div_ceil(64)])
+    }
+    pub fn insert(&mut self, i: usize) {
+        self.0[i / 64] |= 1 << (i % 64);
+    }
+    pub fn contains(&self, i: usize) -> bool {
+        self.0[i / 64] >> (i % 64) & 1 == 1
+    }
+    pub fn union_with(&mut self, other: &Bits) {
+        for (a, b) in self.0.iter_mut().zip(&other.0) {
+            *a |= b;
+        }
+    }
+    /// Members, ascending.
+    pub fn iter(&self) -> impl Iterator<Item = usize> + '_ {
+        self.0.iter().enumerate().flat_map(|(w, &word)| {
+            let mut rest = word;
+            std::iter::from_fn(move || {
+                (rest != 0).then(|| {
+                    let b = rest.trailing_zeros() as usize;
+                    rest &= rest - 1;
+                    w * 64 + b
+                })
+            })
+        })
+    }
+}
+
+/// How long things take, as TicTac19's `Time` oracle sees them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Oracle {
+    /// The measured times: an op's run time on its device, a recv's transfer time on its
+    /// link (TAO, §4.2).
+    Measured,
+    /// Eq. 6, the general oracle: 0 for an op, 1 for a recv (TIO, §4.3).
+    General,
+}
+
+/// The recvs of one device and the dependency sets of its ops.
+#[derive(Debug, Clone)]
+pub struct DeviceRecvs {
+    /// Transfer index of each recv, ascending.
+    pub recv: Vec<u32>,
+    /// Channel (link index) of each recv.
+    pub channel: Vec<u32>,
+    /// Time of each recv under the oracle.
+    pub time: Vec<f64>,
+    /// The compute ops of the device, their times and dependency sets.
+    pub ops: Vec<NodeIx>,
+    pub op_time: Vec<f64>,
+    pub dep: Vec<Bits>,
+}
+
+impl DeviceRecvs {
+    /// Recvs and dependency sets of every device (A18), under `oracle`.
+    pub fn of_run(
+        problem: &Problem,
+        placement: &[DevIx],
+        transfers: &[Transfer],
+        oracle: Oracle,
+    ) -> Vec<DeviceRecvs> {
+        let g = problem.graph;
+        let n = g.node_count();
+        let k = problem.device_count();
+        // Devices holding an ancestor of each node, as bitsets over devices.
+        let words = k.div_ceil(64);
+        let mut anc = vec![0u64; n * words];
+        for &v in g.topo_order() {
+            for &e in g.in_edges(v) {
+                let u = g.edges[e as usize].src as usize;
+                let du = placement[u] as usize;
+                for w in 0..words {
+                    let bit = if du / 64 == w { 1u64 << (du % 64) } else { 0 };
+                    anc[v as usize * words + w] |= anc[u * words + w] | bit;
+                }
+            }
+        }
+        let has_ancestor_on = |v: NodeIx, d: DevIx| {
+            let d = d as usize;
+            anc[v as usize * words + d / 64] >> (d % 64) & 1 == 1
+        };
+        let mut out = Vec::with_capacity(k);
+        for d in 0..k as DevIx {
+            let mut recv = Vec::new();
+            for (x, t) in transfers.iter().enumerate() {
+                let producer = g.tensors[t.tensor as usize].src;
+                if t.dst == d && t.bytes > 0.0 && !has_ancestor_on(producer, d) {
+                    recv.push(x as u32);
+                }
+            }
+            let channel = recv.iter().map(|&x| transfers[x as usize].link).collect();
+            let time = recv
+                .iter()
+                .map(|&x| match oracle {
+                    Oracle::Measured => {
+                        let t = &transfers[x as usize];
+                        problem.cluster.transfer_time(t.src, t.dst, t.bytes)
+                    }
+                    Oracle::General => 1.0,
+                })
+                .collect();
+            // dep over the whole graph in topological order: a node's set is the union of
+            // its producers' sets, plus the recv that carries an input edge into d.
+            let nr = recv.len();
+            let mut dep_all: Vec<Bits> = vec![Bits::new(nr); if nr == 0 { 0 } else { n }];
+            if nr > 0 {
+                for (i, &x) in recv.iter().enumerate() {
+                    for &w in &transfers[x as usize].consumers {
+                        dep_all[w as usize].insert(i);
+                    }
+                }
+                for &v in g.topo_order() {
+                    for &e in g.in_edges(v) {
+                        let u = g.edges[e as usize].src as usize;
+                        if u != v as usize {
+                            let (a, b) = if u < v as usize {
+                                let (lo, hi) = dep_all.split_at_mut(v as usize);
+                                (&mut hi[0], &lo[u])
+                            } else {
+                                let (lo, hi) = dep_all.split_at_mut(u);
+                                (&mut lo[v as usize], &hi[0])
+                            };
+                            a.union_with(b);
+                        }
+                    }
+                }
+            }
+            let ops: Vec<NodeIx> = (0..n as NodeIx)
+                .filter(|&v| placement[v as usize] == d)
+                .collect();
+            let op_time = ops
+                .iter()
+                .map(|&v| match oracle {
+                    Oracle::Measured => problem.exec(v, d),
+                    Oracle::General => 0.0,
+                })
+                .collect();
+            let dep = if nr == 0 {
+                vec![Bits::new(0); ops.len()]
+            } else {
+                ops.iter().map(|&v| dep_all[v as usize].clone()).collect()
+            };
+            out.push(DeviceRecvs {
+                recv,
+                channel,
+                time,
+                ops,
+                op_time,
+                dep,
+            });
+        }
+        out
+    }
+
+    /// Algorithm 1 over the outstanding recvs (`outstanding[i]`): `(P, M, M+)` per recv.
+    pub fn properties(&self, outstanding: &[bool]) -> (Vec<f64>, Vec<f64>, Vec<f64>) {
+        let nr = self.recv.len();
+        let mut p = vec![0.0; nr];
+        let m: Vec<f64> = self.time.clone();
+        let mut m_plus = vec![f64::INFINITY; nr];
+        let mut per_channel: Vec<(u32, f64)> = Vec::new();
+        let mut d: Vec<usize> = Vec::new();
+        for (o, dep) in self.dep.iter().enumerate() {
+            d.clear();
+            d.extend(dep.iter().filter(|&i| outstanding[i]));
+            match d.len() {
+                0 => {}
+                1 => p[d[0]] += self.op_time[o],
+                _ => {
+                    per_channel.clear();
+                    for &i in &d {
+                        match per_channel.iter_mut().find(|(c, _)| *c == self.channel[i]) {
+                            Some((_, s)) => *s += self.time[i],
+                            None => per_channel.push((self.channel[i], self.time[i])),
+                        }
+                    }
+                    let op_m = per_channel.iter().map(|x| x.1).fold(0.0, f64::max);
+                    for &i in &d {
+                        m_plus[i] = m_plus[i].min(op_m);
+                    }
+                }
+            }
+        }
+        (p, m, m_plus)
+    }
+}
+
+/// Ranks normalized per link (A6): each ranked transfer's competition rank among the
+/// ranked transfers of its link (equal global ranks share a rank). `None` stays unranked.
+pub fn per_link(rank: &[Option<f64>], link_of: &[u32]) -> Vec<Option<u32>> {
+    let mut out = vec![None; rank.len()];
+    let mut by_link: Vec<(u32, f64, usize)> = rank
+        .iter()
+        .enumerate()
+        .filter_map(|(x, r)| r.map(|r| (link_of[x], r, x)))
+        .collect();
+    by_link.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)).then(a.2.cmp(&b.2)));
+    let mut i = 0;
+    while i < by_link.len() {
+        let link = by_link[i].0;
+        let start = i;
+        while i < by_link.len() && by_link[i].0 == link {
+            let first_equal = (start..i)
+                .find(|&j| by_link[j].1 == by_link[i].1)
+                .unwrap_or(i);
+            out[by_link[i].2] = Some((first_equal - start) as u32);
+            i += 1;
+        }
+    }
+    out
+}
+
+/// TicTac19 §3's enforcement: per link, a free link sends a transfer drawn uniformly among
+/// the queued ones with the least rank and the queued unranked ones (A5).
+pub struct RankedLinks {
+    rng: Rng,
+    rank: Vec<Option<u32>>,
+    link_of: Vec<u32>,
+    queues: Vec<Vec<u32>>,
+}
+
+impl RankedLinks {
+    pub fn new(rng: Rng) -> RankedLinks {
+        RankedLinks {
+            rng,
+            rank: Vec::new(),
+            link_of: Vec::new(),
+            queues: Vec::new(),
+        }
+    }
+
+    /// Starts a run with these per-link ranks.
+    pub fn start(&mut self, rank: Vec<Option<u32>>, transfers: &[Transfer], links: usize) {
+        self.rank = rank;
+        self.link_of = transfers.iter().map(|t| t.link).collect();
+        self.queues = vec![Vec::new(); links];
+    }
+
+    pub fn push(&mut self, t: u32) {
+        self.queues[self.link_of[t as usize] as usize].push(t);
+    }
+
+    pub fn pop(&mut self, link: u32) -> Option<u32> {
+        let q = &mut self.queues[link as usize];
+        let least = q.iter().filter_map(|&t| self.rank[t as usize]).min();
+        let candidates: Vec<usize> = (0..q.len())
+            .filter(|&i| match self.rank[q[i] as usize] {
+                None => true,
+                r => r == least,
+            })
+            .collect();
+        if candidates.is_empty() {
+            return None;
+        }
+        let pick = candidates[self.rng.below(candidates.len() as u64) as usize];
+        Some(q.swap_remove(pick))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranks_are_competition_ranks_within_each_link() {
+        let rank = [Some(3.0), Some(0.0), None, Some(3.0), Some(1.0), Some(0.0)];
+        let link_of = [0, 0, 0, 0, 1, 1];
+        assert_eq!(
+            per_link(&rank, &link_of),
+            [Some(1), Some(0), None, Some(1), Some(1), Some(0)]
+        );
+    }
+
+    #[test]
+    fn bits_iterate_ascending() {
+        let mut b = Bits::new(130);
+        for i in [129, 3, 64, 0] {
+            b.insert(i);
+        }
+        assert_eq!(b.iter().collect::<Vec<_>>(), [0, 3, 64, 129]);
+        assert!(b.contains(64) && !b.contains(65));
+    }
+}

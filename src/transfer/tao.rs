@@ -1,0 +1,244 @@
+//! `tao`: TicTac19's timing-aware ordering (TAO, "TAC" in the MLSys'19 version; §4.2, Eq. 5,
+//! Algorithm 2).
+//!
+//! Per device, with the measured oracle (an op's run time on its device, a recv's transfer
+//! time on its link): `|R|` rounds; each round updates the properties of the outstanding
+//! recvs (Algorithm 1) and gives the next priority to the least recv under Eq. 5's
+//! comparator, `A before B := x != y ? x < y : M+_A < M+_B` with `x = min(P_B, M_A)` and
+//! `y = min(P_A, M_B)` (Johnson's rule on channel time `M` and compute time `P`; the `M+`
+//! tie-break is §4.2's case 2).
+//!
+//! Choices (the design note's ambiguities):
+//! - A1: Eq. 5, not Algorithm 2 as printed, which swaps `x` and `y` and picks the worst
+//!   order on the worked example.
+//! - A2, A3: the comparator is not transitive with the `M+` tie-break (a cycle exists on
+//!   real DAGs), so "the minimum" is found by a linear scan in ascending transfer index:
+//!   `best` starts at the first outstanding recv and is replaced by each later `c` with
+//!   `before(c, best)`. Never a sort: Rust's sort may panic on a non-total order.
+//! - Ranks are normalized per link (A6) and enforced per §3 ([`RankedLinks`]: least rank
+//!   first, ties and unranked transfers at random). Computed once per run, in `init`.
+//!
+//! Cost: `O(|R| x (ops x |R| / 64 + dependencies))` per device.
+
+use super::recvs::{per_link, DeviceRecvs, Oracle, RankedLinks};
+use super::{LinkQueue, LinkQueueInfo, Transfer};
+use crate::model::cluster::DevIx;
+use crate::model::problem::Problem;
+use crate::params::Params;
+use crate::rng::Rng;
+
+pub const INFO: LinkQueueInfo = LinkQueueInfo {
+    name: "tao",
+    summary: "TicTac19 timing-aware order (TAO/TAC, §4.2, Eq. 5): Johnson's rule on transfer and compute time",
+    params: &[],
+    needs_plan: false,
+    make: |_: &Params, rng: Rng| Box::new(Tao(RankedLinks::new(rng))),
+};
+
+pub struct Tao(RankedLinks);
+
+/// Eq. 5's comparator: whether recv `a` goes before recv `b`.
+pub fn before(a: usize, b: usize, p: &[f64], m: &[f64], m_plus: &[f64]) -> bool {
+    let x = p[b].min(m[a]);
+    let y = p[a].min(m[b]);
+    if x != y {
+        x < y
+    } else {
+        m_plus[a] < m_plus[b]
+    }
+}
+
+/// TAO's order of one device's recvs: recv positions (into `dev.recv`) by priority.
+pub fn tao_order(dev: &DeviceRecvs) -> Vec<usize> {
+    let nr = dev.recv.len();
+    let mut outstanding = vec![true; nr];
+    let mut order = Vec::with_capacity(nr);
+    for _ in 0..nr {
+        let (p, m, m_plus) = dev.properties(&outstanding);
+        let mut best: Option<usize> = None;
+        for c in (0..nr).filter(|&c| outstanding[c]) {
+            if best.is_none_or(|b| before(c, b, &p, &m, &m_plus)) {
+                best = Some(c);
+            }
+        }
+        let Some(b) = best else { break };
+        outstanding[b] = false;
+        order.push(b);
+    }
+    order
+}
+
+/// TAO's global rank of every transfer (its round), `None` for transfers that are not recvs.
+pub fn tao_ranks(
+    problem: &Problem,
+    placement: &[DevIx],
+    transfers: &[Transfer],
+) -> Vec<Option<f64>> {
+    let mut rank = vec![None; transfers.len()];
+    for dev in DeviceRecvs::of_run(problem, placement, transfers, Oracle::Measured) {
+        for (round, i) in tao_order(&dev).into_iter().enumerate() {
+            rank[dev.recv[i] as usize] = Some(round as f64);
+        }
+    }
+    rank
+}
+
+impl LinkQueue for Tao {
+    fn init(
+        &mut self,
+        problem: &Problem,
+        placement: &[DevIx],
+        transfers: &[Transfer],
+        links: usize,
+    ) {
+        let link_of: Vec<u32> = transfers.iter().map(|t| t.link).collect();
+        let rank = per_link(&tao_ranks(problem, placement, transfers), &link_of);
+        self.0.start(rank, transfers, links);
+    }
+
+    fn push(&mut self, t: u32, _: f64) {
+        self.0.push(t);
+    }
+
+    fn pop(&mut self, link: u32) -> Option<u32> {
+        self.0.pop(link)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schedule::fifo::Fifo;
+    use crate::sim::{simulate, LinkModel, SimOptions};
+    use crate::testutil::tictac;
+
+    type Case = (
+        crate::model::graph::Graph,
+        crate::model::cluster::Cluster,
+        Vec<DevIx>,
+    );
+
+    /// The design note's worked example W (§2.6, vector V4): reads A (2), B (2), C (1);
+    /// op1<-A (2), op2<-{op1, B} (1), op3<-C (6), op4<-{op2, op3} (1), op5<-B (1).
+    fn w() -> Case {
+        tictac(
+            &[("A", 2.0, 0), ("B", 2.0, 0), ("C", 1.0, 0)],
+            &[
+                ("op1", 2.0, &["A"]),
+                ("op2", 1.0, &["op1", "B"]),
+                ("op3", 6.0, &["C"]),
+                ("op4", 1.0, &["op2", "op3"]),
+                ("op5", 1.0, &["B"]),
+            ],
+        )
+    }
+
+    /// TAO's order on the worker, as read names.
+    fn order_of((g, c, placement): &Case) -> Vec<String> {
+        let p = Problem::new(g, c).unwrap();
+        let xs = crate::sim::transfers_of(&p, placement);
+        let devs = DeviceRecvs::of_run(&p, placement, &xs, Oracle::Measured);
+        let worker = devs.last().unwrap();
+        tao_order(worker)
+            .into_iter()
+            .map(|i| {
+                let t = xs[worker.recv[i] as usize].tensor;
+                g.nodes[g.tensors[t as usize].src as usize].id.clone()
+            })
+            .collect()
+    }
+
+    /// Makespan of one run with the `tao` link order under fcfs links.
+    fn makespan((g, c, placement): &Case) -> f64 {
+        let p = Problem::new(g, c).unwrap();
+        let mut q = Tao(RankedLinks::new(Rng::new(0)));
+        let opts = SimOptions {
+            links: LinkModel::Fcfs,
+            record: false,
+        };
+        simulate(&p, placement, &mut Fifo::new(Rng::new(0)), &mut q, opts).makespan
+    }
+
+    /// Round 1 of W: P = (2, 1, 6), M = (2, 2, 1), M+ = (4, 4, 5); C before A and B, A
+    /// before B. Round 2: A before B. TAO = [C, A, B], and the run takes 12 (the optimum;
+    /// E = 0.8). Algorithm 2 as printed (x and y swapped) would order [B, A, C]: the
+    /// comparator's direction is checked on the round-1 values.
+    #[test]
+    fn worked_example_w() {
+        let case = w();
+        assert_eq!(order_of(&case), ["C", "A", "B"]);
+        let (p, m, m_plus) = ([2.0, 1.0, 6.0], [2.0, 2.0, 1.0], [4.0, 4.0, 5.0]);
+        assert!(before(2, 0, &p, &m, &m_plus) && !before(0, 2, &p, &m, &m_plus));
+        assert!(before(0, 1, &p, &m, &m_plus) && !before(1, 0, &p, &m, &m_plus));
+        let (g, c, placement) = &case;
+        let prob = Problem::new(g, c).unwrap();
+        let xs = crate::sim::transfers_of(&prob, placement);
+        let dev = &DeviceRecvs::of_run(&prob, placement, &xs, Oracle::Measured)[1];
+        assert_eq!(
+            dev.properties(&[true; 3]),
+            (p.to_vec(), m.to_vec(), m_plus.to_vec())
+        );
+        assert_eq!(makespan(&case), 12.0);
+    }
+
+    /// V2 (Fig. 4a, Johnson's rule): A (1) -> oA (3), B (2) -> oB (1), independent:
+    /// min(P_B, M_A) = 1 < min(P_A, M_B) = 2, so [A, B], makespan 5 (B first: 6).
+    #[test]
+    fn case_1_is_johnsons_rule() {
+        let case = tictac(
+            &[("A", 1.0, 0), ("B", 2.0, 0)],
+            &[("oA", 3.0, &["A"]), ("oB", 1.0, &["B"])],
+        );
+        assert_eq!(order_of(&case), ["A", "B"]);
+        assert_eq!(makespan(&case), 5.0);
+    }
+
+    /// V5, Seq-4: x (1); m_i <- {m_(i-1) or x, r_i}, all times 1: [r1, r2, r3, r4],
+    /// makespan 5 (E = 1).
+    #[test]
+    fn seq_4() {
+        let case = tictac(
+            &[
+                ("r1", 1.0, 0),
+                ("r2", 1.0, 0),
+                ("r3", 1.0, 0),
+                ("r4", 1.0, 0),
+            ],
+            &[
+                ("x", 1.0, &[]),
+                ("m1", 1.0, &["x", "r1"]),
+                ("m2", 1.0, &["m1", "r2"]),
+                ("m3", 1.0, &["m2", "r3"]),
+                ("m4", 1.0, &["m3", "r4"]),
+            ],
+        );
+        assert_eq!(order_of(&case), ["r1", "r2", "r3", "r4"]);
+        assert_eq!(makespan(&case), 5.0);
+    }
+
+    /// V8: a cyclic comparator (A before B by M+, B before C by M+, C before A by Eq. 5).
+    /// The linear scan picks C, then A, B, D: makespan 15, the optimum; no panic.
+    #[test]
+    fn cyclic_comparator_does_not_panic() {
+        let case = tictac(
+            &[("A", 3.0, 0), ("B", 1.0, 0), ("C", 3.0, 0), ("D", 3.0, 0)],
+            &[
+                ("o1", 2.0, &["A", "B", "D"]),
+                ("o2", 3.0, &["C"]),
+                ("o3", 2.0, &["A"]),
+                ("o4", 3.0, &["A", "D"]),
+                ("o5", 1.0, &["B"]),
+            ],
+        );
+        let (p, m, m_plus) = (
+            [2.0, 1.0, 3.0, 0.0],
+            [3.0, 1.0, 3.0, 3.0],
+            [6.0, 7.0, f64::INFINITY, 6.0],
+        );
+        assert!(before(0, 1, &p, &m, &m_plus));
+        assert!(before(1, 2, &p, &m, &m_plus));
+        assert!(before(2, 0, &p, &m, &m_plus), "the cycle closes");
+        assert_eq!(order_of(&case), ["C", "A", "B", "D"]);
+        assert_eq!(makespan(&case), 15.0);
+    }
+}

@@ -1,0 +1,480 @@
+//! Cycle-free batch coarsening (Pesto21 §3.3): merge adjacent ops, many pairs per round,
+//! until the graph is small enough for an exact or search-based planner, never creating a
+//! cycle.
+//!
+//! One round: heights `H` (Definition 3.4: roots are 1, `H(v) = 1 + max H(pred)`); candidate
+//! edges by priority, highest first; a greedy scan adds `(u, v)` to the batch `M` when
+//! - (i) neither `u` nor `v` is in `M` yet (a matching);
+//! - (ii) as printed: `|succ(u)| = 1`, or `|prec(v)| = 1`, or `H(v) = H(u) + 1`, or every
+//!   other successor `w` of `u` has `H(w) > H(v)` (then `(u, v)` is the only path from `u`
+//!   to `v`, Theorem 3.2; succ and prec are immediate, as §3.3's "height, outdegree and
+//!   indegree" says);
+//! - (iii) **corrected** (the design note's erratum: the printed condition lets Fig. 6's
+//!   two merges through and creates a cycle): for every pair `(u_j, v_j)` already in `M`,
+//!   `(u, v_j)` is not an edge with `H(v_j) = H(v)`, and `(u_j, v)` is not an edge with
+//!   `H(v) = H(v_j)`. Proof sketch: give a merged vertex the level of its top; every coarse
+//!   edge then keeps or raises the level, and the only edges that keep it are cross edges
+//!   from the bottom of a tight pair to a head at the same height; a cycle would need only
+//!   such edges, which (iii) forbids;
+//! - placesim's device rule: the two vertices may run on a common device;
+//!
+//! and stops once `|V| - |M|` reaches the target. The batch is contracted; should a cycle
+//! ever appear (it cannot, by the proof; a property test checks thousands of DAGs), the batch
+//! is undone and only its first pair, safe by Theorem 3.2, is merged, and the round says so.
+//! Rounds repeat until `|V| <= target` or no pair qualifies. Isolated vertices never merge.
+//!
+//! Choices:
+//! - Priority: the paper's "estimated communication time" of the edge. Any per-pair mean of
+//!   `latency + bytes / bandwidth` grows with the bytes, so edges are ranked by the summed
+//!   bytes of the distinct tensors between the two vertices, ties by lower (src, dst) index.
+//! - Colocation groups are not merged (contracting non-adjacent members can create cycles):
+//!   [`Coarse::units`] joins the coarse vertices of each group into one placement unit.
+//! - Members of a coarse vertex are kept in topological order; expanding a coarse placement
+//!   gives each member its vertex's device ([`Coarse::expand`]).
+
+use petgraph::algo::is_cyclic_directed;
+use petgraph::graph::DiGraph;
+use serde::Serialize;
+
+use crate::model::cluster::DevIx;
+use crate::model::graph::NodeIx;
+use crate::model::problem::Problem;
+
+/// What one round did.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Round {
+    pub vertices: usize,
+    pub edges: usize,
+    /// Pairs merged.
+    pub merged: usize,
+    /// Percent of the round's starting edges that vanished.
+    pub edges_removed_pct: f64,
+    /// Whether the batch was undone for a cycle (never expected).
+    pub fallback: bool,
+}
+
+/// A coarsened graph.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Coarse {
+    /// Coarse vertex of each node.
+    pub of: Vec<u32>,
+    /// Nodes of each coarse vertex, in topological order.
+    pub members: Vec<Vec<NodeIx>>,
+    /// Coarse edges `(src, dst, bytes)`, sorted.
+    pub edges: Vec<(u32, u32, f64)>,
+    /// The starting graph and every round.
+    pub rounds: Vec<Round>,
+}
+
+/// Coarse edges of a grouping: the summed bytes of distinct tensors between two vertices.
+fn coarse_edges(problem: &Problem, of: &[u32]) -> Vec<(u32, u32, f64)> {
+    let g = problem.graph;
+    let mut keyed: Vec<(u32, u32, u32)> = g
+        .edges
+        .iter()
+        .filter(|e| of[e.src as usize] != of[e.dst as usize])
+        .map(|e| (of[e.src as usize], of[e.dst as usize], e.tensor))
+        .collect();
+    keyed.sort_unstable();
+    keyed.dedup();
+    let mut out: Vec<(u32, u32, f64)> = Vec::new();
+    for (a, b, t) in keyed {
+        let bytes = problem.tensor_bytes[t as usize];
+        match out.last_mut() {
+            Some(last) if last.0 == a && last.1 == b => last.2 += bytes,
+            _ => out.push((a, b, bytes)),
+        }
+    }
+    out
+}
+
+/// Heights (Definition 3.4) of a DAG of `n` vertices; `None` when it has a cycle.
+fn heights(n: usize, edges: &[(u32, u32, f64)]) -> Option<Vec<u32>> {
+    let mut indeg = vec![0u32; n];
+    let mut succ: Vec<Vec<u32>> = vec![Vec::new(); n];
+    for &(a, b, _) in edges {
+        indeg[b as usize] += 1;
+        succ[a as usize].push(b);
+    }
+    let mut h = vec![1u32; n];
+    let mut queue: Vec<u32> = (0..n as u32).filter(|&v| indeg[v as usize] == 0).collect();
+    let mut head = 0;
+    while head < queue.len() {
+        let v = queue[head] as usize;
+        head += 1;
+        for &w in &succ[v] {
+            h[w as usize] = h[w as usize].max(h[v] + 1);
+            indeg[w as usize] -= 1;
+            if indeg[w as usize] == 0 {
+                queue.push(w);
+            }
+        }
+    }
+    (queue.len() == n).then_some(h)
+}
+
+/// Renumbers groups of nodes: coarse vertex ids in order of their first member's
+/// topological position.
+fn renumber(problem: &Problem, group: &[u32]) -> (Vec<u32>, Vec<Vec<NodeIx>>) {
+    let g = problem.graph;
+    let mut new_id = vec![u32::MAX; group.len()];
+    let mut of = vec![0u32; g.node_count()];
+    let mut members: Vec<Vec<NodeIx>> = Vec::new();
+    for &v in g.topo_order() {
+        let old = group[v as usize] as usize;
+        if new_id[old] == u32::MAX {
+            new_id[old] = members.len() as u32;
+            members.push(Vec::new());
+        }
+        of[v as usize] = new_id[old];
+        members[new_id[old] as usize].push(v);
+    }
+    (of, members)
+}
+
+/// Coarsens `problem`'s graph towards `target` vertices (Pesto21 uses about 200).
+pub fn coarsen(problem: &Problem, target: usize) -> Coarse {
+    let k = problem.device_count();
+    let (mut of, mut members) = renumber(
+        problem,
+        &(0..problem.node_count() as u32).collect::<Vec<_>>(),
+    );
+    let mut edges = coarse_edges(problem, &of);
+    let mut rounds = vec![Round {
+        vertices: members.len(),
+        edges: edges.len(),
+        merged: 0,
+        edges_removed_pct: 0.0,
+        fallback: false,
+    }];
+    let target = target.max(1);
+    while members.len() > target {
+        let n = members.len();
+        let h = heights(n, &edges).expect("coarse graphs stay acyclic");
+        let mut succ: Vec<Vec<u32>> = vec![Vec::new(); n];
+        let mut pred: Vec<Vec<u32>> = vec![Vec::new(); n];
+        for &(a, b, _) in &edges {
+            succ[a as usize].push(b);
+            pred[b as usize].push(a);
+        }
+        let allowed: Vec<Vec<bool>> = members
+            .iter()
+            .map(|ms| {
+                (0..k as DevIx)
+                    .map(|d| ms.iter().all(|&v| problem.allowed(v, d)))
+                    .collect()
+            })
+            .collect();
+        let mut order: Vec<usize> = (0..edges.len()).collect();
+        order.sort_by(|&x, &y| {
+            edges[y]
+                .2
+                .total_cmp(&edges[x].2)
+                .then((edges[x].0, edges[x].1).cmp(&(edges[y].0, edges[y].1)))
+        });
+        // Pair partner of each vertex in M: as tail (u) or head (v).
+        let mut tail_of = vec![u32::MAX; n]; // tail_of[u] = v
+        let mut head_of = vec![u32::MAX; n]; // head_of[v] = u
+        let mut batch: Vec<(u32, u32)> = Vec::new();
+        for &i in &order {
+            if n - batch.len() <= target {
+                break;
+            }
+            let (u, v, _) = edges[i];
+            let (ui, vi) = (u as usize, v as usize);
+            let used = |x: usize| tail_of[x] != u32::MAX || head_of[x] != u32::MAX;
+            if used(ui) || used(vi) {
+                continue;
+            }
+            let only_path = succ[ui].len() == 1
+                || pred[vi].len() == 1
+                || h[vi] == h[ui] + 1
+                || succ[ui].iter().all(|&w| w == v || h[w as usize] > h[vi]);
+            if !only_path {
+                continue;
+            }
+            // Corrected (iii): no cross edge u -> v_j or u_j -> v at v's height.
+            let cross_out = succ[ui]
+                .iter()
+                .any(|&w| head_of[w as usize] != u32::MAX && h[w as usize] == h[vi]);
+            let cross_in = pred[vi].iter().any(|&x| {
+                let vj = tail_of[x as usize];
+                vj != u32::MAX && h[vj as usize] == h[vi]
+            });
+            if cross_out || cross_in {
+                continue;
+            }
+            if !(0..k).any(|d| allowed[ui][d] && allowed[vi][d]) {
+                continue;
+            }
+            tail_of[ui] = v;
+            head_of[vi] = u;
+            batch.push((u, v));
+        }
+        if batch.is_empty() {
+            break;
+        }
+        let contract = |pairs: &[(u32, u32)]| -> Vec<u32> {
+            let mut group: Vec<u32> = (0..n as u32).collect();
+            for &(u, v) in pairs {
+                group[v as usize] = u;
+            }
+            of.iter().map(|&c| group[c as usize]).collect()
+        };
+        let before = edges.len();
+        let mut fallback = false;
+        let mut merged = batch.len();
+        let (mut next_of, mut next_members) = renumber(problem, &contract(&batch));
+        let mut next_edges = coarse_edges(problem, &next_of);
+        if is_cyclic(next_members.len(), &next_edges) {
+            fallback = true;
+            merged = 1;
+            (next_of, next_members) = renumber(problem, &contract(&batch[..1]));
+            next_edges = coarse_edges(problem, &next_of);
+        }
+        of = next_of;
+        members = next_members;
+        edges = next_edges;
+        rounds.push(Round {
+            vertices: members.len(),
+            edges: edges.len(),
+            merged,
+            edges_removed_pct: if before > 0 {
+                100.0 * (before - edges.len()) as f64 / before as f64
+            } else {
+                0.0
+            },
+            fallback,
+        });
+    }
+    Coarse {
+        of,
+        members,
+        edges,
+        rounds,
+    }
+}
+
+/// Whether a graph of `n` vertices with these edges has a cycle (petgraph's DFS check).
+fn is_cyclic(n: usize, edges: &[(u32, u32, f64)]) -> bool {
+    let mut g = DiGraph::<(), (), u32>::with_capacity(n, edges.len());
+    for _ in 0..n {
+        g.add_node(());
+    }
+    for &(a, b, _) in edges {
+        g.add_edge(a.into(), b.into(), ());
+    }
+    is_cyclic_directed(&g)
+}
+
+impl Coarse {
+    pub fn len(&self) -> usize {
+        self.members.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.members.is_empty()
+    }
+
+    /// Run time of coarse vertex `x` on `d`: its members' sum (infinite where one may not
+    /// run).
+    pub fn exec(&self, problem: &Problem, x: u32, d: DevIx) -> f64 {
+        self.members[x as usize]
+            .iter()
+            .map(|&v| problem.exec(v, d))
+            .sum()
+    }
+
+    /// Static memory of coarse vertex `x`: its members' footprints.
+    pub fn footprint(&self, problem: &Problem, x: u32) -> f64 {
+        self.members[x as usize]
+            .iter()
+            .map(|&v| problem.footprint[v as usize])
+            .sum()
+    }
+
+    /// Placement units over coarse vertices: the unit of each coarse vertex, joining the
+    /// vertices that hold members of one colocation group (Pesto's `x_i1 = ... = x_ik`).
+    pub fn units(&self, problem: &Problem) -> Vec<u32> {
+        let mut parent: Vec<u32> = (0..self.len() as u32).collect();
+        fn root(parent: &mut [u32], mut x: u32) -> u32 {
+            while parent[x as usize] != x {
+                parent[x as usize] = parent[parent[x as usize] as usize];
+                x = parent[x as usize];
+            }
+            x
+        }
+        for group in &problem.graph.group_members {
+            let mut first: Option<u32> = None;
+            for &v in group {
+                let r = root(&mut parent, self.of[v as usize]);
+                match first {
+                    None => first = Some(r),
+                    Some(f) if f != r => parent[r.max(f) as usize] = r.min(f),
+                    _ => {}
+                }
+                if let Some(f) = first {
+                    first = Some(root(&mut parent, f));
+                }
+            }
+        }
+        (0..self.len() as u32)
+            .map(|x| root(&mut parent, x))
+            .collect()
+    }
+
+    /// A placement of the full graph from one of the coarse graph.
+    pub fn expand(&self, coarse: &[DevIx]) -> Vec<DevIx> {
+        self.of.iter().map(|&x| coarse[x as usize]).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::cluster::Cluster;
+    use crate::rng::Rng;
+    use crate::testutil::{graph, joined};
+
+    fn names(g: &crate::model::graph::Graph, c: &Coarse) -> Vec<String> {
+        c.members
+            .iter()
+            .map(|ms| {
+                ms.iter()
+                    .map(|&v| g.nodes[v as usize].id.as_str())
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// The design note's vector C2 (Fig. 6 extended): A->C 9, B->D 8, A->D 1, B->C 1, C->E 5,
+    /// D->E 4. Round 1 merges (A,C) and (D,E) and refuses (B,D) by corrected (iii) (the
+    /// printed rule accepts it and creates the cycle AC <-> BD). Round 2 refuses (B,DE) by
+    /// (ii) (B -> AC -> DE is a second path) and merges (AC,DE); round 3 leaves one vertex.
+    #[test]
+    fn worked_example_c2() {
+        let g = graph(
+            r#"{"nodes":[{"id":"A","cost":1},{"id":"B","cost":1},{"id":"C","cost":1},{"id":"D","cost":1},{"id":"E","cost":1}],
+                "edges":[{"src":"A","dst":"C","bytes":9},{"src":"B","dst":"D","bytes":8},{"src":"A","dst":"D","bytes":1},
+                         {"src":"B","dst":"C","bytes":1},{"src":"C","dst":"E","bytes":5},{"src":"D","dst":"E","bytes":4}]}"#,
+        );
+        let c = Cluster::uniform(&[1.0, 1.0], 1.0, 0.0);
+        let p = Problem::new(&g, &c).unwrap();
+        let mut sizes = Vec::new();
+        for target in [3, 2, 1] {
+            let co = coarsen(&p, target);
+            sizes.push(names(&g, &co));
+        }
+        // Members in topological order (A, B, D, C, E); vertices by their first member.
+        assert_eq!(sizes[0], ["AC", "B", "DE"]);
+        assert_eq!(sizes[1], ["ADCE", "B"]);
+        assert_eq!(sizes[2], ["ABDCE"]);
+        let all = coarsen(&p, 1);
+        let merged: Vec<usize> = all.rounds.iter().map(|r| r.merged).collect();
+        assert_eq!(merged, [0, 2, 1, 1]);
+        assert!(all.rounds.iter().all(|r| !r.fallback));
+        // Round 1 edges: B->AC (1), B->DE (8), AC->DE (5 + 1).
+        let r1 = coarsen(&p, 3);
+        assert_eq!(r1.edges, [(0, 2, 6.0), (1, 0, 1.0), (1, 2, 8.0)]);
+    }
+
+    /// Ops that may not share a device never merge: a gpu-only op and a cpu-only op.
+    #[test]
+    fn device_rules_block_a_merge() {
+        let g = graph(
+            r#"{"nodes":[{"id":"a","cost":1,"device":"gpu"},{"id":"b","cost":1,"device":"cpu"}],
+                "edges":[{"src":"a","dst":"b","bytes":5}]}"#,
+        );
+        let c = crate::testutil::cluster(
+            r#"{"devices":[{"id":"g","kind":"gpu","speed":1},{"id":"c","kind":"cpu","speed":1}],"bandwidth":1}"#,
+        );
+        let p = Problem::new(&g, &c).unwrap();
+        assert_eq!(coarsen(&p, 1).len(), 2);
+    }
+
+    /// Thousands of random DAGs: every round stays acyclic without the fallback, every node
+    /// is in exactly one coarse vertex, work and memory are conserved, members are in
+    /// topological order, colocation units join their group's vertices, and the target is
+    /// reached or no pair was left.
+    #[test]
+    fn random_dags_stay_acyclic_and_conserve_work_and_memory() {
+        let mut rounds = 0;
+        for seed in 0..2000u64 {
+            let mut r = Rng::new(seed);
+            let n = 2 + r.below(30) as usize;
+            let mut nodes = Vec::new();
+            for i in 0..n {
+                let group = if r.below(6) == 0 {
+                    format!(r#","colocate":"g{}""#, r.below(2))
+                } else {
+                    String::new()
+                };
+                nodes.push(format!(
+                    r#"{{"id":"n{i}","cost":{},"mem":{}{group}}}"#,
+                    r.below(9),
+                    r.below(5)
+                ));
+            }
+            let mut edges = Vec::new();
+            for j in 1..n {
+                for i in 0..j {
+                    if r.below(4) == 0 {
+                        edges.push(format!(
+                            r#"{{"src":"n{i}","dst":"n{j}","bytes":{}}}"#,
+                            r.below(20)
+                        ));
+                    }
+                }
+            }
+            let g = joined(&nodes, &edges);
+            let c = Cluster::uniform(&[1.0, 2.0], 1.0, 0.0);
+            let p = Problem::new(&g, &c).unwrap();
+            let target = 1 + r.below(n as u64) as usize;
+            let co = coarsen(&p, target);
+            rounds += co.rounds.len();
+            assert!(co.rounds.iter().all(|x| !x.fallback), "seed {seed}");
+            assert!(
+                heights(co.len(), &co.edges).is_some(),
+                "seed {seed}: cyclic"
+            );
+            let mut seen = vec![0; n];
+            let pos = crate::analysis::topo_position(&p);
+            for (x, ms) in co.members.iter().enumerate() {
+                assert!(ms
+                    .windows(2)
+                    .all(|w| pos[w[0] as usize] < pos[w[1] as usize]));
+                for &v in ms {
+                    seen[v as usize] += 1;
+                    assert_eq!(co.of[v as usize], x as u32);
+                }
+            }
+            assert!(seen.iter().all(|&s| s == 1), "seed {seed}");
+            for d in 0..2 {
+                let fine: f64 = (0..n as u32).map(|v| p.exec(v, d)).sum();
+                let coarse: f64 = (0..co.len() as u32).map(|x| co.exec(&p, x, d)).sum();
+                assert!((fine - coarse).abs() <= 1e-9 * fine.max(1.0), "seed {seed}");
+            }
+            let fine: f64 = p.footprint.iter().sum();
+            let coarse: f64 = (0..co.len() as u32).map(|x| co.footprint(&p, x)).sum();
+            assert!((fine - coarse).abs() <= 1e-9 * fine.max(1.0));
+            let units = co.units(&p);
+            for group in &g.group_members {
+                let u: Vec<u32> = group
+                    .iter()
+                    .map(|&v| units[co.of[v as usize] as usize])
+                    .collect();
+                assert!(
+                    u.windows(2).all(|w| w[0] == w[1]),
+                    "seed {seed}: a group split over units"
+                );
+            }
+            // Done: at the target, or no pair can merge any more.
+            if co.len() > target {
+                assert_eq!(coarsen(&p, co.len() - 1).len(), co.len(), "seed {seed}");
+            }
+            let placed = co.expand(&vec![1; co.len()]);
+            assert!(placed.iter().all(|&d| d == 1));
+        }
+        assert!(rounds > 2000, "the rounds ran: {rounds}");
+    }
+}
