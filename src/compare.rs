@@ -14,7 +14,7 @@
 //! `derive(seed, ["link_order", p, s, o], i)`; adding or removing a strategy never changes
 //! another's numbers.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::analysis;
 use crate::clock::Clock;
@@ -132,7 +132,7 @@ pub struct PairResult {
     pub error: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GraphSummary {
     pub name: String,
     pub nodes: usize,
@@ -318,6 +318,277 @@ pub fn run_one<'a>(
     })
 }
 
+/// One unit of work of a comparison: seed index `seed` with the resolved placers `placers`
+/// (indices into [`Resolved::placers`], ascending), each placed once and simulated under its
+/// pairs. A comparison is a list of these ([`work_items`]); any split of the list over
+/// threads or workers merges ([`merge`]) into the same bits.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WorkItem {
+    pub seed: u32,
+    pub placers: Vec<usize>,
+}
+
+/// The placers that appear in the scenario's pairs, in pair order.
+fn used_placers(resolved: &Resolved) -> Vec<usize> {
+    let mut used: Vec<usize> = resolved.pairs.iter().map(|p| p.0).collect();
+    used.dedup();
+    used
+}
+
+/// The work items of a scenario for `workers` threads or workers: one per seed (every
+/// placer) when there are at least four seeds per worker, otherwise one per seed and
+/// placer, so that a comparison of few seeds still spreads. The order is the merge order
+/// (seed, then placer), and the split never changes a result.
+pub fn work_items(scenario: &Scenario, workers: usize) -> Result<Vec<WorkItem>> {
+    let resolved = scenario.resolve()?;
+    let used = used_placers(&resolved);
+    let per_seed = workers <= 1 || scenario.seeds as usize >= 4 * workers || used.len() <= 1;
+    let mut items = Vec::new();
+    for seed in 0..scenario.seeds {
+        if per_seed {
+            items.push(WorkItem {
+                seed,
+                placers: used.clone(),
+            });
+        } else {
+            items.extend(used.iter().map(|&p| WorkItem {
+                seed,
+                placers: vec![p],
+            }));
+        }
+    }
+    Ok(items)
+}
+
+/// A scenario's work for `workers`: its items ([`work_items`]), the progress units of each
+/// ([`item_units`]) and their total, for a pool that hands items out and sums progress.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct WorkPlan {
+    pub items: Vec<WorkItem>,
+    pub units: Vec<usize>,
+    pub total: usize,
+}
+
+/// The [`WorkPlan`] of a scenario for `workers`.
+pub fn work_plan(scenario: &Scenario, workers: usize) -> Result<WorkPlan> {
+    let resolved = scenario.resolve()?;
+    let items = work_items(scenario, workers)?;
+    let units: Vec<usize> = items.iter().map(|it| item_units(&resolved, it)).collect();
+    Ok(WorkPlan {
+        total: units.iter().sum(),
+        items,
+        units,
+    })
+}
+
+/// Progress units of an item: one per placement and one per simulation.
+pub fn item_units(resolved: &Resolved, item: &WorkItem) -> usize {
+    item.placers
+        .iter()
+        .map(|&pi| 1 + resolved.pairs.iter().filter(|p| p.0 == pi).count())
+        .sum()
+}
+
+/// One device of one seed, as realized (what-if applied).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SeedDevice {
+    pub id: String,
+    pub kind: String,
+    pub speed: f64,
+    /// `None` when unlimited.
+    pub memory: Option<f64>,
+}
+
+/// One device's figures in one simulation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DeviceSample {
+    pub busy: f64,
+    pub utilization: f64,
+    pub ops: f64,
+    pub peak_memory: f64,
+    pub oom: bool,
+}
+
+/// One pair at one seed, reduced to what a comparison aggregates.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PairSample {
+    pub makespan: f64,
+    pub lower_bound: f64,
+    pub traffic_bytes: f64,
+    pub transfers: f64,
+    pub placement_seconds: f64,
+    pub report: Option<SolveReport>,
+    pub devices: Vec<DeviceSample>,
+}
+
+/// One placer at one seed: per pair of that placer (in pair order), its sample or the
+/// row error (a placer that could not meet a constraint, a replay that deadlocked).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PlacerSample {
+    pub placer: usize,
+    pub pairs: Vec<std::result::Result<PairSample, Error>>,
+}
+
+/// What one seed of an item produced.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SeedSample {
+    pub devices: Vec<SeedDevice>,
+    pub critical_path_bound: f64,
+    pub work_bound: f64,
+    pub placers: Vec<PlacerSample>,
+}
+
+/// The result of one work item: its seed's sample, or the error that stopped the seed
+/// (a scenario that cannot realize it). Kept as a value so that the merge reports the
+/// error of the first seed, whichever item finished first.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ItemResult {
+    pub item: WorkItem,
+    pub outcome: std::result::Result<SeedSample, Error>,
+}
+
+/// Part of a comparison: the results of some work items, and the graph they ran on.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Partial {
+    pub graph: GraphSummary,
+    pub items: Vec<ItemResult>,
+}
+
+fn graph_summary(graph: &Graph) -> GraphSummary {
+    GraphSummary {
+        name: graph.name.clone(),
+        nodes: graph.node_count(),
+        edges: graph.edge_count(),
+        colocation_groups: graph.groups.len(),
+    }
+}
+
+/// Runs one work item. `progress(done, total)` counts the item's own units
+/// ([`item_units`]); answering `false` stops it with `Error::Cancelled`, the only error
+/// returned: anything else is in the result.
+pub fn run_item(
+    scenario: &Scenario,
+    resolved: &Resolved,
+    graph: &Graph,
+    fixed: Option<&Cluster>,
+    item: &WorkItem,
+    progress: Progress,
+) -> Result<ItemResult> {
+    let outcome = match seed_sample(scenario, resolved, graph, fixed, item, progress) {
+        Err(Error::Cancelled) => return Err(Error::Cancelled),
+        other => other,
+    };
+    Ok(ItemResult {
+        item: item.clone(),
+        outcome,
+    })
+}
+
+fn seed_sample(
+    scenario: &Scenario,
+    resolved: &Resolved,
+    graph: &Graph,
+    fixed: Option<&Cluster>,
+    item: &WorkItem,
+    progress: Progress,
+) -> Result<SeedSample> {
+    let i = item.seed;
+    if i >= scenario.seeds {
+        return Err(Error::Scenario(format!(
+            "seed index {i} is out of range (the scenario has {} seeds)",
+            scenario.seeds
+        )));
+    }
+    if let Some(&p) = item.placers.iter().find(|&&p| p >= resolved.placers.len()) {
+        return Err(Error::Scenario(format!(
+            "placer index {p} is out of range (the scenario has {} placers)",
+            resolved.placers.len()
+        )));
+    }
+    let total = item_units(resolved, item);
+    let real = scenario.realize(graph, fixed, i)?;
+    let problem = Problem::with_overrides(graph, &real.cluster, real.overrides.as_ref())?;
+    let cp = analysis::critical_path_bound(&problem);
+    let wb = analysis::work_bound(&problem);
+    let mut done = 0usize;
+    let mut placers = Vec::with_capacity(item.placers.len());
+    for &pi in &item.placers {
+        let base = done as f64;
+        let placed = place(&problem, scenario, resolved, pi, i, &mut |f| {
+            progress(base + f, total)
+        });
+        if let Err(Error::Cancelled) = placed {
+            return Err(Error::Cancelled);
+        }
+        done += 1;
+        if !progress(done as f64, total) {
+            return Err(Error::Cancelled);
+        }
+        let mut pairs = Vec::new();
+        for &pair in resolved.pairs.iter().filter(|p| p.0 == pi) {
+            pairs.push(match &placed {
+                Err(e) => Err(e.clone()),
+                Ok((plan, seconds)) => simulate(&problem, scenario, resolved, plan, pair, i, false)
+                    .map(|r| {
+                        sample(
+                            &r,
+                            seed_bound(cp, wb, plan.report.as_ref()),
+                            *seconds,
+                            plan.report.as_ref(),
+                        )
+                    }),
+            });
+            done += 1;
+            if !progress(done as f64, total) {
+                return Err(Error::Cancelled);
+            }
+        }
+        placers.push(PlacerSample { placer: pi, pairs });
+    }
+    Ok(SeedSample {
+        devices: real
+            .cluster
+            .devices
+            .iter()
+            .map(|d| SeedDevice {
+                id: d.id.clone(),
+                kind: d.kind.clone(),
+                speed: d.speed,
+                memory: d.memory.is_finite().then_some(d.memory),
+            })
+            .collect(),
+        critical_path_bound: cp,
+        work_bound: wb,
+        placers,
+    })
+}
+
+fn sample(r: &SimResult, bound: f64, seconds: f64, report: Option<&SolveReport>) -> PairSample {
+    PairSample {
+        makespan: r.makespan,
+        lower_bound: bound,
+        traffic_bytes: r.traffic_bytes,
+        transfers: r.links.iter().map(|l| l.transfers).sum::<usize>() as f64,
+        placement_seconds: seconds,
+        report: report.cloned(),
+        devices: r
+            .devices
+            .iter()
+            .map(|s| DeviceSample {
+                busy: s.busy,
+                utilization: if r.makespan > 0.0 {
+                    s.busy / r.makespan
+                } else {
+                    0.0
+                },
+                ops: s.ops as f64,
+                peak_memory: s.peak_memory,
+                oom: s.oom,
+            })
+            .collect(),
+    }
+}
+
 struct Accum {
     makespans: Vec<f64>,
     gaps: Vec<f64>,
@@ -362,115 +633,140 @@ impl Accum {
         self.failed.push(seed);
     }
 
-    fn add(&mut self, r: &SimResult, bound: f64, seconds: f64, report: Option<&SolveReport>) {
-        self.makespans.push(r.makespan);
-        self.gaps
-            .push(if bound > 0.0 { r.makespan / bound } else { 1.0 });
-        self.bounds.push(bound);
-        self.traffic.push(r.traffic_bytes);
-        self.transfers
-            .push(r.links.iter().map(|l| l.transfers).sum::<usize>() as f64);
-        self.seconds.push(seconds);
-        self.reports.extend(report.cloned());
-        for (d, s) in r.devices.iter().enumerate() {
-            self.busy[d] += s.busy;
-            self.util[d] += if r.makespan > 0.0 {
-                s.busy / r.makespan
-            } else {
-                0.0
-            };
-            self.ops[d] += s.ops as f64;
-            self.peak[d] = self.peak[d].max(s.peak_memory);
-            self.oom[d] |= s.oom;
+    fn add(&mut self, s: &PairSample) -> Result<()> {
+        if s.devices.len() != self.busy.len() {
+            return Err(Error::Scenario(format!(
+                "a partial comparison has {} devices for a pair, seed 0 has {}",
+                s.devices.len(),
+                self.busy.len()
+            )));
         }
+        self.makespans.push(s.makespan);
+        self.gaps.push(if s.lower_bound > 0.0 {
+            s.makespan / s.lower_bound
+        } else {
+            1.0
+        });
+        self.bounds.push(s.lower_bound);
+        self.traffic.push(s.traffic_bytes);
+        self.transfers.push(s.transfers);
+        self.seconds.push(s.placement_seconds);
+        self.reports.extend(s.report.clone());
+        for (d, x) in s.devices.iter().enumerate() {
+            self.busy[d] += x.busy;
+            self.util[d] += x.utilization;
+            self.ops[d] += x.ops;
+            self.peak[d] = self.peak[d].max(x.peak_memory);
+            self.oom[d] |= x.oom;
+        }
+        Ok(())
     }
 }
 
-/// Runs every pair of `scenario` over its seeds. `fixed` is the loaded cluster when the
-/// scenario does not generate one.
-pub fn run(
-    scenario: &Scenario,
-    graph: &Graph,
-    fixed: Option<&Cluster>,
-    progress: Progress,
-) -> Result<Comparison> {
+/// Merges partial comparisons of `scenario` (any split of its [`work_items`], in any order)
+/// into the comparison: seeds are folded in seed order and placers in pair order, so the
+/// result has the bits of a sequential run. The error of the first seed that could not run
+/// is the merge's error; a missing or repeated seed and placer is an error that names it.
+pub fn merge(scenario: &Scenario, parts: &[Partial]) -> Result<Comparison> {
     let resolved = scenario.resolve()?;
     let pairs = &resolved.pairs;
-    let mut used: Vec<usize> = pairs.iter().map(|p| p.0).collect();
-    used.dedup();
-    let total = scenario.seeds as usize * (used.len() + pairs.len());
-    let mut done = 0usize;
-    let mut acc: Vec<Accum> = Vec::with_capacity(pairs.len());
-    let mut device_info: Vec<(String, String, Option<f64>)> = Vec::new();
+    let used = used_placers(&resolved);
+    let graph = match parts.first() {
+        Some(p) => p.graph.clone(),
+        None => return Err(Error::Scenario("no partial comparison to merge".into())),
+    };
+    if let Some(p) = parts.iter().find(|p| p.graph != graph) {
+        return Err(Error::Scenario(format!(
+            "partial comparisons of different graphs ('{}' and '{}')",
+            graph.name, p.graph.name
+        )));
+    }
+    // slots[i][u]: seed i, the u-th used placer: its seed sample and placer sample.
+    let seeds = scenario.seeds as usize;
+    let mut slots: Vec<Vec<Option<(&SeedSample, &PlacerSample)>>> =
+        vec![vec![None; used.len()]; seeds];
+    let mut seed_error: Vec<Option<&Error>> = vec![None; seeds];
+    for r in parts.iter().flat_map(|p| &p.items) {
+        let i = r.item.seed as usize;
+        if i >= seeds {
+            return Err(Error::Scenario(format!(
+                "a partial comparison has seed index {i}; the scenario has {seeds} seeds"
+            )));
+        }
+        match &r.outcome {
+            Err(e) => seed_error[i] = Some(e),
+            Ok(s) => {
+                for ps in &s.placers {
+                    let u = used.iter().position(|&p| p == ps.placer).ok_or_else(|| {
+                        Error::Scenario(format!(
+                            "a partial comparison has placer index {} that runs no pair",
+                            ps.placer
+                        ))
+                    })?;
+                    if ps.pairs.len() != pairs.iter().filter(|p| p.0 == ps.placer).count() {
+                        return Err(Error::Scenario(format!(
+                            "a partial comparison has {} pairs for placer index {}",
+                            ps.pairs.len(),
+                            ps.placer
+                        )));
+                    }
+                    if slots[i][u].replace((s, ps)).is_some() {
+                        return Err(Error::Scenario(format!(
+                            "partial comparisons repeat seed {i} of placer {}",
+                            resolved.placers[ps.placer].info.name
+                        )));
+                    }
+                }
+            }
+        }
+    }
+
+    let mut acc: Vec<Accum> = Vec::new();
+    let mut device_info: Vec<&SeedDevice> = Vec::new();
     // speeds[d][i]: device d's speed at seed i (what-if applied).
     let mut speeds: Vec<Vec<f64>> = Vec::new();
-    let mut cp_bounds = Vec::new();
-    let mut work_bounds = Vec::new();
-
-    for i in 0..scenario.seeds {
-        let real = scenario.realize(graph, fixed, i)?;
-        let problem = Problem::with_overrides(graph, &real.cluster, real.overrides.as_ref())?;
-        let k = problem.device_count();
+    let mut cp_bounds = Vec::with_capacity(seeds);
+    let mut work_bounds = Vec::with_capacity(seeds);
+    for (i, row) in slots.iter().enumerate() {
+        if let Some(e) = seed_error[i] {
+            return Err(e.clone());
+        }
+        for (u, slot) in row.iter().enumerate() {
+            if slot.is_none() {
+                return Err(Error::Scenario(format!(
+                    "the partial comparisons miss seed {i} of placer {}",
+                    resolved.placers[used[u]].info.name
+                )));
+            }
+        }
+        let Some((first, _)) = row.first().copied().flatten() else {
+            // A scenario whose pairs use no placer: nothing ran at this seed.
+            continue;
+        };
+        let k = first.devices.len();
         if i == 0 {
-            device_info = real
-                .cluster
-                .devices
-                .iter()
-                .map(|d| {
-                    (
-                        d.id.clone(),
-                        d.kind.clone(),
-                        d.memory.is_finite().then_some(d.memory),
-                    )
-                })
-                .collect();
-            speeds = vec![Vec::with_capacity(scenario.seeds as usize); k];
+            device_info = first.devices.iter().collect();
+            speeds = vec![Vec::with_capacity(seeds); k];
             acc = pairs.iter().map(|_| Accum::new(k)).collect();
         }
-        if real.cluster.devices.len() != speeds.len() {
+        if k != speeds.len() {
             return Err(Error::Scenario(format!(
-                "seed {i} realized {} devices, seed 0 realized {}",
-                real.cluster.devices.len(),
+                "seed {i} realized {k} devices, seed 0 realized {}",
                 speeds.len()
             )));
         }
-        for (d, dev) in real.cluster.devices.iter().enumerate() {
+        for (d, dev) in first.devices.iter().enumerate() {
             speeds[d].push(dev.speed);
         }
-        let cp = analysis::critical_path_bound(&problem);
-        let wb = analysis::work_bound(&problem);
-        cp_bounds.push(cp);
-        work_bounds.push(wb);
-        for &pi in &used {
-            let base = done as f64;
-            let placed = place(&problem, scenario, &resolved, pi, i, &mut |f| {
-                progress(base + f, total)
-            });
-            if let Err(Error::Cancelled) = placed {
-                return Err(Error::Cancelled);
-            }
-            done += 1;
-            if !progress(done as f64, total) {
-                return Err(Error::Cancelled);
-            }
-            for (a, &pair) in acc.iter_mut().zip(pairs).filter(|(_, p)| p.0 == pi) {
-                match &placed {
-                    Err(e) => a.fail(i, e),
-                    Ok((plan, seconds)) => {
-                        match simulate(&problem, scenario, &resolved, plan, pair, i, false) {
-                            Ok(r) => a.add(
-                                &r,
-                                seed_bound(cp, wb, plan.report.as_ref()),
-                                *seconds,
-                                plan.report.as_ref(),
-                            ),
-                            Err(e) => a.fail(i, &e),
-                        }
-                    }
-                }
-                done += 1;
-                if !progress(done as f64, total) {
-                    return Err(Error::Cancelled);
+        cp_bounds.push(first.critical_path_bound);
+        work_bounds.push(first.work_bound);
+        for (_, ps) in row.iter().flatten() {
+            let mut samples = ps.pairs.iter();
+            for (a, _) in acc.iter_mut().zip(pairs).filter(|(_, p)| p.0 == ps.placer) {
+                match samples.next() {
+                    Some(Ok(s)) => a.add(s)?,
+                    Some(Err(e)) => a.fail(i as u32, e),
+                    None => unreachable!("pair counts were checked above"),
                 }
             }
         }
@@ -503,15 +799,15 @@ pub fn run(
             devices: device_info
                 .iter()
                 .enumerate()
-                .map(|(d, (id, kind, memory))| DeviceResult {
-                    id: id.clone(),
-                    kind: kind.clone(),
+                .map(|(d, dev)| DeviceResult {
+                    id: dev.id.clone(),
+                    kind: dev.kind.clone(),
                     speed: mean_speed(&speeds[d]),
                     busy: a.busy[d] / runs,
                     utilization: a.util[d] / runs,
                     ops: a.ops[d] / runs,
                     peak_memory: a.peak[d],
-                    memory: *memory,
+                    memory: dev.memory,
                     oom: a.oom[d],
                 })
                 .collect(),
@@ -522,17 +818,125 @@ pub fn run(
     }
     Ok(Comparison {
         scenario: scenario.clone(),
-        graph: GraphSummary {
-            name: graph.name.clone(),
-            nodes: graph.node_count(),
-            edges: graph.edge_count(),
-            colocation_groups: graph.groups.len(),
-        },
+        graph,
         critical_path_bound: mean(&cp_bounds),
         work_bound: mean(&work_bounds),
         notes: resolved.notes,
         results,
     })
+}
+
+/// Runs `items` (some of a scenario's [`work_items`]) one after the other: the partial
+/// comparison a worker of the page returns. `progress(done, total)` counts these items'
+/// units; answering `false` stops with `Error::Cancelled`.
+pub fn run_part(
+    scenario: &Scenario,
+    graph: &Graph,
+    fixed: Option<&Cluster>,
+    items: &[WorkItem],
+    progress: Progress,
+) -> Result<Partial> {
+    let resolved = scenario.resolve()?;
+    let total: usize = items.iter().map(|it| item_units(&resolved, it)).sum();
+    let mut base = 0usize;
+    let mut out = Vec::with_capacity(items.len());
+    for item in items {
+        let b = base as f64;
+        let r = run_item(scenario, &resolved, graph, fixed, item, &mut |d, _| {
+            progress(b + d, total)
+        })?;
+        base += item_units(&resolved, item);
+        // A seed that cannot run stops a sequential run: the merge reports it.
+        let stop = r.outcome.is_err();
+        out.push(r);
+        if stop {
+            break;
+        }
+    }
+    Ok(Partial {
+        graph: graph_summary(graph),
+        items: out,
+    })
+}
+
+/// Runs every pair of `scenario` over its seeds, one after the other. `fixed` is the
+/// loaded cluster when the scenario does not generate one.
+pub fn run(
+    scenario: &Scenario,
+    graph: &Graph,
+    fixed: Option<&Cluster>,
+    progress: Progress,
+) -> Result<Comparison> {
+    let items = work_items(scenario, 1)?;
+    let part = run_part(scenario, graph, fixed, &items, progress)?;
+    merge(scenario, &[part])
+}
+
+/// Runs every pair of `scenario` over its seeds on `threads` threads (rayon; native only):
+/// the work items spread over the threads and merged in their fixed order, so the result
+/// has the bits of [`run`] (placement seconds, being wall clock, aside). `progress(done,
+/// total)` sums over the threads and may be called from any of them.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn run_parallel(
+    scenario: &Scenario,
+    graph: &Graph,
+    fixed: Option<&Cluster>,
+    threads: usize,
+    progress: &(dyn Fn(f64, usize) -> bool + Sync),
+) -> Result<Comparison> {
+    use rayon::prelude::*;
+    use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+    use std::sync::Mutex;
+
+    let threads = threads.max(1);
+    let resolved = scenario.resolve()?;
+    let items = work_items(scenario, threads)?;
+    let total: usize = items.iter().map(|it| item_units(&resolved, it)).sum();
+    // Per item, its whole units done (placers report fractions often: those stay in the
+    // item, so that threads meet on the lock only once per placement and simulation).
+    let done: Vec<AtomicU64> = items.iter().map(|_| AtomicU64::new(0)).collect();
+    let cancelled = AtomicBool::new(false);
+    let outer = Mutex::new(());
+    let report = |k: usize, d: f64| -> bool {
+        if cancelled.load(Ordering::Relaxed) {
+            return false;
+        }
+        let whole = d.floor() as u64;
+        if done[k].swap(whole, Ordering::Relaxed) == whole {
+            return true;
+        }
+        let _one_at_a_time = outer.lock().unwrap_or_else(|e| e.into_inner());
+        let sum: u64 = done.iter().map(|x| x.load(Ordering::Relaxed)).sum();
+        if !progress(sum as f64, total) {
+            cancelled.store(true, Ordering::Relaxed);
+            return false;
+        }
+        true
+    };
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|e| Error::Scenario(format!("could not start {threads} threads: {e}")))?;
+    let results: Vec<Result<ItemResult>> = pool.install(|| {
+        items
+            .par_iter()
+            .with_max_len(1)
+            .enumerate()
+            .map(|(k, item)| {
+                run_item(scenario, &resolved, graph, fixed, item, &mut |d, _| {
+                    report(k, d)
+                })
+            })
+            .collect()
+    });
+    let items = results.into_iter().collect::<Result<Vec<_>>>()?;
+    merge(
+        scenario,
+        &[Partial {
+            graph: graph_summary(graph),
+            items,
+        }],
+    )
 }
 
 #[cfg(test)]
@@ -758,5 +1162,159 @@ mod tests {
             let too_big = real.overrides.unwrap().tensor_bytes[0] > 50.0;
             assert_eq!(r.failed_seeds.contains(&i), too_big, "seed {i}");
         }
+    }
+
+    /// A comparison as JSON with its wall-clock figures (placement seconds) zeroed: every
+    /// other number must be the same bits however the work was split.
+    fn bits(c: &Comparison) -> String {
+        let mut c = c.clone();
+        for r in &mut c.results {
+            r.placement_seconds = 0.0;
+        }
+        serde_json::to_string(&c).unwrap()
+    }
+
+    fn every_strategy(seeds: u32) -> (Scenario, Graph) {
+        let text = crate::model::synthetic::layered_dag(
+            crate::model::synthetic::SyntheticSpec::new(120, 3),
+        );
+        let g = Graph::from_json(&text, "synthetic").unwrap();
+        let mut s = Scenario::from_json(
+            r#"{"graph":{"bundled":"g"},"cluster":{"generate":{"devices":5,"speed":[10,100],"bandwidth":[10,60],
+                "memory_fraction":0.3}},"randomize":{"cost":[1,100],"bytes":[1,100],"mem":[0,0]},
+                "links":"fcfs","link_order":"random","placers":["single"],"schedulers":["fifo"],"seeds":1,"seed":11}"#,
+        )
+        .unwrap();
+        s.placers = place::PLACERS.iter().map(|p| p.name.to_string()).collect();
+        s.schedulers = crate::schedule::SCHEDULERS
+            .iter()
+            .map(|p| p.name.to_string())
+            .collect();
+        s.seeds = seeds;
+        (s, g)
+    }
+
+    /// Threads, and any split of the work items merged in any order, give the bits of the
+    /// sequential run; progress sums to the total from every thread.
+    #[test]
+    fn parallel_and_split_runs_have_the_bits_of_a_sequential_run() {
+        for seeds in [1, 3, 9] {
+            let (s, g) = every_strategy(seeds);
+            let seq = run(&s, &g, None, &mut |_, _| true).unwrap();
+            let want = bits(&seq);
+            // The scenario exercises row errors (memory) and plans, or the test says little.
+            assert!(seq.results.iter().any(|r| !r.makespans.is_empty()));
+            assert!(seq.results.iter().any(|r| !r.plan_reports.is_empty()));
+            for threads in [1, 2, 3, 8] {
+                let last = std::sync::Mutex::new((0.0, 0));
+                let par = run_parallel(&s, &g, None, threads, &|d, t| {
+                    let mut l = last.lock().unwrap();
+                    l.0 = f64::max(l.0, d);
+                    l.1 = t;
+                    true
+                })
+                .unwrap();
+                assert_eq!(bits(&par), want, "{seeds} seeds on {threads} threads");
+                let (d, t) = *last.lock().unwrap();
+                assert_eq!(d, t as f64, "progress reaches the total");
+            }
+            // Items run one by one, each in its own partial, merged backwards.
+            let resolved = s.resolve().unwrap();
+            let items = work_items(&s, 4).unwrap();
+            let mut parts: Vec<Partial> = items
+                .iter()
+                .map(|it| {
+                    run_part(&s, &g, None, std::slice::from_ref(it), &mut |_, _| true).unwrap()
+                })
+                .collect();
+            parts.reverse();
+            assert_eq!(bits(&merge(&s, &parts).unwrap()), want);
+            // Through JSON (as the page's workers pass them): the same.
+            let json = serde_json::to_string(&parts).unwrap();
+            let back: Vec<Partial> = serde_json::from_str(&json).unwrap();
+            assert_eq!(bits(&merge(&s, &back).unwrap()), want);
+            assert!(items.iter().all(|it| item_units(&resolved, it) > 0));
+        }
+    }
+
+    #[test]
+    fn work_items_split_by_placer_when_seeds_are_few() {
+        let (s, _) = every_strategy(2);
+        let n = place::PLACERS.len();
+        let one = work_items(&s, 1).unwrap();
+        assert_eq!(one.len(), 2);
+        assert_eq!(one[1].placers.len(), n);
+        let two = work_items(&s, 2).unwrap();
+        assert_eq!(two.len(), 2 * n);
+        assert_eq!(
+            two[n],
+            WorkItem {
+                seed: 1,
+                placers: vec![0]
+            }
+        );
+        let (s, _) = every_strategy(8);
+        assert_eq!(work_items(&s, 2).unwrap().len(), 8);
+    }
+
+    #[test]
+    fn merge_refuses_missing_repeated_and_foreign_parts() {
+        let (s, g) = every_strategy(2);
+        let items = work_items(&s, 2).unwrap();
+        let part = |its: &[WorkItem]| run_part(&s, &g, None, its, &mut |_, _| true).unwrap();
+        let e = merge(&s, &[part(&items[1..])]).unwrap_err().to_string();
+        assert!(e.contains("miss seed 0 of placer single"), "{e}");
+        let e = merge(&s, &[part(&items), part(&items[..1])])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("repeat seed 0 of placer single"), "{e}");
+        let e = merge(&s, &[]).unwrap_err().to_string();
+        assert!(e.contains("no partial comparison"), "{e}");
+        let mut other = part(&items);
+        other.items[0].item.seed = 5;
+        let e = merge(&s, &[other]).unwrap_err().to_string();
+        assert!(e.contains("seed index 5"), "{e}");
+        let e = run_part(
+            &s,
+            &g,
+            None,
+            &[WorkItem {
+                seed: 0,
+                placers: vec![99],
+            }],
+            &mut |_, _| true,
+        )
+        .map(|p| merge(&s, &[p]))
+        .unwrap()
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("placer index 99 is out of range"), "{e}");
+    }
+
+    /// A seed the scenario cannot realize is the comparison's error, the same whether the
+    /// run is sequential or parallel (the first such seed, not the first to finish).
+    #[test]
+    fn a_seed_that_cannot_run_is_the_error_of_every_split() {
+        let g = testutil::graph(GRAPH);
+        let text = r#"{"devices":[{"id":"x","speed":1},{"id":"y","speed":2}],"bandwidth":2}"#;
+        let c = testutil::cluster(text);
+        let mut s = scenario(ClusterSource::File("c".into()), 3);
+        // A set speed for a device the cluster lacks fails when a seed is realized.
+        s.what_if.speeds.insert("nope".into(), 1.0);
+        let seq = run(&s, &g, Some(&c), &mut |_, _| true);
+        let par = run_parallel(&s, &g, Some(&c), 3, &|_, _| true);
+        assert!(seq.is_err(), "{seq:?}");
+        assert_eq!(seq, par);
+    }
+
+    #[test]
+    fn cancel_stops_a_parallel_run() {
+        let (s, g) = every_strategy(4);
+        let calls = std::sync::atomic::AtomicUsize::new(0);
+        let e = run_parallel(&s, &g, None, 2, &|_, _| {
+            calls.fetch_add(1, std::sync::atomic::Ordering::SeqCst) < 3
+        })
+        .unwrap_err();
+        assert_eq!(e, Error::Cancelled);
     }
 }

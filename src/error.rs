@@ -7,7 +7,7 @@
 use thiserror::Error;
 
 /// Errors from loading, validating, placing and running.
-#[derive(Debug, Error, Clone, PartialEq)]
+#[derive(Debug, Error, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum Error {
     /// A file or payload that is not JSON of the expected shape. `what` names the document.
     #[error("{what}: {message}")]

@@ -138,18 +138,53 @@ struct RunArgs {
     trace: Option<PathBuf>,
 }
 
+/// The options that build a scenario from the command line.
+const SCENARIO_BUILDERS: [&str; 22] = [
+    "graph",
+    "cluster",
+    "devices",
+    "speed",
+    "memory",
+    "memory_fraction",
+    "bandwidth",
+    "latency",
+    "kinds",
+    "cost",
+    "bytes",
+    "mem",
+    "links",
+    "link_order",
+    "seed",
+    "params",
+    "compute_scale",
+    "bandwidth_scale",
+    "speed_of",
+    "placers",
+    "schedulers",
+    "seeds",
+];
+
 #[derive(Args)]
 struct CompareArgs {
     #[command(flatten)]
     problem: ProblemArgs,
-    /// A scenario JSON file (instead of the options above).
-    /// The scenario file says everything, so the options that build a scenario conflict with it.
-    #[arg(long, conflicts_with_all = [
-        "graph", "cluster", "devices", "speed", "memory", "memory_fraction", "bandwidth",
-        "latency", "kinds", "cost", "bytes", "mem", "links", "link_order", "seed", "params",
-        "compute_scale", "bandwidth_scale", "speed_of", "placers", "schedulers", "seeds",
-    ])]
-    scenario: Option<PathBuf>,
+    /// Scenario JSON files (instead of the options above). One scenario prints as usual;
+    /// several print one JSON line per scenario (JSON Lines, see docs/batch.md).
+    /// A scenario file says everything, so the options that build a scenario conflict with it.
+    #[arg(long, num_args = 1.., conflicts_with_all = SCENARIO_BUILDERS)]
+    scenario: Vec<PathBuf>,
+    /// A file listing scenario files, one path per line ('-' reads stdin; blank lines and
+    /// lines starting with '#' are skipped): prints JSON Lines, one line per scenario.
+    #[arg(long, value_name = "FILE", conflicts_with_all = SCENARIO_BUILDERS)]
+    scenario_list: Option<PathBuf>,
+    /// Run only the scenarios of the list whose 0-based index is I modulo N (for an array job
+    /// of N tasks; see docs/batch.md). Prints JSON Lines.
+    #[arg(long, value_name = "I/N")]
+    shard: Option<String>,
+    /// Threads that run pairs and seeds (default: every core). The numbers are the same bits
+    /// for any count; only placement seconds (wall clock) vary.
+    #[arg(long)]
+    jobs: Option<usize>,
     /// Placers, comma separated (default: all).
     #[arg(long)]
     placers: Option<String>,
@@ -569,7 +604,35 @@ fn run_pair(args: RunArgs) -> Result<()> {
 }
 
 fn compare_cmd(args: CompareArgs) -> Result<()> {
-    let loaded = match &args.scenario {
+    let threads = match args.jobs {
+        Some(0) => return Err(Error::Scenario("--jobs must be at least 1".into())),
+        Some(n) => n,
+        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+    };
+    let mut files = args.scenario.clone();
+    if let Some(list) = &args.scenario_list {
+        files.extend(read_scenario_list(list)?);
+    }
+    let batch = args.scenario_list.is_some() || args.shard.is_some() || files.len() > 1;
+    if batch {
+        if args.url {
+            return Err(Error::Scenario(
+                "--url writes the link of one scenario, not of a list".into(),
+            ));
+        }
+        if files.is_empty() {
+            return Err(Error::Scenario(
+                "--shard selects from a list of scenarios: give --scenario-list or --scenario"
+                    .into(),
+            ));
+        }
+        let (shard, shards) = match &args.shard {
+            Some(s) => parse_shard(s)?,
+            None => (0, 1),
+        };
+        return compare_batch(&files, shard, shards, threads);
+    }
+    let loaded = match files.first() {
         Some(path) => load_scenario(path)?,
         None => {
             let mut l = scenario_from_args(&args.problem)?;
@@ -601,9 +664,172 @@ fn compare_cmd(args: CompareArgs) -> Result<()> {
         );
         return Ok(());
     }
-    let comparison = compare::run(&scenario, &graph, cluster.as_ref(), &mut |_, _| true)?;
-    print_comparison(&comparison, args.problem.json);
+    let bar = ProgressBar::new("");
+    let comparison =
+        compare::run_parallel(&scenario, &graph, cluster.as_ref(), threads, &|d, t| {
+            bar.show(d, t);
+            true
+        });
+    bar.clear();
+    print_comparison(&comparison?, args.problem.json);
     Ok(())
+}
+
+/// The scenario files a list names: one path per line; blank lines and `#` comments skipped.
+fn read_scenario_list(list: &Path) -> Result<Vec<PathBuf>> {
+    let text = if list == Path::new("-") {
+        let mut s = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut s).map_err(|e| Error::Io {
+            path: "stdin".into(),
+            message: e.to_string(),
+        })?;
+        s
+    } else {
+        read(&list.to_string_lossy())?
+    };
+    Ok(text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(PathBuf::from)
+        .collect())
+}
+
+/// `I/N` with `0 <= I < N`.
+fn parse_shard(s: &str) -> Result<(usize, usize)> {
+    let bad = || Error::Scenario(format!("--shard expects I/N with 0 <= I < N, got '{s}'"));
+    let (i, n) = s.split_once('/').ok_or_else(bad)?;
+    let i: usize = i.trim().parse().map_err(|_| bad())?;
+    let n: usize = n.trim().parse().map_err(|_| bad())?;
+    if n == 0 || i >= n {
+        return Err(bad());
+    }
+    Ok((i, n))
+}
+
+/// One JSON Lines record: a scenario file and its comparison, or why it has none.
+#[derive(serde::Serialize)]
+struct BatchLine<'a> {
+    file: &'a str,
+    /// The scenario's 0-based index in the whole list (before sharding).
+    index: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    comparison: Option<&'a Comparison>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<String>,
+}
+
+/// Runs the scenarios of shard `shard` of `shards` one after the other (each on every
+/// thread), printing one JSON line per scenario as it finishes. A scenario that fails gets
+/// an `error` line and the others still run; the exit status says whether any failed.
+fn compare_batch(files: &[PathBuf], shard: usize, shards: usize, threads: usize) -> Result<()> {
+    let mine: Vec<(usize, &PathBuf)> = files
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| i % shards == shard)
+        .collect();
+    let mut failed = 0;
+    for (n, &(index, path)) in mine.iter().enumerate() {
+        let file = path.to_string_lossy();
+        let bar = ProgressBar::new(&format!("{}/{} {file} ", n + 1, mine.len()));
+        let result = load_scenario(path).and_then(|l| {
+            compare::run_parallel(
+                &l.scenario,
+                &l.graph,
+                l.cluster.as_ref(),
+                threads,
+                &|d, t| {
+                    bar.show(d, t);
+                    true
+                },
+            )
+        });
+        bar.clear();
+        let line = match &result {
+            Ok(c) => BatchLine {
+                file: &file,
+                index,
+                comparison: Some(c),
+                error: None,
+            },
+            Err(e) => {
+                failed += 1;
+                BatchLine {
+                    file: &file,
+                    index,
+                    comparison: None,
+                    error: Some(e.to_string()),
+                }
+            }
+        };
+        out!(
+            "{}",
+            serde_json::to_string(&line).expect("a comparison serializes")
+        );
+    }
+    if failed > 0 {
+        return Err(Error::Scenario(format!(
+            "{failed} of {} scenarios failed (their lines have an 'error')",
+            mine.len()
+        )));
+    }
+    Ok(())
+}
+
+/// A one-line progress bar on stderr, drawn only when stderr is a terminal (never into a
+/// pipe or a log file) and at most ten times a second; safe to call from any thread.
+struct ProgressBar {
+    label: String,
+    on: bool,
+    last: std::sync::Mutex<Option<std::time::Instant>>,
+}
+
+impl ProgressBar {
+    fn new(label: &str) -> ProgressBar {
+        use std::io::IsTerminal;
+        ProgressBar {
+            label: label.to_string(),
+            on: std::io::stderr().is_terminal(),
+            last: std::sync::Mutex::new(None),
+        }
+    }
+
+    fn show(&self, done: f64, total: usize) {
+        if !self.on {
+            return;
+        }
+        let mut last = self.last.lock().unwrap_or_else(|e| e.into_inner());
+        let now = std::time::Instant::now();
+        if last.is_some_and(|t| now.duration_since(t).as_millis() < 100) {
+            return;
+        }
+        *last = Some(now);
+        let f = if total > 0 {
+            (done / total as f64).clamp(0.0, 1.0)
+        } else {
+            1.0
+        };
+        const WIDTH: usize = 30;
+        let filled = (f * WIDTH as f64) as usize;
+        eprint!(
+            "\r\x1b[K{}[{}{}] {:>3.0}% of {total} steps",
+            self.label,
+            "#".repeat(filled),
+            ".".repeat(WIDTH - filled),
+            f * 100.0
+        );
+    }
+
+    fn clear(&self) {
+        let drawn = self
+            .last
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .is_some();
+        if self.on && drawn {
+            eprint!("\r\x1b[K");
+        }
+    }
 }
 
 fn print_comparison(c: &Comparison, as_json: bool) {

@@ -105,6 +105,19 @@ pub struct PageView {
     /// The pair whose timeline is shown, `placer/scheduler` (key `pair`).
     #[serde(default)]
     pub pair: Option<String>,
+    /// The seed index whose timeline is shown (key `pairseed`; 0 is not written).
+    #[serde(default)]
+    pub pair_seed: u32,
+    /// The results table's sort: a column name (letters, digits, `_`), `-` first for
+    /// descending (key `sort`; none: the comparison's order).
+    #[serde(default)]
+    pub sort: Option<String>,
+}
+
+/// Whether `s` is a sort as [`PageView::sort`] says.
+fn valid_sort(s: &str) -> bool {
+    let col = s.strip_prefix('-').unwrap_or(s);
+    !col.is_empty() && col.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
 }
 
 /// How a link gives its graph.
@@ -677,6 +690,17 @@ fn write(s: &Scenario, graph: GraphText, view: &PageView) -> Result<String> {
     if let Some(pair) = &view.pair {
         put("pair", encode(pair));
     }
+    if view.pair_seed != 0 {
+        put("pairseed", view.pair_seed.to_string());
+    }
+    if let Some(sort) = &view.sort {
+        if !valid_sort(sort) {
+            return Err(Error::Scenario(format!(
+                "the table sort '{sort}' is not a column name (letters, digits, '_'; '-' first for descending)"
+            )));
+        }
+        put("sort", sort.clone());
+    }
     let body: Vec<String> = kv.into_iter().map(|(k, v)| format!("{k}={v}")).collect();
     Ok(format!("#{}", body.join("&")))
 }
@@ -863,6 +887,22 @@ pub fn read_link(f: &str) -> Result<Link> {
                 }
             }
             "pair" => view.pair = Some(decode(key, v)?),
+            "pairseed" => {
+                view.pair_seed = v.parse().map_err(|_| {
+                    bad(format!(
+                        "pairseed: '{v}' is not a seed index (0 .. 2^32 - 1)"
+                    ))
+                })?
+            }
+            "sort" => {
+                let sort = decode(key, v)?;
+                if !valid_sort(&sort) {
+                    return Err(bad(format!(
+                        "sort: '{sort}' is not a column name (letters, digits, '_'; '-' first for descending)"
+                    )));
+                }
+                view.sort = Some(sort);
+            }
             k if k.contains('.') => {
                 s.params.insert(k.to_string(), parse_number(k, v)?);
             }
@@ -1038,6 +1078,7 @@ mod tests {
         s.seeds = 2;
         let view = PageView {
             pair: Some("hash/fifo".into()),
+            ..PageView::default()
         };
         let f = page_fragment(&s, None, None, &view).unwrap();
         assert_eq!(f, "#v=1&seeds=2&pair=hash%2Ffifo");
@@ -1176,11 +1217,53 @@ mod tests {
             ("v=1&links=slow", "neither 'parallel' nor 'fcfs'"),
             ("v=1&fifo.zzz=1", "fifo has no parameter 'zzz'"),
             ("v=1&pair=hash/fifo", ""),
+            ("v=1&pairseed=2&sort=-makespan", ""),
+            ("v=1&pairseed=-1", "pairseed: '-1' is not a seed index"),
+            (
+                "v=1&sort=make%20span",
+                "sort: 'make span' is not a column name",
+            ),
+            ("v=1&sort=-", "sort: '-' is not a column name"),
         ] {
             match parse_fragment(f) {
                 Ok(_) => assert!(want.is_empty(), "{f} parsed"),
                 Err(e) => assert!(!want.is_empty() && e.to_string().contains(want), "{f}: {e}"),
             }
         }
+    }
+
+    /// The table's sort and the timeline's seed travel in a page link (after `pair`), come
+    /// back whole, and default to nothing written; links written before them open as before.
+    #[test]
+    fn page_links_carry_the_tables_sort_and_the_timelines_seed() {
+        let s = defaults();
+        let view = PageView {
+            pair: Some("heft/given".into()),
+            pair_seed: 3,
+            sort: Some("-makespan".into()),
+        };
+        let f = page_fragment(&s, None, None, &view).unwrap();
+        assert_eq!(f, "#v=1&pair=heft%2Fgiven&pairseed=3&sort=-makespan");
+        assert_eq!(read_link(&f).unwrap().view, view);
+        assert_eq!(parse_fragment(&f).unwrap(), s);
+        let asc = PageView {
+            sort: Some("traffic_bytes".into()),
+            ..PageView::default()
+        };
+        let f = page_fragment(&s, None, None, &asc).unwrap();
+        assert_eq!(f, "#v=1&sort=traffic_bytes");
+        assert_eq!(read_link(&f).unwrap().view, asc);
+        // Seed 0 and no sort are the defaults: not written.
+        assert_eq!(
+            page_fragment(&s, None, None, &PageView::default()).unwrap(),
+            "#v=1"
+        );
+        assert_eq!(read_link("#v=1&pair=a/b").unwrap().view.pair_seed, 0);
+        let bad = PageView {
+            sort: Some("<b>".into()),
+            ..PageView::default()
+        };
+        let e = page_fragment(&s, None, None, &bad).unwrap_err().to_string();
+        assert!(e.contains("not a column name"), "{e}");
     }
 }

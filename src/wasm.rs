@@ -26,7 +26,8 @@ use crate::share;
 // (`make lint` type-checks the page with it): JSDoc typedefs in www/types.js.
 #[wasm_bindgen(typescript_custom_section)]
 const TS_TYPES: &str = r#"import type {
-  Comparison, GraphHash, GraphInfo, Link, PageView, PairRun, Scenario, Strategies,
+  Comparison, GraphHash, GraphInfo, Link, PageView, PairRun, Partial, Scenario, Strategies,
+  WorkItem, WorkPlan,
 } from "../types.js";"#;
 
 fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsError> {
@@ -122,7 +123,16 @@ fn load(
     cluster_text: Option<String>,
 ) -> Result<(Scenario, Graph, Option<Cluster>), Error> {
     let scenario = Scenario::from_json(scenario_json)?;
-    let loaded = crate::scenario::load::load(scenario, &|f| match f {
+    let loaded = crate::scenario::load::load(scenario, &files(graph_text, cluster_text))?;
+    Ok((loaded.scenario, loaded.graph, loaded.cluster))
+}
+
+/// The files of a scenario, as the page passes their texts.
+fn files(
+    graph_text: Option<String>,
+    cluster_text: Option<String>,
+) -> impl Fn(FileRef) -> Result<String, Error> {
+    move |f| match f {
         FileRef::BundledGraph(_) | FileRef::GraphFile(_) => graph_text.clone().ok_or_else(|| {
             Error::Scenario("the page passed no graph text for a bundled or file graph".into())
         }),
@@ -130,8 +140,7 @@ fn load(
             path: path.to_string(),
             message: "files cannot be read in the browser; upload the cluster".into(),
         }),
-    })?;
-    Ok((loaded.scenario, loaded.graph, loaded.cluster))
+    }
 }
 
 /// Runs every pair of the scenario over its seeds (`compare::run`) and returns the
@@ -146,7 +155,19 @@ pub fn compare(
 ) -> Result<JsValue, JsError> {
     let (scenario, graph, cluster) =
         load(scenario_json, graph_text, cluster_text).map_err(js_err)?;
-    let mut report = |done: f64, total: usize| match &progress {
+    let c = compare::run(
+        &scenario,
+        &graph,
+        cluster.as_ref(),
+        &mut js_progress(&progress),
+    )
+    .map_err(js_err)?;
+    to_js(&c)
+}
+
+/// A JS progress callback `(done, total)`: answering `false` stops the run.
+fn js_progress(progress: &Option<js_sys::Function>) -> impl FnMut(f64, usize) -> bool + '_ {
+    move |done: f64, total: usize| match progress {
         None => true,
         Some(f) => {
             let r = f.call2(
@@ -156,9 +177,88 @@ pub fn compare(
             );
             !matches!(r, Ok(v) if v == JsValue::FALSE)
         }
-    };
-    let c = compare::run(&scenario, &graph, cluster.as_ref(), &mut report).map_err(js_err)?;
-    to_js(&c)
+    }
+}
+
+/// The work items of a scenario for a pool of `workers` (`compare::work_plan`): `{items,
+/// units, total}`.
+#[wasm_bindgen(unchecked_return_type = "WorkPlan")]
+pub fn work_plan(scenario_json: &str, workers: u32) -> Result<JsValue, JsError> {
+    let s = Scenario::from_json(scenario_json).map_err(js_err)?;
+    to_js(&compare::work_plan(&s, workers as usize).map_err(js_err)?)
+}
+
+/// A scenario loaded in a worker, which then runs work items of it as they are handed out
+/// (`compare::run_part`). Loading another scenario keeps the parsed graph when its text is
+/// the same (`scenario::load::load_reusing`): a big graph is parsed once per worker.
+#[wasm_bindgen]
+#[derive(Default)]
+pub struct Session {
+    loaded: Option<crate::scenario::load::Loaded>,
+}
+
+#[wasm_bindgen]
+impl Session {
+    #[wasm_bindgen(constructor)]
+    pub fn new() -> Session {
+        Session::default()
+    }
+
+    /// Loads a scenario with its graph (and cluster file) text, or throws the engine's error
+    /// (and holds nothing).
+    pub fn load(
+        &mut self,
+        scenario_json: &str,
+        graph_text: Option<String>,
+        cluster_text: Option<String>,
+    ) -> Result<(), JsError> {
+        let previous = self.loaded.take();
+        let scenario = Scenario::from_json(scenario_json).map_err(js_err)?;
+        let loaded = crate::scenario::load::load_reusing(
+            scenario,
+            &files(graph_text, cluster_text),
+            previous,
+        )
+        .map_err(js_err)?;
+        self.loaded = Some(loaded);
+        Ok(())
+    }
+
+    /// Runs `items` and returns their partial comparison; `progress(done, total)` counts
+    /// these items' units.
+    #[wasm_bindgen(unchecked_return_type = "Partial")]
+    pub fn run_items(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "WorkItem[]")] items: JsValue,
+        progress: Option<js_sys::Function>,
+    ) -> Result<JsValue, JsError> {
+        let items: Vec<compare::WorkItem> = from_js(items)?;
+        let l = self
+            .loaded
+            .as_ref()
+            .ok_or_else(|| JsError::new("no scenario is loaded"))?;
+        let part = compare::run_part(
+            &l.scenario,
+            &l.graph,
+            l.cluster.as_ref(),
+            &items,
+            &mut js_progress(&progress),
+        )
+        .map_err(js_err)?;
+        to_js(&part)
+    }
+}
+
+/// Merges partial comparisons (`compare::merge`) into the comparison: the same bits as
+/// `compare` on one worker.
+#[wasm_bindgen(unchecked_return_type = "Comparison")]
+pub fn merge_parts(
+    scenario_json: &str,
+    #[wasm_bindgen(unchecked_param_type = "Partial[]")] parts: JsValue,
+) -> Result<JsValue, JsError> {
+    let s = Scenario::from_json(scenario_json).map_err(js_err)?;
+    let parts: Vec<compare::Partial> = from_js(parts)?;
+    to_js(&compare::merge(&s, &parts).map_err(js_err)?)
 }
 
 #[derive(Serialize)]

@@ -496,3 +496,112 @@ fn url_names_a_bundled_graph_only_for_identical_bytes() {
         "the copy is the bundled graph"
     );
 }
+
+/// A comparison's JSON with placement seconds (wall clock) taken out.
+fn without_seconds(mut v: serde_json::Value) -> serde_json::Value {
+    for r in v["results"].as_array_mut().unwrap() {
+        r.as_object_mut().unwrap().remove("placement_seconds");
+    }
+    v
+}
+
+/// Threads change no number: `--jobs 1` and `--jobs 3` print the same comparison.
+#[test]
+fn compare_on_many_threads_prints_the_sequential_numbers() {
+    let s = "scenarios/mayer17_alexnet_ops_train.json";
+    let one = run(&["compare", "--json", "--jobs", "1", "--scenario", s]);
+    let three = run(&["compare", "--json", "--jobs", "3", "--scenario", s]);
+    assert!(one.0 && three.0, "{} {}", one.2, three.2);
+    let a: serde_json::Value = serde_json::from_str(&one.1).unwrap();
+    let b: serde_json::Value = serde_json::from_str(&three.1).unwrap();
+    assert!(a["scenario"]["seeds"].as_u64().unwrap() > 1);
+    assert_eq!(without_seconds(a), without_seconds(b));
+    // Piped stderr gets no progress bar.
+    assert_eq!(three.2, "");
+    let (ok, _, err) = run(&["compare", "--jobs", "0", "--scenario", s]);
+    assert!(!ok && err.contains("--jobs must be at least 1"), "{err}");
+}
+
+/// A list of scenarios prints one JSON line per scenario (each the comparison `--json`
+/// prints for it alone); shards split the list; a failing scenario gets an error line.
+#[test]
+fn a_scenario_list_prints_json_lines_and_shards() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let a = format!("{root}/scenarios/carbonari_vgg19_small.json");
+    let b = format!("{root}/scenarios/carbonari_resnet50_small.json");
+    let bad = tmp("bad-scenario.json", r#"{"graph":{"bundled":"nope"}}"#);
+    let list = tmp(
+        "list.txt",
+        &format!("# three scenarios\n{a}\n\n{b}\n{}\n", bad.display()),
+    );
+    let alone = |s: &str| -> serde_json::Value {
+        let (ok, out, err) = run(&["compare", "--json", "--scenario", s]);
+        assert!(ok, "{err}");
+        without_seconds(serde_json::from_str(&out).unwrap())
+    };
+    let (ok, out, err) = run(&["compare", "--scenario-list", list.to_str().unwrap()]);
+    assert!(!ok, "a failed scenario fails the run");
+    assert!(err.contains("1 of 3 scenarios failed"), "{err}");
+    let lines: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 3);
+    for (i, (line, file)) in lines.iter().zip([&a, &b]).enumerate() {
+        assert_eq!(line["file"], file.as_str());
+        assert_eq!(line["index"], i);
+        assert_eq!(without_seconds(line["comparison"].clone()), alone(file));
+    }
+    assert_eq!(lines[2]["index"], 2);
+    assert!(lines[2]["comparison"].is_null());
+    assert!(
+        lines[2]["error"].as_str().unwrap().contains("scenario"),
+        "{}",
+        lines[2]
+    );
+
+    // Shard 1 of 2 is the second scenario; shard 0 of 2 the first and third.
+    let (ok, out, _) = run(&["compare", "--shard", "1/2", "--scenario", &a, &b]);
+    assert!(ok);
+    let only: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(
+        (only["file"].as_str(), only["index"].as_u64()),
+        (Some(b.as_str()), Some(1))
+    );
+    let (_, out, _) = run(&[
+        "compare",
+        "--shard",
+        "0/2",
+        "--scenario-list",
+        list.to_str().unwrap(),
+    ]);
+    let idx: Vec<u64> = out
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l).unwrap()["index"]
+                .as_u64()
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(idx, [0, 2]);
+
+    for (args, want) in [
+        (
+            vec!["--shard", "2/2", "--scenario", &a],
+            "--shard expects I/N",
+        ),
+        (vec!["--shard", "0/1"], "give --scenario-list or --scenario"),
+        (
+            vec!["--url", "--scenario", &a, &b],
+            "--url writes the link of one scenario",
+        ),
+        (
+            vec!["--scenario-list", "/nonexistent/list.txt"],
+            "/nonexistent/list.txt",
+        ),
+    ] {
+        let (ok, _, err) = run(&[&["compare"][..], &args[..]].concat());
+        assert!(!ok && err.contains(want), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{err}");
+    }
+}

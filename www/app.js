@@ -39,10 +39,9 @@ let baseline = null;
 /** @type {{placer: string, scheduler: string, seed: number, result: PairRun, scenario: string,
  *   graphText?: string | null, trace: string | null} | null} */
 let pairRun = null;
-/** @type {{key: string | null, dir: number}} */
-let sort = { key: null, dir: 1 };
 let charts = null;
 let writtenHash = null;
+/** @type {Record<string, any>} */
 const timings = {};
 
 // ---------------------------------------------------------------------------------------
@@ -54,6 +53,10 @@ class Runner {
     /** @type {{id: number, resolve: (m: any) => void, reject: (e: Error) => void,
      *   onProgress?: (done: number, total: number) => void} | null} */
     this.pending = null;
+    /** @type {number | null} */
+    this.loadedRun = null;
+    /** @type {Promise<void> | null} a scenario being loaded ahead of a run (Pool.preload) */
+    this.preloading = null;
     this.worker = this.spawn();
   }
 
@@ -69,6 +72,8 @@ class Runner {
 
   start() {
     this.pending = null;
+    /** @type {number | null} the pool's run whose scenario and graph this worker holds */
+    this.loadedRun = null;
     this.worker = this.spawn();
   }
 
@@ -118,9 +123,113 @@ class Runner {
   }
 }
 
-let compareRunner;
+/**
+ * A pool of engine workers for comparisons: the scenario's work items (src/compare.rs
+ * `work_plan`) are handed one at a time to whichever worker is idle, and the partial
+ * comparisons are merged by the engine in the items' fixed order (`merge_parts`), so the
+ * result has the bits of one worker's. Progress sums over the workers; cancel stops them all.
+ */
+class Pool {
+  /** @param {number} size */
+  constructor(size) {
+    this.runners = Array.from({ length: size }, () => new Runner());
+    this.seq = 0;
+    /** @type {number | null} the run under way */
+    this.active = null;
+  }
+
+  get size() { return this.runners.length; }
+
+  /**
+   * Runs a comparison; a run still under way is cancelled first.
+   * @param {string} scenario @param {string | null} graphText
+   * @param {(done: number, total: number) => void} [onProgress]
+   * @returns {Promise<{result: Comparison, ms: number}>}
+   */
+  async run(scenario, graphText, onProgress) {
+    // A run under way stops; a graph still being parsed ahead (preload) is waited for.
+    this.active = null;
+    for (const r of this.runners) if (!r.preloading) r.cancel();
+    const run = ++this.seq;
+    this.active = run;
+    const t0 = performance.now();
+    const plan = engine.work_plan(scenario, this.size);
+    /** @type {import('./types.js').Partial[]} */
+    const parts = new Array(plan.items.length);
+    const done = new Array(plan.items.length).fill(0);
+    const itemMs = new Array(plan.items.length).fill(0);
+    const report = () => onProgress?.(done.reduce((a, b) => a + b, 0), plan.total);
+    let next = 0;
+    /** @param {Runner} runner */
+    const work = async (runner) => {
+      if (runner.preloading) await runner.preloading;
+      while (this.active === run && next < plan.items.length) {
+        const k = next++;
+        // A worker keeps the run's scenario and graph loaded: the graph's text goes to it once.
+        const first = runner.loadedRun !== run;
+        runner.loadedRun = run;
+        const m = await runner.run({ type: 'part', run, scenario, graphText: first ? graphText : null, items: [plan.items[k]] },
+          (d) => { done[k] = d; report(); });
+        parts[k] = m.result;
+        itemMs[k] = m.ms;
+        done[k] = plan.units[k];
+        report();
+      }
+    };
+    try {
+      await Promise.all(this.runners.map(work));
+    } catch (e) {
+      if (this.active === run) this.cancel();
+      throw e;
+    }
+    if (this.active !== run) throw Object.assign(new Error('cancelled'), { cancelled: true });
+    this.active = null;
+    const tm = performance.now();
+    const result = engine.merge_parts(scenario, parts);
+    // Where the time went: each item's time in its worker, and the merge's.
+    timings.lastPool = { workers: this.size, itemMs, mergeMs: performance.now() - tm };
+    return { result, ms: performance.now() - t0 };
+  }
+
+  /**
+   * Has the idle workers load a scenario ahead of a run, so that its graph is parsed (once
+   * per worker) while the user sets things up; a run of the same graph text reuses it.
+   * @param {string} scenario @param {string | null} graphText
+   */
+  preload(scenario, graphText) {
+    if (this.active !== null) return;
+    for (const r of this.runners) {
+      if (r.busy) continue;
+      r.loadedRun = null;
+      r.preloading = r.run({ type: 'load', scenario, graphText }).then(() => {}, () => {})
+        .finally(() => { r.preloading = null; });
+    }
+  }
+
+  /** Resolves when no worker is loading ahead. */
+  preloaded() {
+    return Promise.all(this.runners.map((r) => r.preloading));
+  }
+
+  /** Stops every worker's request (each worker is terminated and started afresh). */
+  cancel() {
+    this.active = null;
+    for (const r of this.runners) r.cancel();
+  }
+}
+
+/** Workers in the pool: one per core, at most 8; `?workers=N` in the page's query sets it. */
+function poolSize() {
+  const asked = Number(new URLSearchParams(location.search).get('workers'));
+  if (Number.isInteger(asked) && asked >= 1) return Math.min(asked, 64);
+  return Math.min(8, Math.max(1, navigator.hardwareConcurrency || 1));
+}
+
+/** @type {Pool} */
+let comparePool;
 let pairRunner;
 let traceRunner;
+let hashRunner;
 
 // ---------------------------------------------------------------------------------------
 // Small helpers.
@@ -215,6 +324,7 @@ async function loadGraph() {
     const info = engine.validate_graph(text, name);
     graphText = text;
     graphName = name;
+    try { comparePool.preload(JSON.stringify(scenarioOf(state, all, false)), text); } catch { /* the run says why */ }
     $('graph-info').textContent = `${info.name}: ${info.nodes} ops, ${info.edges} edges, `
       + `${info.colocation_groups} colocation groups${state.upload ? ' (uploaded)' : ''}`;
     return true;
@@ -244,6 +354,7 @@ async function upload(file) {
   }
   state.upload = { name: info.name, text };
   state.graphHash = null;
+  uploadSha(state.upload); // starts hashing now, in a worker: the run waits for it
   renderGraphSelect();
   await loadGraph();
   staleResults();
@@ -326,6 +437,7 @@ function renderControls() {
   $('random-box').open = !!(state.randcost || state.randbytes || state.randmem);
   $('seeds').value = String(state.seeds);
   $('seed').value = String(state.seed);
+  $('pair-seed').value = String(state.pairSeed);
   renderWhatIf();
 }
 
@@ -605,7 +717,7 @@ function bindControls() {
   });
   $('run').addEventListener('click', () => runComparison());
   $('cancel').addEventListener('click', () => {
-    compareRunner.cancel();
+    comparePool.cancel();
     pairRunner.cancel();
     traceRunner.cancel();
   });
@@ -615,11 +727,13 @@ function bindControls() {
   $('wi-compute').addEventListener('input', (e) => {
     state.whatifCompute = factor(e.target.value);
     $('wi-compute-out').textContent = formatFactor(state.whatifCompute);
+    syncUrl();
     rerun();
   });
   $('wi-bw').addEventListener('input', (e) => {
     state.whatifBandwidth = factor(e.target.value);
     $('wi-bw-out').textContent = formatFactor(state.whatifBandwidth);
+    syncUrl();
     rerun();
   });
   // Per-device speeds: the slider scales the device's base speed (log2), the number is the
@@ -633,6 +747,7 @@ function bindControls() {
     if (f === 1 || base == null) delete state.whatifSpeeds[id];
     else state.whatifSpeeds[id] = Number((base * f).toPrecision(6));
     syncWhatIfRows();
+    syncUrl();
     rerun();
   });
   $('wi-devices').addEventListener('change', (e) => {
@@ -650,6 +765,7 @@ function bindControls() {
       return;
     }
     syncWhatIfRows();
+    syncUrl();
     rerun();
   });
   $('wi-reset').addEventListener('click', () => {
@@ -664,7 +780,9 @@ function bindControls() {
   for (const th of $('results-table').tHead.rows[0].cells) {
     th.addEventListener('click', () => {
       const k = th.dataset.sort;
-      sort = { key: k, dir: sort.key === k ? -sort.dir : 1 };
+      // Ascending first; the same column again flips it ('-' first: descending).
+      state.sort = state.sort === k ? `-${k}` : k;
+      syncUrl();
       renderTable();
     });
   }
@@ -707,7 +825,13 @@ function bindControls() {
     const [p, s] = e.target.value.split('\n');
     choosePair(p, s);
   });
-  $('pair-seed').addEventListener('change', () => runPair());
+  $('pair-seed').addEventListener('change', (e) => {
+    const n = Number(e.target.value);
+    if (Number.isInteger(n) && n >= 0) state.pairSeed = n;
+    e.target.value = String(state.pairSeed);
+    syncUrl();
+    runPair();
+  });
   for (const b of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll('[data-export]'))) {
     b.addEventListener('click', () => exportChart(b.dataset.export, b.dataset.fmt));
   }
@@ -820,13 +944,38 @@ function syncWhatIfRows() {
   }
 }
 
+/**
+ * Keeps the address bar in step with the state (history.replaceState, no run needed). A
+ * state the engine refuses to write (say, a duplicate device id) leaves the URL as it was:
+ * the run says what is wrong.
+ */
+function syncUrl() {
+  try { writeHash(); } catch { /* shown when run */ }
+}
+
 function staleResults() {
+  syncUrl();
   if (current) $('results-caption').textContent = '(settings changed: run again)';
   renderWhatIf(); // a generated cluster's device controls wait for a baseline of these settings
 }
 
 // ---------------------------------------------------------------------------------------
 // Running.
+
+// An upload is known by the SHA-256 of its text (the engine's graph_sha256), computed once
+// per upload in a worker, so that a big graph never blocks the main thread.
+/** @type {WeakMap<object, Promise<string>>} */
+const uploadShas = new WeakMap();
+
+/** @param {{name: string, text: string}} u @returns {Promise<string>} */
+function uploadSha(u) {
+  const known = uploadShas.get(u);
+  if (known) return known;
+  const p = hashRunner.run({ type: 'sha256', text: u.text }).then((m) => m.result);
+  p.catch(() => uploadShas.delete(u)); // cancelled or failed: asked again next time
+  uploadShas.set(u, p);
+  return p;
+}
 
 // An upload too large to embed is written by its hash, computed once per upload.
 const uploadHashes = new WeakMap();
@@ -859,8 +1008,10 @@ function setRunning(on, text) {
   if (!on) $('progress').value = 0;
 }
 
-function scenarioKey(sc) {
-  return JSON.stringify(sc) + '\n' + (state.upload ? state.upload.text.length + state.upload.name : '');
+/** What identifies a comparison: its scenario, and an upload's name and content hash. */
+async function scenarioKey(sc) {
+  const u = state.upload;
+  return JSON.stringify(sc) + '\n' + (u ? `${u.name}\n${await uploadSha(u)}` : '');
 }
 
 let runSeq = 0;
@@ -875,7 +1026,12 @@ async function runComparison({ auto = false } = {}) {
   try { fragment = writeHash(); } catch (e) { show($('run-error'), e.message); return; }
   const withWhatIf = scenarioOf(state, all, true);
   const base = scenarioOf(state, all, false);
-  const key = scenarioKey(base);
+  let key;
+  try { key = await scenarioKey(base); } catch (e) {
+    if (seq === runSeq && !e.cancelled) show($('run-error'), e.message);
+    return;
+  }
+  if (seq !== runSeq) return;
   const progress = (label) => (done, total) => {
     $('progress').max = total;
     $('progress').value = done;
@@ -886,8 +1042,7 @@ async function runComparison({ auto = false } = {}) {
   try {
     if (!baseline || baseline.key !== key) {
       setRunning(true, 'running…');
-      const r = await compareRunner.run(
-        { type: 'compare', scenario: JSON.stringify(base), graphText }, progress(whatIfActive(state) ? 'baseline: ' : ''));
+      const r = await comparePool.run(JSON.stringify(base), graphText, progress(whatIfActive(state) ? 'baseline: ' : ''));
       if (seq !== runSeq) return;
       baseline = { comparison: r.result, key, ms: r.ms, speedKey: speedKey(base) };
       timings.lastCompareMs = r.ms;
@@ -895,7 +1050,7 @@ async function runComparison({ auto = false } = {}) {
     }
     if (whatIfActive(state)) {
       setRunning(true, 'what-if…');
-      const r = await compareRunner.run({ type: 'compare', scenario: JSON.stringify(withWhatIf), graphText }, progress('what-if: '));
+      const r = await comparePool.run(JSON.stringify(withWhatIf), graphText, progress('what-if: '));
       if (seq !== runSeq) return;
       current = { comparison: r.result, key, fragment, ms: r.ms, graphText };
       timings.lastCompareMs = r.ms;
@@ -952,8 +1107,8 @@ async function runPair() {
     $('timeline-status').textContent = 'no pair ran';
     return;
   }
-  let seed = Math.round(Number($('pair-seed').value) || 0);
-  seed = Math.min(Math.max(seed, 0), current.comparison.scenario.seeds - 1);
+  // The state's seed, within the comparison's seeds.
+  const seed = Math.min(state.pairSeed, current.comparison.scenario.seeds - 1);
   $('pair-seed').value = String(seed);
   $('timeline-status').textContent = `running ${r.placer} / ${r.scheduler}…`;
   try {
@@ -1010,9 +1165,16 @@ function renderResults() {
   drawCharts();
 }
 
+/** The table sort of the state: `col` ascending, `-col` descending, null: none. */
+function sortOf(s) {
+  if (!s) return { key: null, dir: 1 };
+  return s.startsWith('-') ? { key: s.slice(1), dir: -1 } : { key: s, dir: 1 };
+}
+
 function renderTable() {
   if (!current) return;
   const rows = rowsOf(current.comparison);
+  const sort = sortOf(state.sort);
   if (sort.key) {
     const k = sort.key;
     rows.sort((a, b) => {
@@ -1236,9 +1398,10 @@ async function main() {
     clusterIndex = index.clusters || [];
   } catch { graphIndex = []; }
   try { charts = await loadCharts(); } catch (e) { console.error('charts:', e); }
-  compareRunner = new Runner();
+  comparePool = new Pool(poolSize());
   pairRunner = new Runner();
   traceRunner = new Runner();
+  hashRunner = new Runner();
   bindControls();
   renderControls();
   const hash = location.hash;
@@ -1261,6 +1424,8 @@ async function main() {
 
 /** @type {any} */ (window).placesim = {
   state, timings,
+  get workers() { return comparePool?.size ?? 0; },
+  preloaded: () => comparePool.preloaded(),
   get comparison() { return current?.comparison ?? null; },
   get baseline() { return baseline?.comparison ?? null; },
   get pairRun() { return pairRun; },

@@ -86,9 +86,13 @@ export class State {
   whatifBandwidth = 1;
   /** @type {Record<string, number>} */
   whatifSpeeds = {};
-  // Page view: the pair whose timeline is shown ("placer/scheduler").
+  // Page view: the pair whose timeline is shown ("placer/scheduler"), the seed index of
+  // that timeline, and the results table's sort (a column, '-' first for descending).
   /** @type {string | null} */
   pair = null;
+  pairSeed = 0;
+  /** @type {string | null} */
+  sort = null;
 }
 
 /** @param {unknown} a @param {unknown} b */
@@ -115,7 +119,7 @@ export function linkOf(s, all) {
     graphText: s.upload && !s.graphHash ? s.upload.text : undefined,
     graphHash: s.graphHash,
     /** @type {PageView} */
-    view: { pair: s.pair },
+    view: { pair: s.pair, pair_seed: s.pairSeed, sort: s.sort },
   };
 }
 
@@ -157,6 +161,8 @@ export function stateOf(link, all) {
   s.whatifBandwidth = sc.what_if?.bandwidth ?? 1;
   s.whatifSpeeds = { ...sc.what_if?.speeds };
   s.pair = link.view.pair ?? null;
+  s.pairSeed = link.view.pair_seed ?? 0;
+  s.sort = link.view.sort ?? null;
   return s;
 }
 

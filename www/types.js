@@ -1,6 +1,7 @@
 // JSDoc types of what the page gets from the engine (src/wasm.rs), checked by
 // `tsc --noEmit` (jsconfig.json; `make lint`). Each mirrors a Rust type; keep them in step:
-//   Comparison, PairResult, DeviceResult, GraphSummary   src/compare.rs
+//   Comparison, PairResult, DeviceResult, GraphSummary,  src/compare.rs
+//   WorkItem, Partial
 //   Scenario and its parts                                src/scenario/mod.rs
 //   SolveReport                                           src/place/plan.rs
 //   Timeline, TimelineDevice                              src/report/trace.rs
@@ -210,6 +211,28 @@
 /**
  * @typedef {object} PageView What a page link carries besides its scenario.
  * @property {string | null} [pair] `placer/scheduler` whose timeline is shown
+ * @property {number} [pair_seed] the seed index whose timeline is shown (0 by default)
+ * @property {string | null} [sort] the table's sort column, `-` first for descending
+ */
+
+/**
+ * @typedef {object} WorkItem One unit of a comparison's work (compare::WorkItem).
+ * @property {number} seed
+ * @property {number[]} placers resolved placer indices
+ */
+
+/**
+ * @typedef {object} Partial Part of a comparison (compare::Partial): opaque to the page,
+ *   which passes it from a worker to `merge_parts`.
+ * @property {GraphSummary} graph
+ * @property {object[]} items
+ */
+
+/**
+ * @typedef {object} WorkPlan What `work_plan` returns (compare::WorkPlan).
+ * @property {WorkItem[]} items in merge order
+ * @property {number[]} units progress units of each item
+ * @property {number} total
  */
 
 /**

@@ -1,23 +1,50 @@
-// The module worker that runs the engine, so the page stays responsive.
+// The module worker that runs the engine, so the page stays responsive. The page starts a
+// pool of these (one per core) and hands each the next work item of a comparison.
 //
-// Messages in:  {id, type: 'compare', scenario, graphText, clusterText}
+// Messages in:  {id, type: 'load', scenario, graphText, clusterText}
+//                 loads a scenario ahead of a run, so that its graph is parsed already
+//               {id, type: 'part', run, scenario, graphText, clusterText, items}
+//                 work items of a comparison (compare::run_part); the scenario is loaded
+//                 once per `run` (a graph of the same text is not parsed again) and kept
+//                 for the run's next items
 //               {id, type: 'pair', scenario, graphText, clusterText, placer, scheduler, seedIndex, withTrace}
+//               {id, type: 'sha256', text}  the SHA-256 of a graph's text (off the main thread)
 // Messages out: {type: 'ready'} once the wasm is loaded, then per request
 //               {id, type: 'progress', done, total} (at most every 50 ms), and
 //               {id, type: 'result', result, ms} or {id, type: 'error', message}.
 // Cancelling is terminating this worker (the page starts a new one): the engine runs
 // synchronously and is never interrupted halfway otherwise.
 
-import init, { compare, run_pair } from './pkg/placesim.js';
+import init, { Session, run_pair, graph_sha256 } from './pkg/placesim.js';
 
 const ready = init().then(
   () => postMessage({ type: 'ready' }),
   (e) => postMessage({ type: 'error', id: null, message: `loading the engine failed: ${e.message || e}` }),
 );
 
+/** @type {Session | null} the loaded scenario: its graph stays parsed while its text is the same */
+let session = null;
+/** @type {number | null} the pool's run the session holds */
+let loadedRun = null;
+
+function load(msg) {
+  session ??= new Session();
+  loadedRun = null;
+  session.load(msg.scenario, msg.graphText ?? undefined, msg.clusterText ?? undefined);
+}
+
 function run(msg) {
   const t0 = performance.now();
-  if (msg.type === 'compare') {
+  if (msg.type === 'load') {
+    // Parses the graph ahead of a run (the page sends it when a graph is chosen).
+    load(msg);
+    return { result: null, ms: performance.now() - t0 };
+  }
+  if (msg.type === 'part') {
+    if (loadedRun !== msg.run) {
+      load(msg);
+      loadedRun = msg.run;
+    }
     let last = 0;
     const progress = (done, total) => {
       const now = performance.now();
@@ -27,13 +54,16 @@ function run(msg) {
       }
       return true;
     };
-    const result = compare(msg.scenario, msg.graphText ?? undefined, msg.clusterText ?? undefined, progress);
+    const result = /** @type {Session} */ (session).run_items(msg.items, progress);
     return { result, ms: performance.now() - t0 };
   }
   if (msg.type === 'pair') {
     const result = run_pair(msg.scenario, msg.graphText ?? undefined, msg.clusterText ?? undefined,
       msg.placer, msg.scheduler, msg.seedIndex ?? 0, !!msg.withTrace);
     return { result, ms: performance.now() - t0 };
+  }
+  if (msg.type === 'sha256') {
+    return { result: graph_sha256(msg.text), ms: performance.now() - t0 };
   }
   throw new Error(`unknown request '${msg.type}'`);
 }

@@ -171,7 +171,7 @@ impl Placer for Heft {
                 bound_of: BoundScope::None,
                 status: SolveStatus::Heuristic,
                 work: problem.node_count() as u64,
-                work_unit: "ops listed",
+                work_unit: "ops listed".into(),
             }),
             placement: s.placement,
             order,

@@ -10,7 +10,9 @@
 //! [`Plan::check`] is the one place a plan is checked against its problem (the simulator and
 //! the replaying policies trust a checked plan).
 
-use serde::Serialize;
+use std::borrow::Cow;
+
+use serde::{Deserialize, Serialize};
 
 use super::Placement;
 use crate::error::{Error, Result};
@@ -188,7 +190,7 @@ impl Order {
 }
 
 /// What a plan's makespan estimate is, and how far it can be trusted.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SolveReport {
     /// The makespan the placer predicts for its own plan, in seconds.
     pub objective: f64,
@@ -200,11 +202,11 @@ pub struct SolveReport {
     pub status: SolveStatus,
     /// Work done: schedules evaluated, search nodes, or list steps, as `work_unit` says.
     pub work: u64,
-    pub work_unit: &'static str,
+    pub work_unit: Cow<'static, str>,
 }
 
 /// The problem a bound is a bound of.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum BoundScope {
     /// No bound was computed.
@@ -216,7 +218,7 @@ pub enum BoundScope {
 }
 
 /// How the plan came about.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SolveStatus {
     /// A heuristic's plan: no claim of optimality.

@@ -60,22 +60,35 @@ fn in_file(path: &str, e: Error) -> Error {
 /// Resolves the scenario (names, parameters, pairs), then reads and validates its graph and
 /// cluster through `read`.
 pub fn load(scenario: Scenario, read: &dyn Fn(FileRef) -> Result<String>) -> Result<Loaded> {
+    load_reusing(scenario, read, None)
+}
+
+/// Like [`load`], but keeps the graph `previous` parsed when this scenario's graph has the
+/// same text and the same fallback name (a worker that runs one big graph under many
+/// scenarios parses it once). Everything else is loaded afresh.
+pub fn load_reusing(
+    scenario: Scenario,
+    read: &dyn Fn(FileRef) -> Result<String>,
+    previous: Option<Loaded>,
+) -> Result<Loaded> {
     scenario.resolve()?;
     let name = fallback_name(&scenario.graph);
     let (graph, graph_text) = match &scenario.graph {
-        GraphSource::Bundled(b) => {
-            let text = read(FileRef::BundledGraph(b))?;
-            (
-                Graph::from_json(&text, &name).map_err(|e| in_file(b, e))?,
-                text,
-            )
-        }
-        GraphSource::File(path) => {
-            let text = read(FileRef::GraphFile(path))?;
-            (
-                Graph::from_json(&text, &name).map_err(|e| in_file(path, e))?,
-                text,
-            )
+        GraphSource::Bundled(path) | GraphSource::File(path) => {
+            let text = read(match &scenario.graph {
+                GraphSource::Bundled(_) => FileRef::BundledGraph(path),
+                _ => FileRef::GraphFile(path),
+            })?;
+            // The previous graph, moved out, when its text and name are this scenario's.
+            let same = previous
+                .filter(|p| p.graph_text == text && fallback_name(&p.scenario.graph) == name);
+            match same {
+                Some(p) => (p.graph, text),
+                None => (
+                    Graph::from_json(&text, &name).map_err(|e| in_file(path, e))?,
+                    text,
+                ),
+            }
         }
         GraphSource::Inline(value) => {
             let text = value.to_string();
@@ -181,5 +194,42 @@ mod tests {
         s.placers = vec!["nope".into()];
         let e = load(s, &read).unwrap_err().to_string();
         assert!(e.contains("unknown placer 'nope'"), "{e}");
+    }
+
+    /// A graph of the same text and name is kept (the same graph), another one is parsed,
+    /// and errors still name the file.
+    #[test]
+    fn load_reusing_keeps_a_graph_of_the_same_text_only() {
+        let text = std::cell::RefCell::new(G.to_string());
+        let read = |f: FileRef| -> Result<String> {
+            match f {
+                FileRef::GraphFile(_) => Ok(text.borrow().clone()),
+                _ => Ok(C.into()),
+            }
+        };
+        let s = |p: &str| {
+            let mut s = scenario(
+                GraphSource::File(p.into()),
+                ClusterSource::File("c.json".into()),
+            );
+            s.seeds = 2;
+            s
+        };
+        let first = load(s("my.json"), &read).unwrap();
+        let again = load_reusing(s("my.json"), &read, Some(first.clone())).unwrap();
+        assert_eq!(again.graph.name, "my");
+        assert_eq!(again.scenario.seeds, 2);
+        // Another fallback name: parsed again, under its own name.
+        let other = load_reusing(s("other.json"), &read, Some(first.clone())).unwrap();
+        assert_eq!(other.graph.name, "other");
+        // Another text: parsed again (and its errors name the file).
+        *text.borrow_mut() = r#"{"nodes":[{"id":"a","cost":1},{"id":"b","cost":2}]}"#.into();
+        let edited = load_reusing(s("my.json"), &read, Some(first.clone())).unwrap();
+        assert_eq!(edited.graph.node_count(), 2);
+        *text.borrow_mut() = "{nodes: [".into();
+        let e = load_reusing(s("my.json"), &read, Some(first))
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("my.json: "), "{e}");
     }
 }

@@ -1,6 +1,7 @@
 // Measures the playground: wasm size (raw, gzip), time to interactive, and the time to run
 // every available pair in the worker on the largest bundled graph and on a 20,000-op
-// synthetic graph. Not a test: `make measure` prints the figures.
+// synthetic graph, on one worker and on the pool of workers (the speedup). Not a test:
+// `make measure` prints the figures.
 
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -45,12 +46,18 @@ try {
 
   const big = cli(['generate', '--nodes', '20000', '--seed', '1']);
   if (!big) throw new Error('the CLI is missing: make cli');
-  for (const devices of [4, 50]) {
-    const page = await openPage(browser, server.url);
+  const bigRun = async (devices, workers) => {
+    const page = await openPage(browser, `${server.url}${workers ? `?workers=${workers}` : ''}`);
+    const pool = await page.evaluate(() => window.placesim.workers);
     await page.setInputFiles('#graph-file', { name: 'synthetic20k.json', mimeType: 'application/json', buffer: Buffer.from(big) });
     await page.waitForFunction(() => document.getElementById('graph-info').textContent.includes('uploaded'), null, { timeout: 60000 });
     await page.fill('#gen-devices', String(devices));
     await page.dispatchEvent('#gen-devices', 'change');
+    // The workers parse a chosen graph ahead of the run (in both set-ups): wait for it, so
+    // that the run's time is the comparison's.
+    const p0 = Date.now();
+    await page.evaluate(() => window.placesim.preloaded());
+    const preload = Date.now() - p0;
     const t0 = Date.now();
     await page.click('#run');
     const rows = await results(page, 600000);
@@ -58,10 +65,32 @@ try {
     const t = await page.evaluate(() => window.placesim.timings);
     await page.waitForFunction(() => window.placesim.pairRun && document.querySelector('#chart-timeline canvas, #chart-timeline svg'), null, { timeout: 600000 });
     const t2 = await page.evaluate(() => window.placesim.timings);
-    console.log(`synthetic 20,000 ops (placesim generate --nodes 20000 --seed 1, ${(big.length / 1e6).toFixed(1)} MB), ${devices} devices: `
-      + `${rows.length} pairs in ${ms(t.lastCompareMs)} in the worker (${ms(wall)} click to table); timeline of one pair ${ms(t2.lastPairMs)}`);
+    const makespans = await page.$$eval('#results-table tbody tr', (r) => r.map((x) => x.dataset.makespan).join(','));
     await page.context().close();
+    const work = t.lastPool.itemMs.reduce((a, b) => a + b, 0);
+    return { pool, rows: rows.length, ms: t.lastCompareMs, wall, pairMs: t2.lastPairMs, makespans, preload, work, merge: t.lastPool.mergeMs };
+  };
+  const label = `synthetic 20,000 ops (placesim generate --nodes 20000 --seed 1, ${(big.length / 1e6).toFixed(1)} MB)`;
+  const r4 = await bigRun(4);
+  console.log(`${label}, 4 devices, pool of ${r4.pool}: ${r4.rows} pairs in ${ms(r4.ms)} (${ms(r4.wall)} click to table); `
+    + `timeline of one pair ${ms(r4.pairMs)}; the workers parsed the upload ahead (${ms(r4.preload)} left after upload)`);
+  // 50 devices: one worker against the pool (one worker per core), alternating, 3 runs each.
+  const one = [];
+  const pool = [];
+  let size = 0;
+  for (let i = 0; i < 3; i++) {
+    const a = await bigRun(50, 1);
+    const b = await bigRun(50);
+    if (a.makespans !== b.makespans) throw new Error('the pool and one worker gave different numbers');
+    one.push(a.ms);
+    pool.push(b.ms);
+    console.log(`  run ${i + 1}: one worker ${ms(a.ms)} (items ${ms(a.work)} in the worker, merge ${ms(a.merge)}); `
+      + `pool of ${b.pool} ${ms(b.ms)} (items ${ms(b.work)} summed over the workers, merge ${ms(b.merge)})`);
+    size = b.pool;
   }
+  console.log(`${label}, 50 devices: one worker median ${ms(median(one))} of ${one.map(Math.round).join(', ')}; `
+    + `pool of ${size} workers median ${ms(median(pool))} of ${pool.map(Math.round).join(', ')}; `
+    + `speedup x${(median(one) / median(pool)).toFixed(2)} (numbers identical)`);
 } finally {
   await browser.close();
   await server.close();

@@ -3,7 +3,9 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
+import { readFile, mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { startServer, launch, openPage, results, byPair, cli } from './harness.mjs';
 
 let server;
@@ -168,7 +170,7 @@ test('a page state comes back whole from the link the engine writes for it', asy
     Object.assign(s, { graph: 'vgg19_layers', devices: 50, speed: [10, 100], bandwidth: [10, 60], latency: [0, 0],
       memory: 1.6e10, memfraction: 0.25, kinds: ['cpu', 'gpu'], placers: [all.placers[all.placers.length - 1]], links: 'fcfs',
       seeds: 10, seed: 12345, randcost: [1, 100], randbytes: [1, 100], randmem: [0, 5], whatifCompute: 2, whatifBandwidth: 0.5,
-      whatifSpeeds: { d10: 3, d1: 42.5 }, params: { 'msr.delta': 5 }, pair: 'single/fifo' });
+      whatifSpeeds: { d10: 3, d1: 42.5 }, params: { 'msr.delta': 5 }, pair: 'single/fifo', pairSeed: 7, sort: '-gap' });
     states.push(s);
     s = new State();
     Object.assign(s, { cluster: 'explicit', dev: [{ id: 'gpu:0,a', speed: 1.5e13 }, { id: 'cpu0', kind: 'cpu', speed: 0.25, memory: 64 }],
@@ -205,7 +207,7 @@ test('a page state comes back whole from the link the engine writes for it', asy
   assert.match(cases[1].f, new RegExp('^#v=1&graph=vgg19_layers&devices=50&speed=10\\.\\.100&bandwidth=10\\.\\.60&latency=0\\.\\.0'
     + '&memory=1\\.6e10&memfraction=0\\.25&kinds=cpu,gpu&placers=[a-z_-]+&msr\\.delta=5&links=fcfs&seeds=10&seed=12345'
     + '&randcost=1\\.\\.100&randbytes=1\\.\\.100&randmem=0\\.\\.5&whatif\\.compute=2&whatif\\.bandwidth=0\\.5'
-    + '&whatif\\.speeds=d1:42\\.5,d10:3&pair=single%2Ffifo$'));
+    + '&whatif\\.speeds=d1:42\\.5,d10:3&pair=single%2Ffifo&pairseed=7&sort=-gap$'));
   assert.match(cases[2].f, /^#v=1&cluster=explicit&dev=gpu%3A0%2Ca::1\.5e13:,cpu0:cpu:0\.25:64&bw=1e9&lat=0&schedulers=[a-z_-]+&whatif\.speeds=cpu0:0\.5$/);
   assert.match(cases[3].f, /^#v=1&graphz=[A-Za-z0-9_-]+$/);
   assert.match(cases[4].f, /^#v=1&clusterz=[A-Za-z0-9_-]+&whatif\.speeds=g:2e13$/);
@@ -513,4 +515,109 @@ test('a bundled cluster with per-kind op speeds travels whole in the link and ma
   assert.match(await bad.textContent('#cluster-error'), /c\.json: cluster: device 'a': speed must be a finite number > 0/);
   assert.deepEqual(bad.errors, []);
   await bad.context().close();
+});
+
+/** The comparison without its wall-clock figures (placement seconds vary run to run). */
+function withoutSeconds(c) {
+  const copy = JSON.parse(JSON.stringify(c));
+  for (const r of copy.results) delete r.placement_seconds;
+  return copy;
+}
+
+test('an edited upload of the same name and byte length gives new numbers, equal to the CLI', async () => {
+  const graph = (cost) => JSON.stringify({
+    name: 'same',
+    nodes: [{ id: 'a', cost }, { id: 'b', cost: 2e12 }, { id: 'c', cost: 3e12 }, { id: 'd', cost: 1e12 }],
+    edges: [{ src: 'a', dst: 'b', bytes: 1e8 }, { src: 'a', dst: 'c', bytes: 1e8 }, { src: 'b', dst: 'd', bytes: 1e8 }, { src: 'c', dst: 'd', bytes: 1e8 }],
+  });
+  const before = graph(4e12);
+  const edited = graph(9e12);
+  assert.equal(Buffer.byteLength(before), Buffer.byteLength(edited));
+  assert.notEqual(before, edited);
+  const page = await openPage(browser, server.url);
+  const put = async (text) => {
+    await page.setInputFiles('#graph-file', { name: 'same.json', mimeType: 'application/json', buffer: Buffer.from(text) });
+    await page.waitForFunction((t) => window.placesim.state.upload?.text === t, text);
+  };
+  await put(before);
+  await page.click('#run');
+  const first = byPair(await results(page));
+  await put(edited);
+  await page.waitForFunction(() => /run again/.test(document.getElementById('results-caption').textContent));
+  await page.click('#run');
+  await page.waitForFunction((old) => {
+    const rows = [...document.querySelectorAll('#results-table tbody tr')];
+    return !document.getElementById('run').disabled && rows.length > 0
+      && rows.some((r) => r.dataset.makespan !== old[`${r.dataset.placer}/${r.dataset.scheduler}`]);
+  }, first, { timeout: 120000 });
+  const second = byPair(await results(page));
+  assert.notDeepEqual(second, first);
+  // The CLI on the edited file, with the page's default cluster: the page's numbers.
+  const dir = await mkdtemp(join(tmpdir(), 'placesim-'));
+  const file = join(dir, 'same.json');
+  await writeFile(file, edited);
+  const fromCli = JSON.parse(cli(['compare', '--graph', file, '--devices', '4', '--speed', '5e12..1.5e13',
+    '--bandwidth', '1e9..1e10', '--latency', '1e-5..1e-5', '--json']));
+  assert.equal(fromCli.results.length, Object.keys(second).length);
+  for (const r of fromCli.results) assert.equal(second[`${r.placer}/${r.scheduler}`], String(r.makespan), `${r.placer}/${r.scheduler}`);
+  assert.deepEqual(page.errors, []);
+  await page.context().close();
+});
+
+test('the table sort and the timeline seed are in the URL as they change, and come back on reload', async () => {
+  const page = await openPage(browser, server.url);
+  await page.selectOption('#graph-select', 'vgg19_layers');
+  await page.waitForFunction(() => /vgg19_layers/.test(document.getElementById('graph-info').textContent));
+  // A setting reaches the URL at once, with no run.
+  await setValue(page, '#seeds', 3);
+  await page.waitForFunction(() => location.hash.includes('seeds=3'));
+  assert.equal(await page.evaluate(() => window.placesim.comparison), null);
+  await page.click('#run');
+  await results(page);
+  await page.click('th[data-sort=makespan]');
+  await page.click('th[data-sort=makespan]'); // again: descending
+  await page.waitForFunction(() => location.hash.includes('sort=-makespan'));
+  await setValue(page, '#pair-seed', 2);
+  await page.waitForFunction(() => location.hash.includes('pairseed=2'));
+  await page.waitForFunction(() => window.placesim.pairRun?.seed === 2);
+  const sorted = (await results(page)).filter((r) => !r.error).map((r) => Number(r.makespan));
+  assert.deepEqual(sorted, [...sorted].sort((a, b) => b - a));
+  const url = page.url();
+  const makespan = (await page.evaluate(() => window.placesim.pairRun.result.timeline.makespan));
+
+  await page.reload();
+  await page.waitForSelector('html[data-ready=true]');
+  const again = (await results(page)).filter((r) => !r.error).map((r) => Number(r.makespan));
+  assert.deepEqual(again, sorted);
+  assert.equal(await page.getAttribute('th[data-sort=makespan]', 'aria-sort'), 'descending');
+  assert.equal(await page.inputValue('#pair-seed'), '2');
+  await page.waitForFunction(() => window.placesim.pairRun?.seed === 2);
+  assert.equal(await page.evaluate(() => window.placesim.pairRun.result.timeline.makespan), makespan);
+  assert.equal(page.url(), url);
+  assert.deepEqual(page.errors, []);
+  await page.context().close();
+});
+
+test('a pool of workers gives the bits of one worker', async () => {
+  // One seed: the items are per placer; nine seeds on three workers: still per placer;
+  // nine seeds on two: per seed. Every split merges to the same comparison.
+  for (const [seeds, pool] of [[1, 3], [9, 3], [9, 2]]) {
+    const frag = `#v=1&graph=vgg19_ops_infer&devices=6&seeds=${seeds}&seed=3&links=fcfs`;
+    const one = await openPage(browser, `${server.url}?workers=1${frag}`);
+    assert.equal(await one.evaluate(() => window.placesim.workers), 1);
+    const rowsOne = await results(one);
+    const cOne = await one.evaluate(() => window.placesim.comparison);
+    const many = await openPage(browser, `${server.url}?workers=${pool}${frag}`);
+    assert.equal(await many.evaluate(() => window.placesim.workers), pool);
+    const rowsMany = await results(many);
+    const cMany = await many.evaluate(() => window.placesim.comparison);
+    assert.ok(rowsOne.length > 10);
+    assert.deepEqual(rowsMany, rowsOne, `${seeds} seeds on ${pool} workers`);
+    assert.deepEqual(withoutSeconds(cMany), withoutSeconds(cOne));
+    assert.equal(cMany.results[0].makespans.length, seeds);
+    assert.deepEqual(one.errors, []);
+    assert.deepEqual(many.errors, []);
+    await one.context().close();
+    await many.context().close();
+  }
 });
