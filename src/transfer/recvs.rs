@@ -22,7 +22,7 @@ use crate::model::graph::NodeIx;
 use crate::model::problem::Problem;
 use crate::rng::Rng;
 
-use super::Transfer;
+use super::{LinkQueue, Transfer};
 
 /// A fixed-size set of recv indices (`0..n`) as 64-bit words.
 #[derive(Debug, Clone, PartialEq)]
@@ -242,37 +242,53 @@ pub fn per_link(rank: &[Option<f64>], link_of: &[u32]) -> Vec<Option<u32>> {
     out
 }
 
-/// TicTac19 §3's enforcement: per link, a free link sends a transfer drawn uniformly among
-/// the queued ones with the least rank and the queued unranked ones (A5).
+/// A global rank per transfer (`None`: unranked), as `tao` and `tio` compute it.
+pub type Ranking = fn(&Problem, &[DevIx], &[Transfer]) -> Vec<Option<f64>>;
+
+/// TicTac19 §3's enforcement of a [`Ranking`]: ranks normalized per link (A6), computed once
+/// per run in `init`; a free link sends a transfer drawn uniformly among the queued ones with
+/// the least rank and the queued unranked ones (A5).
 pub struct RankedLinks {
     rng: Rng,
+    ranking: Ranking,
     rank: Vec<Option<u32>>,
     link_of: Vec<u32>,
     queues: Vec<Vec<u32>>,
 }
 
 impl RankedLinks {
-    pub fn new(rng: Rng) -> RankedLinks {
+    pub fn new(rng: Rng, ranking: Ranking) -> RankedLinks {
         RankedLinks {
             rng,
+            ranking,
             rank: Vec::new(),
             link_of: Vec::new(),
             queues: Vec::new(),
         }
     }
+}
 
-    /// Starts a run with these per-link ranks.
-    pub fn start(&mut self, rank: Vec<Option<u32>>, transfers: &[Transfer], links: usize) {
-        self.rank = rank;
+impl LinkQueue for RankedLinks {
+    fn init(
+        &mut self,
+        problem: &Problem,
+        placement: &[DevIx],
+        transfers: &[Transfer],
+        links: usize,
+    ) {
         self.link_of = transfers.iter().map(|t| t.link).collect();
+        self.rank = per_link(
+            &(self.ranking)(problem, placement, transfers),
+            &self.link_of,
+        );
         self.queues = vec![Vec::new(); links];
     }
 
-    pub fn push(&mut self, t: u32) {
+    fn push(&mut self, t: u32, _: f64) {
         self.queues[self.link_of[t as usize] as usize].push(t);
     }
 
-    pub fn pop(&mut self, link: u32) -> Option<u32> {
+    fn pop(&mut self, link: u32) -> Option<u32> {
         let q = &mut self.queues[link as usize];
         let least = q.iter().filter_map(|&t| self.rank[t as usize]).min();
         let candidates: Vec<usize> = (0..q.len())

@@ -20,8 +20,8 @@
 //!
 //! Cost: `O(|R| x (ops x |R| / 64 + dependencies))` per device.
 
-use super::recvs::{per_link, DeviceRecvs, Oracle, RankedLinks};
-use super::{LinkQueue, LinkQueueInfo, Transfer};
+use super::recvs::{DeviceRecvs, Oracle, RankedLinks};
+use super::{LinkQueueInfo, Transfer};
 use crate::model::cluster::DevIx;
 use crate::model::problem::Problem;
 use crate::params::Params;
@@ -32,10 +32,8 @@ pub const INFO: LinkQueueInfo = LinkQueueInfo {
     summary: "TicTac19 timing-aware order (TAO/TAC, §4.2, Eq. 5): Johnson's rule on transfer and compute time",
     params: &[],
     needs_plan: false,
-    make: |_: &Params, rng: Rng| Box::new(Tao(RankedLinks::new(rng))),
+    make: |_: &Params, rng: Rng| Box::new(RankedLinks::new(rng, tao_ranks)),
 };
-
-pub struct Tao(RankedLinks);
 
 /// Eq. 5's comparator: whether recv `a` goes before recv `b`.
 pub fn before(a: usize, b: usize, p: &[f64], m: &[f64], m_plus: &[f64]) -> bool {
@@ -81,28 +79,6 @@ pub fn tao_ranks(
         }
     }
     rank
-}
-
-impl LinkQueue for Tao {
-    fn init(
-        &mut self,
-        problem: &Problem,
-        placement: &[DevIx],
-        transfers: &[Transfer],
-        links: usize,
-    ) {
-        let link_of: Vec<u32> = transfers.iter().map(|t| t.link).collect();
-        let rank = per_link(&tao_ranks(problem, placement, transfers), &link_of);
-        self.0.start(rank, transfers, links);
-    }
-
-    fn push(&mut self, t: u32, _: f64) {
-        self.0.push(t);
-    }
-
-    fn pop(&mut self, link: u32) -> Option<u32> {
-        self.0.pop(link)
-    }
 }
 
 #[cfg(test)]
@@ -151,7 +127,7 @@ mod tests {
     /// Makespan of one run with the `tao` link order under fcfs links.
     fn makespan((g, c, placement): &Case) -> f64 {
         let p = Problem::new(g, c).unwrap();
-        let mut q = Tao(RankedLinks::new(Rng::new(0)));
+        let mut q = RankedLinks::new(Rng::new(0), tao_ranks);
         let opts = SimOptions {
             links: LinkModel::Fcfs,
             record: false,

@@ -10,8 +10,8 @@
 //! enforced per §3 ([`RankedLinks`]: least rank first, ties and unranked transfers at
 //! random from the link order's stream). Computed once per run, in `init`.
 
-use super::recvs::{per_link, DeviceRecvs, Oracle, RankedLinks};
-use super::{LinkQueue, LinkQueueInfo, Transfer};
+use super::recvs::{DeviceRecvs, Oracle, RankedLinks};
+use super::{LinkQueueInfo, Transfer};
 use crate::model::cluster::DevIx;
 use crate::model::problem::Problem;
 use crate::params::Params;
@@ -22,10 +22,8 @@ pub const INFO: LinkQueueInfo = LinkQueueInfo {
     summary: "TicTac19 timing-independent order (TIO/TIC, §4.3): least M+ first, ties at random",
     params: &[],
     needs_plan: false,
-    make: |_: &Params, rng: Rng| Box::new(Tio(RankedLinks::new(rng))),
+    make: |_: &Params, rng: Rng| Box::new(RankedLinks::new(rng, tio_ranks)),
 };
-
-pub struct Tio(RankedLinks);
 
 /// TIO's global rank of every transfer: the competition rank of `M+` among its device's
 /// recvs (`None` for transfers that are not recvs).
@@ -46,31 +44,10 @@ pub fn tio_ranks(
     rank
 }
 
-impl LinkQueue for Tio {
-    fn init(
-        &mut self,
-        problem: &Problem,
-        placement: &[DevIx],
-        transfers: &[Transfer],
-        links: usize,
-    ) {
-        let link_of: Vec<u32> = transfers.iter().map(|t| t.link).collect();
-        let rank = per_link(&tio_ranks(problem, placement, transfers), &link_of);
-        self.0.start(rank, transfers, links);
-    }
-
-    fn push(&mut self, t: u32, _: f64) {
-        self.0.push(t);
-    }
-
-    fn pop(&mut self, link: u32) -> Option<u32> {
-        self.0.pop(link)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::transfer::recvs::per_link;
     use crate::schedule::fifo::Fifo;
     use crate::sim::{simulate, transfers_of, LinkModel, SimOptions};
     use crate::testutil::tictac;
@@ -124,7 +101,7 @@ mod tests {
         let p = Problem::new(&g, &c).unwrap();
         let mut seen = std::collections::BTreeSet::new();
         for seed in 0..40 {
-            let mut q = Tio(RankedLinks::new(Rng::derive(seed, &["link_order"], 0)));
+            let mut q = RankedLinks::new(Rng::derive(seed, &["link_order"], 0), tio_ranks);
             let opts = SimOptions {
                 links: LinkModel::Fcfs,
                 record: false,
