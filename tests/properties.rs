@@ -170,10 +170,13 @@ fn check_schedule(p: &Problem, placement: &[u32], r: &SimResult, links: LinkMode
 fn every_pair_is_feasible_ordered_bounded_and_deterministic() {
     const CASES: u32 = 48;
     let ran = std::sync::atomic::AtomicUsize::new(0);
-    let mut runner = proptest::test_runner::TestRunner::new(ProptestConfig {
+    // A fixed stream of cases, so the floor below is a fact about these cases, not a chance.
+    let config = ProptestConfig {
         cases: CASES,
         ..ProptestConfig::default()
-    });
+    };
+    let rng = proptest::test_runner::TestRng::deterministic_rng(config.rng_algorithm);
+    let mut runner = proptest::test_runner::TestRunner::new_with_rng(config, rng);
     runner
         .run(
             &(case(), any::<bool>(), 0usize..LINK_QUEUES.len()),
@@ -231,6 +234,7 @@ fn every_pair_is_feasible_ordered_bounded_and_deterministic() {
         )
         .unwrap();
     let ran = ran.into_inner();
-    // 10 placers x 6 schedulers (given only with heft) on 48 cases, some infeasible.
+    eprintln!("{ran} pairs ran");
+    // 13 placers x 6 schedulers (given only with heft) on 48 cases, some infeasible.
     assert!(ran >= CASES as usize * 20, "only {ran} pairs ran");
 }

@@ -47,10 +47,10 @@ pub fn tio_ranks(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::transfer::recvs::per_link;
     use crate::schedule::fifo::Fifo;
     use crate::sim::{simulate, transfers_of, LinkModel, SimOptions};
     use crate::testutil::tictac;
+    use crate::transfer::recvs::per_link;
 
     /// `(read name, rank)`, by name.
     type Named<T> = Vec<(String, T)>;
