@@ -605,3 +605,36 @@ fn a_scenario_list_prints_json_lines_and_shards() {
         assert!(!err.contains("panicked"), "{err}");
     }
 }
+
+/// `coarsen` (Pesto21 §3.3) prints its rounds and checks the result is acyclic.
+#[test]
+fn coarsen_reaches_the_target_acyclic() {
+    let (ok, out, err) = run(&[
+        "coarsen",
+        "--graph",
+        "inception_v3_ops_infer",
+        "--target",
+        "150",
+        "--json",
+    ]);
+    assert!(ok, "{err}");
+    let s: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(s["nodes"], 2217);
+    assert_eq!(s["vertices"], 150);
+    assert_eq!(s["acyclic"], true);
+    let v: Vec<u64> = s["rounds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["vertices"].as_u64().unwrap())
+        .collect();
+    assert!(v.windows(2).all(|w| w[1] < w[0]), "{v:?}");
+    let (ok, _, err) = run(&[
+        "coarsen",
+        "--graph",
+        "inception_v3_ops_infer",
+        "--target",
+        "0",
+    ]);
+    assert!(!ok && err.contains("--target must be at least 1"), "{err}");
+}

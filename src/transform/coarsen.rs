@@ -267,7 +267,36 @@ fn is_cyclic(n: usize, edges: &[(u32, u32, f64)]) -> bool {
     is_cyclic_directed(&g)
 }
 
+/// What `placesim coarsen` prints.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Summary {
+    pub graph: String,
+    pub nodes: usize,
+    pub edges: usize,
+    pub target: usize,
+    pub vertices: usize,
+    pub coarse_edges: usize,
+    /// Checked on the result (Kahn's algorithm), not assumed.
+    pub acyclic: bool,
+    /// The starting graph, then every round.
+    pub rounds: Vec<Round>,
+}
+
 impl Coarse {
+    /// The rounds and the result, with an acyclicity check of the coarse graph.
+    pub fn summary(&self, problem: &Problem, target: usize) -> Summary {
+        Summary {
+            graph: problem.graph.name.clone(),
+            nodes: problem.node_count(),
+            edges: problem.graph.edge_count(),
+            target,
+            vertices: self.len(),
+            coarse_edges: self.edges.len(),
+            acyclic: heights(self.len(), &self.edges).is_some(),
+            rounds: self.rounds.clone(),
+        }
+    }
+
     pub fn len(&self) -> usize {
         self.members.len()
     }
