@@ -493,12 +493,7 @@ fn seed_sample(
     progress: Progress,
 ) -> Result<SeedSample> {
     let i = item.seed;
-    if i >= scenario.seeds {
-        return Err(Error::Scenario(format!(
-            "seed index {i} is out of range (the scenario has {} seeds)",
-            scenario.seeds
-        )));
-    }
+    let real = realize(scenario, graph, fixed, i)?;
     if let Some(&p) = item.placers.iter().find(|&&p| p >= resolved.placers.len()) {
         return Err(Error::Scenario(format!(
             "placer index {p} is out of range (the scenario has {} placers)",
@@ -506,7 +501,6 @@ fn seed_sample(
         )));
     }
     let total = item_units(resolved, item);
-    let real = scenario.realize(graph, fixed, i)?;
     let problem = Problem::with_overrides(graph, &real.cluster, real.overrides.as_ref())?;
     let cp = analysis::critical_path_bound(&problem);
     let wb = analysis::work_bound(&problem);

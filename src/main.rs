@@ -16,7 +16,7 @@ use placesim::model::problem::Problem;
 use placesim::model::synthetic::{layered_dag, SyntheticSpec};
 use placesim::report::run::RunReport;
 use placesim::report::{table, trace};
-use placesim::scenario::load::{load, FileRef, Loaded};
+use placesim::scenario::load::{graph_file, in_file, load, FileRef, Loaded};
 use placesim::scenario::{ClusterSource, GraphSource, Randomize, Scenario};
 use placesim::sim::LinkModel;
 use placesim::{place, schedule, transfer, Error, Result};
@@ -353,19 +353,8 @@ fn graph_path(arg: &str, base: Option<&Path>) -> Result<PathBuf> {
 
 /// Reads and parses a graph file; returns the graph and the file's text.
 fn load_graph(path: &Path) -> Result<(Graph, String)> {
-    let stem = path
-        .file_stem()
-        .map(|s| s.to_string_lossy().to_string())
-        .unwrap_or_default();
     let text = read(&path.to_string_lossy())?;
-    let graph = Graph::from_json(&text, &stem).map_err(|e| match e {
-        Error::Parse { message, .. } => Error::Parse {
-            what: path.display().to_string(),
-            message,
-        },
-        other => other,
-    })?;
-    Ok((graph, text))
+    Ok((graph_file(&path.display().to_string(), &text)?, text))
 }
 
 fn validate(graph: &str, cluster: Option<&str>) -> Result<()> {
@@ -917,13 +906,8 @@ fn print_comparison(c: &Comparison, as_json: bool) {
 /// Loads a scenario file; file paths inside it are relative to the file's directory.
 fn load_scenario(path: &Path) -> Result<Loaded> {
     let text = read(&path.to_string_lossy())?;
-    let s: Scenario = placesim::error::parse_json("scenario", &text).map_err(|e| match e {
-        Error::Parse { message, .. } => Error::Parse {
-            what: path.display().to_string(),
-            message,
-        },
-        other => other,
-    })?;
+    let s: Scenario = placesim::error::parse_json("scenario", &text)
+        .map_err(|e| in_file(&path.display().to_string(), e))?;
     let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
     load(s, &disk(Some(base)))
 }

@@ -143,28 +143,6 @@ fn files(
     }
 }
 
-/// Runs every pair of the scenario over its seeds (`compare::run`) and returns the
-/// comparison (the object `placesim compare --json` prints). `progress(done, total)` is
-/// called after each simulation; returning `false` stops the run (other values go on).
-#[wasm_bindgen(unchecked_return_type = "Comparison")]
-pub fn compare(
-    scenario_json: &str,
-    graph_text: Option<String>,
-    cluster_text: Option<String>,
-    progress: Option<js_sys::Function>,
-) -> Result<JsValue, JsError> {
-    let (scenario, graph, cluster) =
-        load(scenario_json, graph_text, cluster_text).map_err(js_err)?;
-    let c = compare::run(
-        &scenario,
-        &graph,
-        cluster.as_ref(),
-        &mut js_progress(&progress),
-    )
-    .map_err(js_err)?;
-    to_js(&c)
-}
-
 /// A JS progress callback `(done, total)`: answering `false` stops the run.
 fn js_progress(progress: &Option<js_sys::Function>) -> impl FnMut(f64, usize) -> bool + '_ {
     move |done: f64, total: usize| match progress {

@@ -46,8 +46,16 @@ fn fallback_name(source: &GraphSource) -> String {
     }
 }
 
+/// A graph file's text as a graph: named by the file's stem when it has no name of its
+/// own, a parse error naming the file (the CLI's `validate` and `coarsen` read a single
+/// graph this way, as `load` does a scenario's graph file).
+pub fn graph_file(path: &str, text: &str) -> Result<Graph> {
+    let name = fallback_name(&GraphSource::File(path.to_string()));
+    Graph::from_json(text, &name).map_err(|e| in_file(path, e))
+}
+
 /// A parse error names the file it came from.
-fn in_file(path: &str, e: Error) -> Error {
+pub fn in_file(path: &str, e: Error) -> Error {
     match e {
         Error::Parse { message, .. } => Error::Parse {
             what: path.to_string(),

@@ -291,16 +291,19 @@ impl LinkQueue for RankedLinks {
     fn pop(&mut self, link: u32) -> Option<u32> {
         let q = &mut self.queues[link as usize];
         let least = q.iter().filter_map(|&t| self.rank[t as usize]).min();
-        let candidates: Vec<usize> = (0..q.len())
-            .filter(|&i| match self.rank[q[i] as usize] {
-                None => true,
-                r => r == least,
-            })
-            .collect();
-        if candidates.is_empty() {
+        let rank = &self.rank;
+        let candidate = |t: &u32| rank[*t as usize].is_none() || rank[*t as usize] == least;
+        let count = q.iter().filter(|t| candidate(t)).count();
+        if count == 0 {
             return None;
         }
-        let pick = candidates[self.rng.below(candidates.len() as u64) as usize];
+        // The draw's candidate, counted in queue order (no list built per pop).
+        let nth = self.rng.below(count as u64) as usize;
+        let (pick, _) = q
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| candidate(t))
+            .nth(nth)?;
         Some(q.swap_remove(pick))
     }
 }
