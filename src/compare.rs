@@ -59,6 +59,83 @@ impl Stats {
     }
 }
 
+/// The distribution of one number over runs (seeds x iterations): [`Stats`] and the
+/// nearest-rank percentiles `x[ceil(q n) - 1]` of the sorted values; `sorted` keeps them
+/// all, for a CDF (TicTac19 Fig. 8), where asked.
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+pub struct Distribution {
+    pub mean: f64,
+    pub std: f64,
+    pub min: f64,
+    pub max: f64,
+    pub p5: f64,
+    pub p50: f64,
+    pub p95: f64,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub sorted: Vec<f64>,
+}
+
+impl Distribution {
+    pub fn of(values: &[f64], keep_sorted: bool) -> Distribution {
+        let stats = Stats::of(values);
+        let mut sorted = values.to_vec();
+        sorted.sort_by(f64::total_cmp);
+        // Nearest rank in integers (a float q * n can land a hair above an integer).
+        let pct = |p: usize| {
+            let n = sorted.len();
+            let rank = (p * n).div_ceil(100).max(1);
+            sorted.get(rank - 1).copied().unwrap_or(0.0)
+        };
+        Distribution {
+            mean: stats.mean,
+            std: stats.std,
+            min: stats.min,
+            max: stats.max,
+            p5: pct(5),
+            p50: pct(50),
+            p95: pct(95),
+            sorted: if keep_sorted { sorted } else { Vec::new() },
+        }
+    }
+}
+
+/// One worker of a replica's row: TicTac19's Eq. 1-4 over its runs.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct WorkerOrdering {
+    pub id: String,
+    /// Mean time the worker finished (from the iteration's start).
+    pub time: f64,
+    /// Mean Eq. 1 bound (everything sequential).
+    pub upper: f64,
+    /// Mean Eq. 2 bound (its busiest resource).
+    pub lower: f64,
+    /// Mean Eq. 3 ordering efficiency; `null` when its bounds coincide.
+    pub efficiency: Option<f64>,
+    /// Mean Eq. 4 speedup; `null` when it does nothing.
+    pub speedup: Option<f64>,
+}
+
+/// TicTac19's ordering metrics of a replica's row (§3.1, §6; readings in
+/// [`analysis::ordering`]).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct OrderingResult {
+    pub workers: Vec<WorkerOrdering>,
+    /// Mean over the workers of their efficiency (those that have one).
+    pub efficiency: Option<f64>,
+    /// Mean over the workers of their speedup.
+    pub speedup: Option<f64>,
+    /// §6.3: the slowest worker's lead over the fastest, as a share of the iteration.
+    pub straggler: Distribution,
+    /// Mean longest wait of a worker for the iteration's end, as a share of it.
+    pub straggler_tail: f64,
+    /// Fig. 9: mean iteration time if every worker reached its Eq. 2 bound.
+    pub theoretical_best: f64,
+    /// Fig. 9: mean iteration time if every worker took its Eq. 1 bound.
+    pub theoretical_worst: f64,
+    /// Figs. 7 and 8's normalized step time, theoretical best / iteration time (A13).
+    pub normalized: Distribution,
+}
+
 /// One device's figures for a pair, over the seeds.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct DeviceResult {
@@ -93,12 +170,13 @@ pub fn mean_speed(per_seed: &[f64]) -> f64 {
     }
 }
 
-/// One placer x scheduler pair.
+/// One placer x scheduler x link order row.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct PairResult {
     pub placer: String,
     pub scheduler: String,
-    /// Mean makespan over the seeds.
+    pub link_order: String,
+    /// Mean makespan over the seeds (each seed's the mean of its iterations).
     pub makespan: f64,
     pub makespan_std: f64,
     pub makespan_min: f64,
@@ -130,6 +208,16 @@ pub struct PairResult {
     /// that deadlocked).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// Every iteration of every seed, with the sorted times for a CDF; present when the
+    /// scenario runs several iterations or a replica.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub iteration_time: Option<Distribution>,
+    /// Iterations per time unit, 1 / mean iteration time (with `iteration_time`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub throughput: Option<f64>,
+    /// TicTac19's ordering metrics (replica scenarios).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ordering: Option<OrderingResult>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -185,8 +273,9 @@ pub fn place(
     let name = placer.info.name;
     let rng = Rng::derive(scenario.seed, &["place", name], seed_index as u64);
     let mut ctx = PlaceContext::new(rng, progress);
-    ctx.wants_order = resolved.pairs.iter().any(|&(p, si)| {
-        p == pi && (resolved.schedulers[si].info.needs_plan || resolved.link_order.info.needs_plan)
+    ctx.wants_order = resolved.pairs.iter().any(|&(p, si, oi)| {
+        p == pi
+            && (resolved.schedulers[si].info.needs_plan || resolved.link_orders[oi].info.needs_plan)
     });
     let clock = Clock::start();
     let plan = (placer.info.make)().plan(problem, &placer.params, &mut ctx)?;
@@ -197,60 +286,104 @@ pub fn place(
     Ok((plan, seconds))
 }
 
-/// Simulates a plan under the resolved scheduler `si` and the scenario's link order. A run
-/// that leaves ops unrun (a strict replay that deadlocks) is an error naming how many.
+/// Simulates a plan under the resolved scheduler `si` and link order `oi`, once (iteration 0).
+/// A run that leaves ops unrun (a strict replay that deadlocks) is an error naming how many.
 pub fn simulate(
     problem: &Problem,
     scenario: &Scenario,
     resolved: &Resolved,
     plan: &Plan,
-    (pi, si): (usize, usize),
+    pair: (usize, usize, usize),
     seed_index: u32,
     record: bool,
 ) -> Result<SimResult> {
+    let mut first = None;
+    iterate(
+        problem,
+        scenario,
+        resolved,
+        plan,
+        pair,
+        seed_index,
+        (1, record),
+        &mut |_, r| {
+            first = Some(r);
+            true
+        },
+    )?;
+    first.ok_or(Error::Cancelled)
+}
+
+/// Simulates a plan `iterations` times (`(iterations, record)`), handing each run to `each`
+/// (answering `false` cancels). Iteration `j` of seed `i` draws from the streams of index
+/// `i + (j << 32)`, so iteration 0 is the single run's; the link order is made once, so that
+/// its priorities are computed once (TicTac19 §5), and reseeded per iteration; the
+/// scheduler is made afresh per iteration (TensorFlow's random order is redrawn).
+#[allow(clippy::too_many_arguments)]
+pub fn iterate(
+    problem: &Problem,
+    scenario: &Scenario,
+    resolved: &Resolved,
+    plan: &Plan,
+    (pi, si, oi): (usize, usize, usize),
+    seed_index: u32,
+    (iterations, record): (u32, bool),
+    each: &mut dyn FnMut(u32, SimResult) -> bool,
+) -> Result<()> {
     let placer = resolved.placers[pi].info.name;
     let sched = &resolved.schedulers[si];
-    let order = &resolved.link_order;
-    let streams = |what: &str, last: &str| {
+    let order = &resolved.link_orders[oi];
+    let index = |j: u32| seed_index as u64 | (j as u64) << 32;
+    let order_stream = |j: u32| {
         Rng::derive(
             scenario.seed,
-            &[what, placer, sched.info.name, last],
-            seed_index as u64,
+            &["link_order", placer, sched.info.name, order.info.name],
+            index(j),
         )
     };
-    let mut scheduler = (sched.info.make)(
-        &sched.params,
-        Rng::derive(
-            scenario.seed,
-            &["schedule", placer, sched.info.name],
-            seed_index as u64,
-        ),
-    );
-    let mut queue = (order.info.make)(&order.params, streams("link_order", order.info.name));
+    let mut queue = (order.info.make)(&order.params, order_stream(0));
     if let Some(o) = &plan.order {
-        scheduler.hint(o);
         queue.hint(o);
     }
-    let r = sim::simulate(
-        problem,
-        &plan.placement,
-        scheduler.as_mut(),
-        queue.as_mut(),
-        SimOptions {
-            links: scenario.links,
-            record,
-        },
-    );
-    if r.unfinished > 0 {
-        return Err(Error::Problem(format!(
-            "the replay of placer {placer}'s plan under scheduler {} and link order {} deadlocked: {} of {} ops never ran (a device or link waited for a planned item that could not become ready)",
-            sched.info.name,
-            order.info.name,
-            r.unfinished,
-            problem.node_count()
-        )));
+    for j in 0..iterations {
+        let mut scheduler = (sched.info.make)(
+            &sched.params,
+            Rng::derive(
+                scenario.seed,
+                &["schedule", placer, sched.info.name],
+                index(j),
+            ),
+        );
+        if let Some(o) = &plan.order {
+            scheduler.hint(o);
+        }
+        if j > 0 {
+            queue.reseed(order_stream(j));
+        }
+        let r = sim::simulate(
+            problem,
+            &plan.placement,
+            scheduler.as_mut(),
+            queue.as_mut(),
+            SimOptions {
+                links: scenario.links,
+                record,
+            },
+        );
+        if r.unfinished > 0 {
+            return Err(Error::Problem(format!(
+                "the replay of placer {placer}'s plan under scheduler {} and link order {} deadlocked: {} of {} ops never ran (a device or link waited for a planned item that could not become ready)",
+                sched.info.name,
+                order.info.name,
+                r.unfinished,
+                problem.node_count()
+            )));
+        }
+        if !each(j, r) {
+            return Err(Error::Cancelled);
+        }
     }
-    Ok(r)
+    Ok(())
 }
 
 /// The lower bound of one seed: the critical-path and work bounds, and the placer's own
@@ -287,11 +420,10 @@ pub fn run_one<'a>(
     graph: &'a Graph,
     cluster: &'a Cluster,
     overrides: Option<&crate::model::problem::Overrides>,
-    placer: &str,
-    scheduler: &str,
+    (placer, scheduler, link_order): (&str, &str, Option<&str>),
     seed_index: u32,
 ) -> Result<RunDetail<'a>> {
-    let resolved = scenario.resolve_pair(placer, scheduler)?;
+    let resolved = scenario.resolve_pair(placer, scheduler, link_order)?;
     let problem = Problem::with_overrides(graph, cluster, overrides)?;
     let (plan, placement_seconds) =
         place(&problem, scenario, &resolved, 0, seed_index, &mut |_| true)?;
@@ -300,7 +432,7 @@ pub fn run_one<'a>(
         scenario,
         &resolved,
         &plan,
-        (0, 0),
+        (0, 0, 0),
         seed_index,
         true,
     )?;
@@ -418,7 +550,13 @@ pub struct PairSample {
     pub transfers: f64,
     pub placement_seconds: f64,
     pub report: Option<SolveReport>,
+    /// Iteration 0's devices.
     pub devices: Vec<DeviceSample>,
+    /// Every iteration's time, in order (`makespan` is their mean).
+    pub iterations: Vec<f64>,
+    /// Every iteration's worker times, in order (replica scenarios).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ordering: Vec<analysis::ordering::IterationTimes>,
 }
 
 /// One placer at one seed: per pair of that placer (in pair order), its sample or the
@@ -501,9 +639,15 @@ fn seed_sample(
         )));
     }
     let total = item_units(resolved, item);
+    let mut real = real;
+    let workers = match &scenario.replica {
+        Some(r) => replica_roles(r, graph, &mut real.cluster)?,
+        None => Vec::new(),
+    };
     let problem = Problem::with_overrides(graph, &real.cluster, real.overrides.as_ref())?;
     let cp = analysis::critical_path_bound(&problem);
     let wb = analysis::work_bound(&problem);
+    let iterations = scenario.iterations;
     let mut done = 0usize;
     let mut placers = Vec::with_capacity(item.placers.len());
     for &pi in &item.placers {
@@ -520,18 +664,50 @@ fn seed_sample(
         }
         let mut pairs = Vec::new();
         for &pair in resolved.pairs.iter().filter(|p| p.0 == pi) {
-            pairs.push(match &placed {
+            let outcome = match &placed {
                 Err(e) => Err(e.clone()),
-                Ok((plan, seconds)) => simulate(&problem, scenario, resolved, plan, pair, i, false)
-                    .map(|r| {
-                        sample(
-                            &r,
-                            seed_bound(cp, wb, plan.report.as_ref()),
-                            *seconds,
-                            plan.report.as_ref(),
-                        )
-                    }),
-            });
+                Ok((plan, seconds)) => {
+                    let mut first = None;
+                    let mut times = Vec::with_capacity(iterations as usize);
+                    let mut ordering = Vec::new();
+                    let base = done as f64;
+                    let ran = iterate(
+                        &problem,
+                        scenario,
+                        resolved,
+                        plan,
+                        pair,
+                        i,
+                        (iterations, false),
+                        &mut |j, r| {
+                            times.push(r.makespan);
+                            if !workers.is_empty() {
+                                ordering.push(analysis::ordering::IterationTimes::of(&r, &workers));
+                            }
+                            first.get_or_insert(r);
+                            // Often enough to move a bar, rarely enough not to flood one.
+                            j % 16 != 15
+                                || progress(base + (j + 1) as f64 / iterations as f64, total)
+                        },
+                    );
+                    match (ran, first) {
+                        (Err(Error::Cancelled), _) => return Err(Error::Cancelled),
+                        (Err(e), _) => Err(e),
+                        (Ok(()), None) => Err(Error::Cancelled),
+                        (Ok(()), Some(r)) => Ok(PairSample {
+                            ordering,
+                            ..sample(
+                                &r,
+                                &times,
+                                seed_bound(cp, wb, plan.report.as_ref()),
+                                *seconds,
+                                plan.report.as_ref(),
+                            )
+                        }),
+                    }
+                }
+            };
+            pairs.push(outcome);
             done += 1;
             if !progress(done as f64, total) {
                 return Err(Error::Cancelled);
@@ -557,9 +733,66 @@ fn seed_sample(
     })
 }
 
-fn sample(r: &SimResult, bound: f64, seconds: f64, report: Option<&SolveReport>) -> PairSample {
+/// A replica's worker devices in `cluster`, after checking that every worker and server is
+/// one of its devices; with `balance`, the server-worker links get the bandwidth that
+/// balances the first worker ([`analysis::ordering::balanced_bandwidth`]).
+fn replica_roles(
+    r: &crate::scenario::Replication,
+    graph: &Graph,
+    cluster: &mut Cluster,
+) -> Result<Vec<crate::model::cluster::DevIx>> {
+    let find = |field: &str, ids: &[String]| {
+        ids.iter()
+            .map(|id| {
+                cluster.device_index(id).ok_or_else(|| {
+                    Error::Scenario(format!(
+                        "{field}: device '{id}' is not in the cluster (it has {})",
+                        cluster
+                            .devices
+                            .iter()
+                            .map(|d| d.id.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ))
+                })
+            })
+            .collect::<Result<Vec<_>>>()
+    };
+    let workers = find("replica.workers", &r.workers)?;
+    let servers = find("replica.ps", &r.ps)?;
+    if let Some(ratio) = r.balance {
+        let problem = Problem::new(graph, cluster)?;
+        let placement =
+            (place::pinned::INFO.make)().place(&problem, &Default::default(), &mut Rng::new(0))?;
+        let transfers = sim::transfers_of(&problem, &placement);
+        let b = analysis::ordering::balanced_bandwidth(
+            &problem, &placement, &transfers, workers[0], ratio,
+        )?;
+        for &w in &workers {
+            for &p in &servers {
+                cluster.set_bandwidth(p, w, b);
+                cluster.set_bandwidth(w, p, b);
+            }
+        }
+    }
+    Ok(workers)
+}
+
+/// A pair's sample at one seed: iteration 0's run `r` and every iteration's time.
+fn sample(
+    r: &SimResult,
+    times: &[f64],
+    bound: f64,
+    seconds: f64,
+    report: Option<&SolveReport>,
+) -> PairSample {
     PairSample {
-        makespan: r.makespan,
+        makespan: match times {
+            [one] => *one,
+            _ => Stats::of(times).mean,
+        },
+        iterations: times.to_vec(),
+        ordering: Vec::new(),
         lower_bound: bound,
         traffic_bytes: r.traffic_bytes,
         transfers: r.links.iter().map(|l| l.transfers).sum::<usize>() as f64,
@@ -598,6 +831,8 @@ struct Accum {
     reports: Vec<SolveReport>,
     error: Option<String>,
     failed: Vec<u32>,
+    iterations: Vec<f64>,
+    ordering: Vec<analysis::ordering::IterationTimes>,
 }
 
 impl Accum {
@@ -617,6 +852,8 @@ impl Accum {
             reports: vec![],
             error: None,
             failed: vec![],
+            iterations: vec![],
+            ordering: vec![],
         }
     }
 
@@ -646,6 +883,8 @@ impl Accum {
         self.transfers.push(s.transfers);
         self.seconds.push(s.placement_seconds);
         self.reports.extend(s.report.clone());
+        self.iterations.extend(&s.iterations);
+        self.ordering.extend(s.ordering.iter().cloned());
         for (d, x) in s.devices.iter().enumerate() {
             self.busy[d] += x.busy;
             self.util[d] += x.utilization;
@@ -655,6 +894,58 @@ impl Accum {
         }
         Ok(())
     }
+}
+
+/// TicTac19's metrics over a row's iterations (every seed's, in order); `None` without any.
+fn ordering_result(
+    runs: &[analysis::ordering::IterationTimes],
+    ids: &[String],
+) -> Option<OrderingResult> {
+    if runs.is_empty() {
+        return None;
+    }
+    let mean = |f: &dyn Fn(&analysis::ordering::IterationTimes) -> f64| {
+        Stats::of(&runs.iter().map(f).collect::<Vec<_>>()).mean
+    };
+    let mean_of = |v: Vec<f64>| (!v.is_empty()).then(|| Stats::of(&v).mean);
+    let workers: Vec<WorkerOrdering> = ids
+        .iter()
+        .enumerate()
+        .map(|(w, id)| {
+            let each = runs.iter().filter_map(|r| r.workers.get(w));
+            WorkerOrdering {
+                id: id.clone(),
+                time: mean(&|r| r.workers[w].t),
+                upper: mean(&|r| r.workers[w].upper),
+                lower: mean(&|r| r.workers[w].lower),
+                efficiency: mean_of(each.clone().filter_map(|x| x.efficiency()).collect()),
+                speedup: mean_of(each.filter_map(|x| x.speedup()).collect()),
+            }
+        })
+        .collect();
+    let normalized: Vec<f64> = runs
+        .iter()
+        .map(|r| {
+            if r.makespan > 0.0 {
+                r.best() / r.makespan
+            } else {
+                1.0
+            }
+        })
+        .collect();
+    Some(OrderingResult {
+        efficiency: mean_of(workers.iter().filter_map(|w| w.efficiency).collect()),
+        speedup: mean_of(workers.iter().filter_map(|w| w.speedup).collect()),
+        workers,
+        straggler: Distribution::of(
+            &runs.iter().map(|r| r.straggler()).collect::<Vec<_>>(),
+            false,
+        ),
+        straggler_tail: mean(&|r| r.straggler_tail()),
+        theoretical_best: mean(&|r| r.best()),
+        theoretical_worst: mean(&|r| r.worst()),
+        normalized: Distribution::of(&normalized, false),
+    })
 }
 
 /// Merges partial comparisons of `scenario` (any split of its [`work_items`], in any order)
@@ -768,7 +1059,12 @@ pub fn merge(scenario: &Scenario, parts: &[Partial]) -> Result<Comparison> {
 
     let mean = |v: &[f64]| Stats::of(v).mean;
     let mut results = Vec::with_capacity(pairs.len());
-    for (a, &(pi, si)) in acc.iter().zip(pairs) {
+    let with_iterations = scenario.iterations > 1 || scenario.replica.is_some();
+    let worker_ids: Vec<String> = scenario
+        .replica
+        .as_ref()
+        .map_or_else(Vec::new, |r| r.workers.clone());
+    for (a, &(pi, si, oi)) in acc.iter().zip(pairs) {
         let runs = a.makespans.len().max(1) as f64;
         let m = Stats::of(&a.makespans);
         let error = if a.makespans.len() < scenario.seeds as usize {
@@ -779,6 +1075,7 @@ pub fn merge(scenario: &Scenario, parts: &[Partial]) -> Result<Comparison> {
         results.push(PairResult {
             placer: resolved.placers[pi].info.name.to_string(),
             scheduler: resolved.schedulers[si].info.name.to_string(),
+            link_order: resolved.link_orders[oi].info.name.to_string(),
             makespan: m.mean,
             makespan_std: m.std,
             makespan_min: m.min,
@@ -808,6 +1105,11 @@ pub fn merge(scenario: &Scenario, parts: &[Partial]) -> Result<Comparison> {
             plan_reports: a.reports.clone(),
             error,
             failed_seeds: a.failed.clone(),
+            iteration_time: (with_iterations && !a.iterations.is_empty())
+                .then(|| Distribution::of(&a.iterations, true)),
+            throughput: (with_iterations && !a.iterations.is_empty())
+                .then(|| 1.0 / Stats::of(&a.iterations).mean),
+            ordering: ordering_result(&a.ordering, &worker_ids),
         });
     }
     Ok(Comparison {
@@ -1059,12 +1361,12 @@ mod tests {
             report: None,
         };
         plan.check(&p).unwrap();
-        let e = simulate(&p, &s, &s.resolve().unwrap(), &plan, (0, 0), 0, false)
+        let e = simulate(&p, &s, &s.resolve().unwrap(), &plan, (0, 0, 0), 0, false)
             .unwrap_err()
             .to_string();
         assert!(e.contains("deadlocked: 3 of 3 ops never ran"), "{e}");
         s.params.insert("given.work_conserving".into(), 1.0);
-        let r = simulate(&p, &s, &s.resolve().unwrap(), &plan, (0, 0), 0, false).unwrap();
+        let r = simulate(&p, &s, &s.resolve().unwrap(), &plan, (0, 0, 0), 0, false).unwrap();
         assert_eq!(r.unfinished, 0);
     }
 

@@ -17,7 +17,7 @@ use placesim::model::synthetic::{layered_dag, SyntheticSpec};
 use placesim::report::run::RunReport;
 use placesim::report::{table, trace};
 use placesim::scenario::load::{graph_file, in_file, load, FileRef, Loaded};
-use placesim::scenario::{ClusterSource, GraphSource, Randomize, Scenario};
+use placesim::scenario::{ClusterSource, GraphSource, Randomize, Replication, Scenario};
 use placesim::sim::LinkModel;
 use placesim::{place, schedule, transfer, Error, Result};
 
@@ -73,6 +73,20 @@ enum Command {
     },
     /// List the strategies and their parameters.
     List,
+    /// TicTac19's priority of every parameter transfer into the first worker (tao or tio),
+    /// keyed by the base graph's node id of the parameter read.
+    Order {
+        #[command(flatten)]
+        problem: ProblemArgs,
+        /// tao (timing-aware, Algorithm 2) or tio (timing-independent, Algorithm 3).
+        #[arg(long, default_value = "tao")]
+        algorithm: String,
+    },
+    /// Write the TicTac19 replica of a graph (--workers, --ps) as graph JSON.
+    Replicate {
+        #[command(flatten)]
+        problem: ProblemArgs,
+    },
 }
 
 #[derive(Args, Clone)]
@@ -113,12 +127,36 @@ struct ProblemArgs {
     /// Redraw every op's resident memory uniformly from LO..HI (0..0: tensors only, Mayer17 eq. 2).
     #[arg(long)]
     mem: Option<String>,
-    /// Link model: parallel (no contention) or fcfs (one transfer at a time per link).
-    #[arg(long, default_value = "parallel")]
-    links: String,
-    /// Link queue order under fcfs links.
+    /// Link model: parallel (no contention) or fcfs (one transfer at a time per link);
+    /// fcfs with --workers, parallel otherwise.
+    #[arg(long)]
+    links: Option<String>,
+    /// Link queue orders under fcfs links, comma separated: each is a row per pair
+    /// (fifo, random, tio, tao, given).
     #[arg(long, default_value = "fifo")]
     link_order: String,
+    /// TicTac19 replicas: the workers' device ids, comma separated (every op pinned).
+    #[arg(long, requires = "ps")]
+    workers: Option<String>,
+    /// TicTac19 replicas: the parameter servers' device ids, comma separated.
+    #[arg(long, requires = "workers")]
+    ps: Option<String>,
+    /// With --workers: prune the graph to this op and its ancestors (forward-only runs).
+    #[arg(long, requires = "workers")]
+    forward_target: Option<String>,
+    /// With --workers: sum the workers' updates before one update per parameter.
+    #[arg(long, requires = "workers")]
+    aggregate: bool,
+    /// With --workers: every source with outgoing bytes reads a parameter (synthetic graphs).
+    #[arg(long, requires = "workers")]
+    params_from_sources: bool,
+    /// With --workers: op types that read a parameter, comma separated.
+    #[arg(long, requires = "workers")]
+    param_ops: Option<String>,
+    /// With --workers: scale server-worker bandwidth so that transfer / compute time on the
+    /// first worker is this ratio (1.0: TicTac19's S > 0.9 setting).
+    #[arg(long, requires = "workers")]
+    balance: Option<f64>,
     /// Base seed of every random draw.
     #[arg(long, default_value_t = 0)]
     seed: u64,
@@ -155,7 +193,7 @@ struct RunArgs {
 }
 
 /// The options that build a scenario from the command line.
-const SCENARIO_BUILDERS: [&str; 22] = [
+const SCENARIO_BUILDERS: [&str; 30] = [
     "graph",
     "cluster",
     "devices",
@@ -170,6 +208,14 @@ const SCENARIO_BUILDERS: [&str; 22] = [
     "mem",
     "links",
     "link_order",
+    "workers",
+    "ps",
+    "forward_target",
+    "aggregate",
+    "params_from_sources",
+    "param_ops",
+    "balance",
+    "iterations",
     "seed",
     "params",
     "compute_scale",
@@ -210,6 +256,9 @@ struct CompareArgs {
     /// Number of seeds to average over.
     #[arg(long, default_value_t = 1)]
     seeds: u32,
+    /// Simulated iterations per seed and pair, each with fresh runtime randomness.
+    #[arg(long, default_value_t = 1)]
+    iterations: u32,
     /// Print the playground link fragment (from '#') for this scenario instead of running it.
     #[arg(long)]
     url: bool,
@@ -273,6 +322,19 @@ fn run(cli: Cli) -> Result<()> {
             let mut spec = SyntheticSpec::new(nodes, seed);
             spec.window = window.max(1);
             out!("{}", layered_dag(spec));
+            Ok(())
+        }
+        Command::Order { problem, algorithm } => order_cmd(&problem, &algorithm),
+        Command::Replicate { problem } => {
+            let r = replication_of(&problem)
+                .ok_or_else(|| Error::Scenario("replicate needs --workers and --ps".into()))?;
+            let graph_arg = problem
+                .graph
+                .as_deref()
+                .ok_or_else(|| Error::Scenario("--graph is required".into()))?;
+            let (g, _) = load_graph(&graph_path(graph_arg, None)?)?;
+            let replica = placesim::transform::replicate::replicate(&g, &r.spec())?;
+            out!("{}", replica.transformed.graph.to_json());
             Ok(())
         }
         Command::List => {
@@ -385,6 +447,69 @@ fn validate(graph: &str, cluster: Option<&str>) -> Result<()> {
     Ok(())
 }
 
+/// `placesim order`: a replica's link-order ranks for the transfers into its first worker.
+fn order_cmd(args: &ProblemArgs, algorithm: &str) -> Result<()> {
+    let ranking = transfer::recvs::ranking(algorithm)?;
+    if args.workers.is_none() {
+        return Err(Error::Scenario("order needs --workers and --ps".into()));
+    }
+    let Loaded {
+        scenario,
+        graph,
+        cluster,
+        ..
+    } = scenario_from_args(args)?;
+    let real = compare::realize(&scenario, &graph, cluster.as_ref(), 0)?;
+    let problem = Problem::with_overrides(&graph, &real.cluster, real.overrides.as_ref())?;
+    let placement = (place::pinned::INFO.make)().place(
+        &problem,
+        &Default::default(),
+        &mut placesim::rng::Rng::new(0),
+    )?;
+    let worker = scenario
+        .replica
+        .as_ref()
+        .and_then(|r| r.workers.first())
+        .and_then(|w| real.cluster.device_index(w))
+        .ok_or_else(|| {
+            Error::Scenario("--workers: the first worker is not in the cluster".into())
+        })?;
+    let transfers = placesim::sim::transfers_of(&problem, &placement);
+    let ranks = ranking(&problem, &placement, &transfers);
+    let mut rows: Vec<(f64, &str)> = transfers
+        .iter()
+        .zip(&ranks)
+        .filter(|(x, _)| x.dst == worker)
+        .filter_map(|(x, r)| {
+            r.map(|r| {
+                (
+                    r,
+                    graph.nodes[graph.tensors[x.tensor as usize].src as usize]
+                        .id
+                        .as_str(),
+                )
+            })
+        })
+        .collect();
+    rows.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(b.1)));
+    if args.json {
+        let list: Vec<serde_json::Value> = rows
+            .iter()
+            .map(|(r, id)| serde_json::json!({ "id": id, "priority": r }))
+            .collect();
+        out!("{}", serde_json::Value::Array(list));
+    } else {
+        out!(
+            "priority  parameter read (into {})",
+            real.cluster.devices[worker as usize].id
+        );
+        for (r, id) in &rows {
+            out!("{r:>8}  {id}");
+        }
+    }
+    Ok(())
+}
+
 fn coarsen_cmd(graph: &str, cluster: Option<&str>, target: usize, json: bool) -> Result<()> {
     if target == 0 {
         return Err(Error::Scenario("--target must be at least 1".into()));
@@ -471,6 +596,20 @@ fn split_list(s: &str) -> Vec<String> {
         .collect()
 }
 
+/// The replica the options ask for (`--workers` and `--ps`).
+fn replication_of(a: &ProblemArgs) -> Option<Replication> {
+    let (workers, ps) = (a.workers.as_ref()?, a.ps.as_ref()?);
+    Some(Replication {
+        workers: split_list(workers),
+        ps: split_list(ps),
+        forward_target: a.forward_target.clone(),
+        aggregate: a.aggregate,
+        param_ops: a.param_ops.as_deref().map(split_list),
+        params_from_sources: a.params_from_sources,
+        balance: a.balance,
+    })
+}
+
 /// Builds a scenario from command-line options; returns it with the loaded graph.
 fn scenario_from_args(a: &ProblemArgs) -> Result<Loaded> {
     let graph_arg = a
@@ -509,13 +648,16 @@ fn scenario_from_args(a: &ProblemArgs) -> Result<Loaded> {
             mem: range("mem", &a.mem)?,
         });
     }
-    s.links = LinkModel::parse(&a.links).ok_or_else(|| {
-        Error::Scenario(format!(
-            "--links must be parallel or fcfs, got '{}'",
-            a.links
-        ))
+    s.replica = replication_of(a);
+    let links = a.links.as_deref().unwrap_or(if s.replica.is_some() {
+        "fcfs"
+    } else {
+        "parallel"
+    });
+    s.links = LinkModel::parse(links).ok_or_else(|| {
+        Error::Scenario(format!("--links must be parallel or fcfs, got '{links}'"))
     })?;
-    s.link_order = a.link_order.clone();
+    s.link_order = split_list(&a.link_order);
     s.seed = a.seed;
     s.params = parse_assignments("param", "STRATEGY.NAME=VALUE", &a.params)?;
     s.what_if.compute = a.compute_scale;
@@ -582,8 +724,7 @@ fn run_pair(args: RunArgs) -> Result<()> {
         &graph,
         &real.cluster,
         real.overrides.as_ref(),
-        &args.placer,
-        &args.scheduler,
+        (&args.placer, &args.scheduler, None),
         0,
     )?;
     if let Some(path) = &args.trace {
@@ -703,6 +844,7 @@ fn compare_cmd(args: CompareArgs) -> Result<()> {
                 l.scenario.schedulers = split_list(p);
             }
             l.scenario.seeds = args.seeds;
+            l.scenario.iterations = args.iterations;
             l
         }
     };

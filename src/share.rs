@@ -647,7 +647,7 @@ fn write(s: &Scenario, graph: GraphText, view: &PageView) -> Result<String> {
         put("links", s.links.name().into());
     }
     if s.link_order != d.link_order {
-        put("order", encode(&s.link_order));
+        put("order", list(&s.link_order));
     }
     if s.seeds != d.seeds {
         put("seeds", s.seeds.to_string());
@@ -859,7 +859,7 @@ pub fn read_link(f: &str) -> Result<Link> {
                 s.links = LinkModel::parse(v)
                     .ok_or_else(|| bad(format!("links: '{v}' is neither 'parallel' nor 'fcfs'")))?
             }
-            "order" => s.link_order = decode(key, v)?,
+            "order" => s.link_order = parse_list(key, v)?,
             "seeds" => {
                 s.seeds = parse_int(key, v)?
                     .try_into()

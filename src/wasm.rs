@@ -268,8 +268,7 @@ pub fn run_pair(
         &graph,
         &real.cluster,
         real.overrides.as_ref(),
-        placer,
-        scheduler,
+        (placer, scheduler, None),
         seed_index,
     )
     .map_err(js_err)?;

@@ -638,3 +638,136 @@ fn coarsen_reaches_the_target_acyclic() {
     ]);
     assert!(!ok && err.contains("--target must be at least 1"), "{err}");
 }
+
+/// TicTac19's replicas from the command line: one row per link order with iteration times
+/// and ordering metrics, `order` and `replicate`, and one clear error per bad input.
+#[test]
+fn replica_rows_order_and_bad_replica_inputs() {
+    let c = "graphs/clusters/tictac_ps1_w4.json";
+    let base = [
+        "compare",
+        "--graph",
+        "seq32_ops_train",
+        "--cluster",
+        c,
+        "--workers",
+        "w0,w1",
+        "--ps",
+        "ps0",
+        "--forward-target",
+        "SparseSoftmaxCrossEntropyWithLogits/SparseSoftmaxCrossEntropyWithLogits",
+        "--balance",
+        "1.0",
+    ];
+    let mut args: Vec<&str> = base.to_vec();
+    args.extend([
+        "--iterations",
+        "20",
+        "--link-order",
+        "random,tio,tao",
+        "--schedulers",
+        "fifo",
+        "--json",
+    ]);
+    let (ok, out, err) = run(&args);
+    assert!(ok, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let rows = v["results"].as_array().unwrap();
+    let orders: Vec<&str> = rows
+        .iter()
+        .map(|r| r["link_order"].as_str().unwrap())
+        .collect();
+    assert_eq!(orders, ["random", "tio", "tao"]);
+    for r in rows {
+        assert_eq!(r["placer"], "pinned");
+        let it = &r["iteration_time"];
+        assert_eq!(it["sorted"].as_array().unwrap().len(), 20);
+        assert!(
+            it["p5"].as_f64() <= it["p50"].as_f64() && it["p50"].as_f64() <= it["p95"].as_f64()
+        );
+        let o = &r["ordering"];
+        assert_eq!(o["workers"].as_array().unwrap().len(), 2);
+        assert!(o["theoretical_best"].as_f64() <= o["theoretical_worst"].as_f64());
+        assert!(o["straggler"]["mean"].as_f64().unwrap() >= 0.0);
+    }
+    // Seq-32 forward: one good order out of many; TAO finds it, random does not.
+    let p50 = |i: usize| rows[i]["iteration_time"]["p50"].as_f64().unwrap();
+    assert!(p50(2) < p50(0) / 1.4, "tao {} vs random {}", p50(2), p50(0));
+
+    let (ok, out, err) = run(&[
+        "order",
+        "--graph",
+        "seq32_ops_train",
+        "--cluster",
+        c,
+        "--workers",
+        "w0",
+        "--ps",
+        "ps0",
+        "--algorithm",
+        "tao",
+        "--json",
+    ]);
+    assert!(ok, "{err}");
+    let list: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let list = list.as_array().unwrap();
+    assert_eq!(list.len(), 133, "seq32 training reads 133 parameters");
+    assert_eq!(list[0]["priority"], 0.0);
+
+    for (args, want) in [
+        (
+            vec!["--workers", "w0,w9", "--ps", "ps0"],
+            "replica.workers: device 'w9' is not in the cluster",
+        ),
+        (
+            vec!["--workers", "w0,ps0", "--ps", "ps0"],
+            "device 'ps0' is both a worker",
+        ),
+        (
+            vec!["--workers", "w0", "--ps", "ps0", "--param-ops", "Nothing"],
+            "no parameter reads",
+        ),
+        (
+            vec!["--workers", "w0", "--ps", "ps0", "--links", "parallel"],
+            "a replica needs links fcfs",
+        ),
+        (
+            vec!["--workers", "w0", "--ps", "ps0", "--iterations", "0"],
+            "iterations must be between 1 and 10000",
+        ),
+        (
+            vec!["--workers", "w0", "--ps", "ps0", "--iterations", "99999999"],
+            "iterations must be between 1 and 10000",
+        ),
+        (
+            vec!["--workers", "w0", "--ps", "ps0", "--forward-target", "nope"],
+            "nope",
+        ),
+        (
+            vec!["--workers", "w0", "--ps", "ps0", "--balance=-1"],
+            "replica.balance",
+        ),
+    ] {
+        let mut a = vec!["compare", "--graph", "seq32_ops_train", "--cluster", c];
+        a.extend(args);
+        let (ok, _, err) = run(&a);
+        assert!(
+            !ok && err.contains(want) && !err.contains("panicked"),
+            "{a:?}: {err}"
+        );
+        assert_eq!(err.lines().count(), 1, "one clear line: {err}");
+    }
+    let (ok, _, err) = run(&[
+        "compare",
+        "--graph",
+        "seq32_ops_train",
+        "--devices",
+        "3",
+        "--link-order",
+        "tao",
+    ]);
+    assert!(
+        !ok && err.contains("link order 'tao' orders the queues of contended links"),
+        "{err}"
+    );
+}

@@ -203,7 +203,9 @@ fn every_pair_is_feasible_ordered_bounded_and_deterministic() {
                     ClusterSource::File("c".into()),
                 );
                 s.links = links;
-                s.link_order = LINK_QUEUES[order].name.to_string();
+                // A link order orders contended links only (parallel links queue nothing).
+                let order = if fcfs { LINK_QUEUES[order].name } else { "fifo" };
+                s.link_order = vec![order.to_string()];
                 s.seed = 5;
                 let resolved = s.resolve().unwrap();
                 for (pi, placer) in resolved.placers.iter().enumerate() {

@@ -36,7 +36,7 @@ fn makespans(order: &str, seeds: u32) -> Vec<f64> {
     s.placers = vec!["single".into()];
     s.schedulers = vec!["fifo".into()];
     s.links = LinkModel::Fcfs;
-    s.link_order = order.into();
+    s.link_order = vec![order.into()];
     s.seeds = seeds;
     let r = compare::run(&s, &g, Some(&c), &mut |_, _| true).unwrap();
     // Every node is pinned, so any placer puts it on its pin.

@@ -435,6 +435,12 @@ impl Cluster {
         Ok(c)
     }
 
+    /// Sets the bandwidth of the directed link `src -> dst` (bytes per time unit).
+    pub fn set_bandwidth(&mut self, src: DevIx, dst: DevIx, bytes_per_unit: f64) {
+        let k = self.len();
+        self.bandwidth[src as usize * k + dst as usize] = bytes_per_unit;
+    }
+
     /// Factor on `time` table entries for device `d` (see [`Cluster::scaled`]).
     pub fn time_scale(&self, d: DevIx) -> f64 {
         self.time_scale[d as usize]

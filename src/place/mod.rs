@@ -27,6 +27,7 @@ pub mod heft;
 pub mod m_etf;
 pub mod m_topo;
 pub mod mite;
+pub mod pinned;
 pub mod plan;
 mod scores;
 pub mod single;
@@ -77,7 +78,18 @@ pub static PLACERS: &[PlacerInfo] = &[
     m_topo::INFO,
     m_etf::INFO,
     expert::INFO,
+    pinned::INFO,
 ];
+
+/// The placers a scenario runs when it names none: every placer but `pinned`, which only
+/// follows a graph's pins and fails on a graph that does not pin every op.
+pub fn default_placers() -> Vec<String> {
+    PLACERS
+        .iter()
+        .filter(|p| p.name != pinned::INFO.name)
+        .map(|p| p.name.to_string())
+        .collect()
+}
 
 /// Looks up a placer by name.
 pub fn placer(name: &str) -> Result<&'static PlacerInfo> {

@@ -189,7 +189,8 @@ mod tests {
             ClusterSource::Inline(Value::Null),
         );
         // `single` puts both ops on one device: no transfers, a run of 2 + 1 seconds.
-        let detail = crate::compare::run_one(&s, &g, &c, None, "single", "fifo", 0).unwrap();
+        let detail =
+            crate::compare::run_one(&s, &g, &c, None, ("single", "fifo", None), 0).unwrap();
         let v = serde_json::to_value(timeline(&detail)).unwrap();
         let keys: Vec<&str> = v.as_object().unwrap().keys().map(|k| k.as_str()).collect();
         let mut want = vec![

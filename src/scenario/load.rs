@@ -65,6 +65,17 @@ pub fn in_file(path: &str, e: Error) -> Error {
     }
 }
 
+/// The graph the scenario runs: the file's, or its TicTac19 replica (an error naming the
+/// `replica` field when the transform cannot build it).
+fn replicated(scenario: &Scenario, graph: Graph) -> Result<Graph> {
+    match &scenario.replica {
+        None => Ok(graph),
+        Some(r) => crate::transform::replicate::replicate(&graph, &r.spec())
+            .map(|rep| rep.transformed.graph)
+            .map_err(|e| Error::Scenario(format!("replica: {e}"))),
+    }
+}
+
 /// Resolves the scenario (names, parameters, pairs), then reads and validates its graph and
 /// cluster through `read`.
 pub fn load(scenario: Scenario, read: &dyn Fn(FileRef) -> Result<String>) -> Result<Loaded> {
@@ -87,20 +98,30 @@ pub fn load_reusing(
                 GraphSource::Bundled(_) => FileRef::BundledGraph(path),
                 _ => FileRef::GraphFile(path),
             })?;
-            // The previous graph, moved out, when its text and name are this scenario's.
-            let same = previous
-                .filter(|p| p.graph_text == text && fallback_name(&p.scenario.graph) == name);
+            // The previous graph, moved out, when its text, name and replica are this
+            // scenario's.
+            let same = previous.filter(|p| {
+                p.graph_text == text
+                    && fallback_name(&p.scenario.graph) == name
+                    && p.scenario.replica == scenario.replica
+            });
             match same {
                 Some(p) => (p.graph, text),
                 None => (
-                    Graph::from_json(&text, &name).map_err(|e| in_file(path, e))?,
+                    replicated(
+                        &scenario,
+                        Graph::from_json(&text, &name).map_err(|e| in_file(path, e))?,
+                    )?,
                     text,
                 ),
             }
         }
         GraphSource::Inline(value) => {
             let text = value.to_string();
-            (Graph::from_json(&text, &name)?, text)
+            (
+                replicated(&scenario, Graph::from_json(&text, &name)?)?,
+                text,
+            )
         }
     };
     let (cluster, cluster_text) = match &scenario.cluster {

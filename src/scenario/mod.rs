@@ -21,7 +21,6 @@ use crate::model::cluster::{Cluster, ClusterGen};
 use crate::model::graph::Graph;
 use crate::model::problem::Overrides;
 use crate::model::MAX_AMOUNT;
-use crate::place::PLACERS;
 use crate::rng::Rng;
 use crate::schedule::SCHEDULERS;
 use crate::sim::LinkModel;
@@ -111,11 +110,93 @@ fn one_u32() -> u32 {
 fn version() -> u32 {
     SCENARIO_VERSION
 }
-fn fifo() -> String {
-    "fifo".into()
+fn fifo_list() -> Vec<String> {
+    vec!["fifo".into()]
+}
+fn is_one(n: &u32) -> bool {
+    *n == 1
+}
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+/// A name or a list of names (`"tao"` or `["random", "tao"]`).
+fn one_or_many<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> std::result::Result<Vec<String>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum OneOrMany {
+        One(String),
+        Many(Vec<String>),
+    }
+    Ok(match OneOrMany::deserialize(d)? {
+        OneOrMany::One(s) => vec![s],
+        OneOrMany::Many(v) => v,
+    })
+}
+
+/// One name as a string (what scenarios before link-order lists wrote), several as a list.
+fn one_or_list<S: serde::Serializer>(v: &[String], s: S) -> std::result::Result<S::Ok, S::Error> {
+    match v {
+        [one] => s.serialize_str(one),
+        many => many.serialize(s),
+    }
+}
+
+/// The most iterations a scenario may ask for.
+pub const MAX_ITERATIONS: u32 = 10_000;
+
+/// TicTac19's model replicas with parameter servers (§2.3, §2.4, Fig. 3; built by
+/// [`crate::transform::replicate`]). The placement is the replica's pins.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Replication {
+    /// Cluster device ids of the workers.
+    pub workers: Vec<String>,
+    /// Cluster device ids of the parameter servers.
+    pub ps: Vec<String>,
+    /// Prune the graph to this op and its ancestors first (the paper's forward runs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub forward_target: Option<String>,
+    /// Sum the workers' updates on the server before one update (else each applies its own).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub aggregate: bool,
+    /// Op types that read a parameter (default `ReadVariableOp`, `VariableV2`, `Parameter`,
+    /// plus ids ending in `/read`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub param_ops: Option<Vec<String>>,
+    /// Every source with outgoing bytes is a parameter read (synthetic graphs).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub params_from_sources: bool,
+    /// Scale the server-worker bandwidth so that transfer time / compute time on the first
+    /// worker is this ratio (design note A17: the paper tunes the batch so that S > 0.9).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub balance: Option<f64>,
+}
+
+impl Replication {
+    /// The transform's spec.
+    pub fn spec(&self) -> crate::transform::replicate::ReplicaSpec {
+        use crate::transform::replicate::{ReplicaSpec, Updates};
+        let workers: Vec<&str> = self.workers.iter().map(String::as_str).collect();
+        let ps: Vec<&str> = self.ps.iter().map(String::as_str).collect();
+        let mut spec = ReplicaSpec::new(&workers, &ps);
+        if let Some(ops) = &self.param_ops {
+            spec.param_ops = ops.clone();
+        }
+        spec.params_from_sources = self.params_from_sources;
+        spec.forward_target = self.forward_target.clone();
+        spec.updates = if self.aggregate {
+            Updates::Aggregate
+        } else {
+            Updates::ApplyEach
+        };
+        spec
+    }
 }
 fn all_placers() -> Vec<String> {
-    PLACERS.iter().map(|p| p.name.to_string()).collect()
+    crate::place::default_placers()
 }
 fn all_schedulers() -> Vec<String> {
     SCHEDULERS.iter().map(|s| s.name.to_string()).collect()
@@ -141,9 +222,22 @@ pub struct Scenario {
     pub params: BTreeMap<String, f64>,
     #[serde(default)]
     pub links: LinkModel,
-    /// Order of each link's queue under `fcfs` links.
-    #[serde(default = "fifo")]
-    pub link_order: String,
+    /// Orders of the links' queues under `fcfs` links: each is a third axis of the
+    /// comparison (a row per placer x scheduler x link order). A string or a list in JSON.
+    #[serde(
+        default = "fifo_list",
+        deserialize_with = "one_or_many",
+        serialize_with = "one_or_list"
+    )]
+    pub link_order: Vec<String>,
+    /// TicTac19's parameter-server replicas: the graph is replicated onto workers and
+    /// servers, every op pinned (placer `pinned`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replica: Option<Replication>,
+    /// Simulated steps per seed and pair, each with fresh runtime randomness (random link
+    /// orders and ties, the `random` scheduler); priorities are computed once (TicTac19 §5).
+    #[serde(default = "one_u32", skip_serializing_if = "is_one")]
+    pub iterations: u32,
     #[serde(default = "one_u32")]
     pub seeds: u32,
     #[serde(default)]
@@ -177,7 +271,9 @@ impl Scenario {
             schedulers: all_schedulers(),
             params: BTreeMap::new(),
             links: LinkModel::Parallel,
-            link_order: fifo(),
+            link_order: fifo_list(),
+            replica: None,
+            iterations: 1,
             seeds: 1,
             seed: 0,
             what_if: WhatIf::default(),
@@ -204,6 +300,51 @@ impl Scenario {
                 "seeds must be between 1 and 1000, got {}",
                 self.seeds
             )));
+        }
+        if self.iterations == 0 || self.iterations > MAX_ITERATIONS {
+            return Err(Error::Scenario(format!(
+                "iterations must be between 1 and {MAX_ITERATIONS}, got {}",
+                self.iterations
+            )));
+        }
+        if self.link_order.is_empty() {
+            return Err(Error::Scenario("no link order chosen".into()));
+        }
+        if self.links == LinkModel::Parallel {
+            if let Some(o) = self.link_order.iter().find(|o| *o != "fifo") {
+                return Err(Error::Scenario(format!(
+                    "link order '{o}' orders the queues of contended links, and links are parallel (nothing queues): set links to fcfs"
+                )));
+            }
+        }
+        if let Some(r) = &self.replica {
+            if self.links != LinkModel::Fcfs {
+                return Err(Error::Scenario(
+                    "a replica needs links fcfs (TicTac19 §5.1: one transfer at a time per server-worker channel)".into(),
+                ));
+            }
+            if self.randomize.is_some() {
+                return Err(Error::Scenario(
+                    "randomize does not combine with a replica (costs would be drawn per replica, not per base op)".into(),
+                ));
+            }
+            for (what, ids) in [("replica.workers", &r.workers), ("replica.ps", &r.ps)] {
+                if ids.is_empty() {
+                    return Err(Error::Scenario(format!("{what} is empty")));
+                }
+            }
+            if let Some(w) = r.workers.iter().find(|w| r.ps.contains(w)) {
+                return Err(Error::Scenario(format!(
+                    "device '{w}' is both a worker (replica.workers) and a server (replica.ps)"
+                )));
+            }
+            if let Some(b) = r.balance {
+                if !(b.is_finite() && b > 0.0 && b <= 1e6) {
+                    return Err(Error::Scenario(format!(
+                        "replica.balance must be a ratio in (0, 1e6], got {b}"
+                    )));
+                }
+            }
         }
         if let Some(r) = &self.randomize {
             for (what, range) in [("cost", r.cost), ("bytes", r.bytes), ("mem", r.mem)] {
@@ -319,7 +460,11 @@ mod tests {
         )
         .unwrap();
         assert_eq!(s.seeds, 1);
-        assert_eq!(s.placers.len(), PLACERS.len());
+        assert_eq!(
+            s.placers.len(),
+            crate::place::PLACERS.len() - 1,
+            "all but pinned"
+        );
         let e = Scenario::from_json(
             r#"{"graph":{"bundled":"x"},"cluster":{"file":"c.json"},"placers":["nope"]}"#,
         )

@@ -24,9 +24,10 @@ pub struct Strategy<I: 'static> {
 pub struct Resolved {
     pub placers: Vec<Strategy<PlacerInfo>>,
     pub schedulers: Vec<Strategy<SchedulerInfo>>,
-    pub link_order: Strategy<LinkQueueInfo>,
-    /// `(placer index, scheduler index)` of every pair that runs, placer-major.
-    pub pairs: Vec<(usize, usize)>,
+    pub link_orders: Vec<Strategy<LinkQueueInfo>>,
+    /// `(placer, scheduler, link order)` indices of every row that runs, placer-major, then
+    /// scheduler, then link order ("pairs": a link order is a third axis only with `fcfs`).
+    pub pairs: Vec<(usize, usize, usize)>,
     /// Why some combinations are absent (said once, for the output).
     pub notes: Vec<String>,
 }
@@ -69,8 +70,13 @@ impl Scenario {
         for q in LINK_QUEUES {
             Params::resolve(q.name, q.params, &self.params)?;
         }
-        let placers = self
-            .placers
+        // A replica pins every op: by default it runs the one placer that follows pins.
+        let pinned = [place::pinned::INFO.name.to_string()];
+        let names = match &self.replica {
+            Some(_) if self.placers == place::default_placers() => &pinned[..],
+            _ => &self.placers[..],
+        };
+        let placers = names
             .iter()
             .map(|name| {
                 let info = place::placer(name)?;
@@ -85,17 +91,33 @@ impl Scenario {
                 strategy(info, info.name, info.params, self)
             })
             .collect::<Result<Vec<_>>>()?;
-        let order = transfer::link_queue(&self.link_order)?;
-        let link_order = strategy(order, order.name, order.params, self)?;
+        let link_orders = self
+            .link_order
+            .iter()
+            .map(|name| {
+                let info = transfer::link_queue(name)?;
+                strategy(info, info.name, info.params, self)
+            })
+            .collect::<Result<Vec<_>>>()?;
+        for (i, o) in link_orders.iter().enumerate() {
+            if link_orders[..i].iter().any(|x| x.info.name == o.info.name) {
+                return Err(Error::Scenario(format!(
+                    "link order '{}' is listed twice",
+                    o.info.name
+                )));
+            }
+        }
 
         let mut pairs = Vec::new();
-        let mut left_out: Vec<(&str, &str)> = Vec::new();
+        let mut left_out: Vec<(&str, &str, &str)> = Vec::new();
         for (pi, p) in placers.iter().enumerate() {
             for (si, s) in schedulers.iter().enumerate() {
-                if p.info.plans || !(s.info.needs_plan || order.needs_plan) {
-                    pairs.push((pi, si));
-                } else {
-                    left_out.push((p.info.name, s.info.name));
+                for (oi, o) in link_orders.iter().enumerate() {
+                    if p.info.plans || !(s.info.needs_plan || o.info.needs_plan) {
+                        pairs.push((pi, si, oi));
+                    } else {
+                        left_out.push((p.info.name, s.info.name, o.info.name));
+                    }
                 }
             }
         }
@@ -104,14 +126,35 @@ impl Scenario {
             let planners: Vec<&str> = PLACERS.iter().filter(|p| p.plans).map(|p| p.name).collect();
             let mut without: Vec<&str> = left_out.iter().map(|x| x.0).collect();
             without.dedup();
-            let replays = if order.needs_plan {
-                format!("link order '{}'", order.name)
-            } else {
-                let mut names: Vec<&str> = left_out.iter().map(|x| x.1).collect();
+            let named = |kind: &str, names: Vec<&str>| -> Option<String> {
+                let mut names = names;
                 names.sort_unstable();
                 names.dedup();
-                format!("scheduler '{}'", names.join("', '"))
+                (!names.is_empty()).then(|| format!("{kind} '{}'", names.join("', '")))
             };
+            let replayers = [
+                named(
+                    "scheduler",
+                    schedulers
+                        .iter()
+                        .filter(|s| s.info.needs_plan)
+                        .map(|s| s.info.name)
+                        .collect(),
+                ),
+                named(
+                    "link order",
+                    link_orders
+                        .iter()
+                        .filter(|o| o.info.needs_plan)
+                        .map(|o| o.info.name)
+                        .collect(),
+                ),
+            ];
+            let replays = replayers
+                .into_iter()
+                .flatten()
+                .collect::<Vec<_>>()
+                .join(" and ");
             notes.push(format!(
                 "{replays} replays a placer's plan, so it runs only with placers that plan ({}); not run with {}",
                 planners.join(", "),
@@ -127,18 +170,28 @@ impl Scenario {
         Ok(Resolved {
             placers,
             schedulers,
-            link_order,
+            link_orders,
             pairs,
             notes,
         })
     }
 
-    /// The scenario narrowed to one pair (for a single run); an error when that pair would
-    /// not run in a comparison (a `given` policy with a placer that plans nothing).
-    pub fn resolve_pair(&self, placer: &str, scheduler: &str) -> Result<Resolved> {
+    /// The scenario narrowed to one row (for a single run): a placer, a scheduler and a link
+    /// order (the scenario's first when `None`); an error when that row would not run in a
+    /// comparison (a `given` policy with a placer that plans nothing).
+    pub fn resolve_pair(
+        &self,
+        placer: &str,
+        scheduler: &str,
+        link_order: Option<&str>,
+    ) -> Result<Resolved> {
         let mut one = self.clone();
         one.placers = vec![placer.to_string()];
         one.schedulers = vec![scheduler.to_string()];
+        one.link_order = vec![link_order
+            .or(self.link_order.first().map(String::as_str))
+            .unwrap_or("fifo")
+            .to_string()];
         one.resolve()
     }
 }
@@ -188,7 +241,7 @@ mod tests {
         let names: Vec<(&str, &str)> = r
             .pairs
             .iter()
-            .map(|&(p, s)| (r.placers[p].info.name, r.schedulers[s].info.name))
+            .map(|&(p, s, _)| (r.placers[p].info.name, r.schedulers[s].info.name))
             .collect();
         assert_eq!(
             names,
@@ -208,7 +261,7 @@ mod tests {
             r#","placers":["hash","heft"],"schedulers":["fifo","pct"],"links":"fcfs","link_order":"given""#,
         )
         .unwrap();
-        assert_eq!(r.pairs, [(1, 0), (1, 1)]);
+        assert_eq!(r.pairs, [(1, 0, 0), (1, 1, 0)]);
         assert!(
             r.notes[0].starts_with("link order 'given' replays"),
             "{:?}",
@@ -227,7 +280,10 @@ mod tests {
             GraphSource::Bundled("x".into()),
             ClusterSource::File("c".into()),
         );
-        assert!(s.resolve_pair("hash", "given").is_err());
-        assert_eq!(s.resolve_pair("heft", "given").unwrap().pairs, [(0, 0)]);
+        assert!(s.resolve_pair("hash", "given", None).is_err());
+        assert_eq!(
+            s.resolve_pair("heft", "given", None).unwrap().pairs,
+            [(0, 0, 0)]
+        );
     }
 }

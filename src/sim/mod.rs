@@ -95,6 +95,8 @@ pub struct SimOptions {
 pub struct DeviceStats {
     /// Seconds spent running ops.
     pub busy: f64,
+    /// When the device's last op ended (0 when it ran none).
+    pub finish: f64,
     pub ops: usize,
     /// Highest memory in use at any instant, bytes.
     pub peak_memory: f64,
@@ -112,6 +114,8 @@ pub struct LinkStats {
     /// Seconds the link spent sending tensors (latency included; zero-byte signals,
     /// which never occupy a link, are counted in `transfers` but not here).
     pub busy: f64,
+    /// When the link's last transfer arrived.
+    pub finish: f64,
 }
 
 /// Times of one transfer.
@@ -346,8 +350,10 @@ pub fn simulate(
             bytes: 0.0,
             transfers: 0,
             busy: 0.0,
+            finish: 0.0,
         })
         .collect();
+    let mut finish = vec![0.0f64; k];
     let mut op_times = if options.record {
         vec![(0.0, 0.0); n]
     } else {
@@ -501,6 +507,7 @@ pub fn simulate(
             let v = ev.what;
             let d = placement[v as usize];
             busy[d as usize] = false;
+            finish[d as usize] = now;
             makespan = makespan.max(now);
             touch!(d);
             for &t in g.out_tensors(v) {
@@ -557,6 +564,7 @@ pub fn simulate(
                 let tr = &transfers[x];
                 (tr.tensor as usize, tr.dst, tr.bytes, tr.link)
             };
+            link_stats[link as usize].finish = now;
             refs[src_copy] -= 1;
             if refs[src_copy] == 0 {
                 change_memory!(copy_device(src_copy), -copy_bytes(src_copy), now);
@@ -584,6 +592,7 @@ pub fn simulate(
     let devices = (0..k)
         .map(|d| DeviceStats {
             busy: busy_time[d],
+            finish: finish[d],
             ops: op_count[d],
             peak_memory: peak[d],
             oom: crate::model::cluster::exceeds(peak[d], problem.cluster.devices[d].memory),

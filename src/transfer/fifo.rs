@@ -36,6 +36,9 @@ impl LinkQueue for FifoLinks {
         self.tail = vec![NONE; links];
     }
 
+    /// Deterministic: no draws.
+    fn reseed(&mut self, _: Rng) {}
+
     fn push(&mut self, t: u32, _: f64) {
         let l = self.link_of[t as usize] as usize;
         self.next[t as usize] = NONE;

@@ -120,6 +120,9 @@ impl LinkQueue for GivenLinks {
         }
     }
 
+    /// Deterministic: no draws.
+    fn reseed(&mut self, _: Rng) {}
+
     fn push(&mut self, t: u32, _: f64) {
         let link = self.link_of[t as usize] as usize;
         if self.strict() {

@@ -39,7 +39,10 @@ pub struct Transfer {
     pub consumers: Vec<NodeIx>,
 }
 
-/// A link-queue ordering policy.
+/// A link-queue ordering policy. One policy value serves the runs of one problem and
+/// placement: iterations call [`LinkQueue::reseed`] and then run again, and a policy may keep
+/// what it derived from the run's inputs (TicTac19 §5: priorities are computed once, and all
+/// iterations follow the same order).
 pub trait LinkQueue {
     /// Prepares for one run: every transfer of the run, and how many links there are.
     fn init(
@@ -56,6 +59,9 @@ pub trait LinkQueue {
     fn pop(&mut self, link: u32) -> Option<u32>;
     /// The order of the placer's plan, given before the run to policies that replay one.
     fn hint(&mut self, _order: &Order) {}
+    /// Takes a fresh random stream for the next run (an iteration) of the same problem and
+    /// placement; every draw of that run comes from it.
+    fn reseed(&mut self, rng: Rng);
 }
 
 pub struct LinkQueueInfo {

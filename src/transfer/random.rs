@@ -41,6 +41,10 @@ impl LinkQueue for RandomLinks {
         self.queues = vec![Vec::new(); links];
     }
 
+    fn reseed(&mut self, rng: Rng) {
+        self.rng = rng;
+    }
+
     fn push(&mut self, t: u32, _: f64) {
         self.queues[self.link_of[t as usize] as usize].push(t);
     }

@@ -231,21 +231,31 @@ pub fn replicate(base: &Graph, spec: &ReplicaSpec) -> Result<Replica> {
             let edge = &g.edges[e as usize];
             let v = edge.dst as usize;
             let t = shared.as_deref();
+            // A per-worker update copy (ApplyEach) sends from its worker's copy.
+            let each = |x: usize| is_update(x) && spec.updates == Updates::ApplyEach;
+            let server_id = |x: usize, w: usize| {
+                if each(x) {
+                    copy_id(x, w)
+                } else {
+                    g.nodes[x].id.clone()
+                }
+            };
             match (server[u], server[v]) {
                 // Server to server: the update copies (ApplyEach) each get the edge.
                 (Some(_), Some(_)) => {
-                    if is_update(v) && spec.updates == Updates::ApplyEach {
+                    if each(u) || each(v) {
                         for w in 0..k {
-                            b.edge(&g.nodes[u].id, &copy_id(v, w), edge.bytes, t);
+                            b.edge(&server_id(u, w), &server_id(v, w), edge.bytes, t);
                         }
                     } else {
                         b.edge(&g.nodes[u].id, &g.nodes[v].id, edge.bytes, t);
                     }
                 }
-                // Server to worker: each worker receives the tensor once.
+                // Server to worker: each worker receives the tensor once (from its own
+                // update copy, when an update feeds a worker op).
                 (Some(_), None) => {
                     for w in 0..k {
-                        b.edge(&g.nodes[u].id, &copy_id(v, w), edge.bytes, t);
+                        b.edge(&server_id(u, w), &copy_id(v, w), edge.bytes, t);
                     }
                 }
                 // Worker to server: an update's input, per worker.
