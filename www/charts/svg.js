@@ -164,87 +164,10 @@ export function ticksWithin(min, max, count = 5) {
   return { ...t, ticks: t.ticks.filter((v) => v >= min - eps && v <= max + eps), min, max };
 }
 
-/** Decimal places needed to write x (in its unit) exactly, up to 9. */
-function decimalsFor(x) {
-  x = Math.abs(x);
-  for (let d = 0; d < 9; d++) {
-    const s = x * 10 ** d;
-    if (Math.abs(s - Math.round(s)) < 1e-6 * Math.max(1, s)) return d;
-  }
-  return 9;
-}
-
-/** @type {[number, string][]} */
-const TIME_UNITS = [
-  [1, 's'],
-  [1e-3, 'ms'],
-  [1e-6, 'µs'],
-  [1e-9, 'ns'],
-];
-
-/** @param {number} maxAbs @returns {[number, string]} */
-function timeUnit(maxAbs) {
-  for (const u of TIME_UNITS) if (maxAbs >= u[0]) return u;
-  return TIME_UNITS[TIME_UNITS.length - 1];
-}
-
-/** Seconds as a short human string: 1.23 s, 45.6 ms, 7.8 µs, 900 ns. */
-export function formatSeconds(s, digits = 3) {
-  if (s === null || s === undefined || !Number.isFinite(s)) return '–';
-  if (s === 0) return '0 s';
-  const [scale, name] = timeUnit(Math.abs(s));
-  return `${formatSig(s / scale, digits)} ${name}`;
-}
-
-/** A formatter for axis ticks: one unit chosen by the largest value, decimals by the step. */
-export function timeTickFormatter(maxAbs, step) {
-  const [scale, name] = timeUnit(Math.abs(maxAbs) || Math.abs(step) || 1);
-  const dec = decimalsFor(step / scale);
-  return (v) => (v === 0 ? '0' : `${(v / scale).toFixed(dec)} ${name}`);
-}
-
-/** @type {[number, string][]} */
-const BYTE_UNITS = [
-  [1e12, 'TB'],
-  [1e9, 'GB'],
-  [1e6, 'MB'],
-  [1e3, 'KB'],
-  [1, 'B'],
-];
-
-function byteUnit(maxAbs) {
-  for (const u of BYTE_UNITS) if (maxAbs >= u[0]) return u;
-  return BYTE_UNITS[BYTE_UNITS.length - 1];
-}
-
-/** Bytes as a short human string with decimal units (1 KB = 1000 B): 1.5 GB, 300 KB. */
-export function formatBytes(b, digits = 3) {
-  if (b === null || b === undefined || !Number.isFinite(b)) return '–';
-  if (b === 0) return '0 B';
-  const [scale, name] = byteUnit(Math.abs(b));
-  return `${formatSig(b / scale, digits)} ${name}`;
-}
-
-export function byteTickFormatter(maxAbs, step) {
-  const [scale, name] = byteUnit(Math.abs(maxAbs) || Math.abs(step) || 1);
-  const dec = decimalsFor(step / scale);
-  return (v) => (v === 0 ? '0' : `${(v / scale).toFixed(dec)} ${name}`);
-}
-
-/** A number with `digits` significant digits, without trailing zeros; large ones grouped. */
-export function formatSig(x, digits = 3) {
-  if (!Number.isFinite(x)) return '–';
-  if (Math.abs(x) >= 10 ** digits) return Math.round(x).toLocaleString('en-US');
-  const s = Number(x.toPrecision(digits));
-  return String(s);
-}
-
-/** A plain count: 12, 1,234, 12.5 (means over seeds may be fractional). */
-export function formatCount(x) {
-  if (!Number.isFinite(x)) return '–';
-  const r = Math.round(x * 10) / 10;
-  return r.toLocaleString('en-US', { maximumFractionDigits: 1 });
-}
+// Units: one formatter for the whole page (www/units.js), re-exported for the charts.
+export {
+  formatSeconds, timeTickFormatter, formatBytes, byteTickFormatter, formatSig, formatCount, decimalsFor,
+} from '../units.js';
 
 // ---------------------------------------------------------------------------------------
 // Text measurement (canvas based, works before layout and for hidden containers)
