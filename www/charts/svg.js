@@ -169,6 +169,29 @@ export {
   formatSeconds, timeTickFormatter, formatBytes, byteTickFormatter, formatSig, formatCount, decimalsFor,
 } from '../units.js';
 
+/**
+ * One tab stop for a chart's items: the selected one (or the first) has tabindex 0, the
+ * arrow keys (and Home, End) move the focus between them.
+ * @param {Element} root @param {string} selector @param {string | null} selected
+ */
+export function rovingFocus(root, selector, selected) {
+  const items = [...root.querySelectorAll(selector)];
+  if (!items.length) return;
+  const stop = (selected && root.querySelector(selected)) || items[0];
+  for (const it of items) it.setAttribute('tabindex', it === stop ? '0' : '-1');
+  root.addEventListener('keydown', (/** @type {any} */ ev) => {
+    const i = items.indexOf(/** @type {Element} */ (ev.target));
+    if (i < 0) return;
+    const to = { ArrowRight: i + 1, ArrowDown: i + 1, ArrowLeft: i - 1, ArrowUp: i - 1, Home: 0, End: items.length - 1 }[ev.key];
+    if (to === undefined) return;
+    ev.preventDefault();
+    const next = items[Math.max(0, Math.min(items.length - 1, to))];
+    for (const it of items) it.setAttribute('tabindex', '-1');
+    next.setAttribute('tabindex', '0');
+    /** @type {any} */ (next).focus();
+  });
+}
+
 // ---------------------------------------------------------------------------------------
 // Text measurement (canvas based, works before layout and for hidden containers)
 
