@@ -640,7 +640,6 @@ function bindControls() {
   const zone = $('drop-zone');
   // The drop zone is a button too: Enter or Space (or a click) opens the file picker.
   zone.setAttribute('role', 'button');
-  zone.setAttribute('aria-label', 'Upload a graph JSON file: drop it here, or press Enter to choose one');
   zone.addEventListener('keydown', (e) => {
     if (e.target !== zone || (e.key !== 'Enter' && e.key !== ' ')) return;
     e.preventDefault();
@@ -1654,8 +1653,10 @@ async function main() {
   const ok = await loadGraph();
   timings.readyMs = performance.now();
   document.documentElement.dataset.ready = 'true';
-  // Answer first: the link's comparison, or the default one, runs by itself.
-  if (ok) await runComparison();
+  // Answer first: the link's comparison, or the default one, runs by itself (not after a
+  // link that could not be read: its error stays the answer).
+  if (ok && (fromLink || hash.length <= 1)) await runComparison();
+  else if (hash.length > 1 && !fromLink) emptyResults('No results: the link could not be opened (the message above says why).');
   else emptyResults(fromLink ? 'No results: this link\'s graph is missing (see the graph box).' : 'No results: the graph did not load.');
 }
 

@@ -154,6 +154,7 @@ function renderGrouped(width, comparison, results, spec, options, tip) {
   svg.setAttribute('data-placers', placers.length);
   svg.setAttribute('data-schedulers', schedulers.length);
   svg.setAttribute('aria-label', title || spec.chart);
+  svg.setAttribute('role', 'group'); // its bars are buttons (an img has no interactive parts)
   const defs = svgEl('defs', null, svg);
   const hatchId = uid('pc-hatch');
   const hatch = svgEl('pattern', {

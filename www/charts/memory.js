@@ -245,6 +245,7 @@ function renderMultiples(width, results, options, tip) {
   const height = Math.ceil(gridTop + rowsN * cellH + 8);
 
   const svg = createSvgRoot(width, height, 'memory');
+  svg.setAttribute('role', 'group'); // its cells are buttons
   svg.setAttribute('data-mode', 'multiples');
   svg.setAttribute('data-pairs', results.length);
   svg.setAttribute('aria-label', title || 'memory');

@@ -252,7 +252,7 @@ const CSS = `
 .pc-timeline .pc-tl-bar{display:flex;flex-wrap:wrap;gap:4px 14px;align-items:center;margin:4px 0;color:#57606a}
 .pc-timeline .pc-tl-legend{display:flex;flex-wrap:wrap;gap:2px 12px;margin-top:4px;color:#57606a}
 .pc-timeline .pc-tl-swatch{display:inline-block;width:10px;height:10px;border-radius:2px;margin-right:4px;vertical-align:-1px}
-.pc-timeline .pc-tl-hint{margin-left:auto;color:#8c959f}
+.pc-timeline .pc-tl-hint{margin-left:auto;color:#57606a}
 .pc-chart-message{font:13px ${FONT};color:#57606a;padding:12px}
 `;
 
