@@ -41,7 +41,7 @@ let current = null;
 /** @type {Run | null} */
 let baseline = null;
 /** @type {{placer: string, scheduler: string, seed: number, result: PairRun, scenario: string,
- *   graphText?: string | null, trace: string | null} | null} */
+ *   graphText?: string | null, trace: Blob | null} | null} */
 let pairRun = null;
 let charts = null;
 let writtenHash = null;
@@ -277,8 +277,9 @@ function formatNumber(x) {
   return exp.length < plain.length ? exp : plain;
 }
 
+/** Saves a text or a Blob (a worker's, passed by reference) as a file. */
 function download(name, text, type = 'application/json') {
-  const url = URL.createObjectURL(new Blob([text], { type }));
+  const url = URL.createObjectURL(text instanceof Blob ? text : new Blob([text], { type }));
   const a = document.createElement('a');
   a.href = url;
   a.download = name;
@@ -888,7 +889,7 @@ function bindControls() {
           type: 'pair', scenario: p.scenario, graphText: p.graphText,
           placer: p.placer, scheduler: p.scheduler, seedIndex: p.seed, withTrace: true,
         });
-        p.trace = res.result.trace;
+        p.trace = res.result.traceBlob;
       } catch (e) {
         $('timeline-status').textContent = e.cancelled ? '' : `trace failed: ${e.message}`;
         return;

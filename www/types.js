@@ -165,6 +165,7 @@
  * @typedef {object} PairRun What `run_pair` returns.
  * @property {Timeline} timeline
  * @property {string | null} trace Chrome trace JSON text, when asked for
+ * @property {Blob} [traceBlob] the trace as a Blob: set by worker.js (the page never gets the text)
  */
 
 /**

@@ -8,6 +8,7 @@
 //                 once per `run` (a graph of the same text is not parsed again) and kept
 //                 for the run's next items
 //               {id, type: 'pair', scenario, graphText, clusterText, placer, scheduler, seedIndex, withTrace}
+//                 a pair's run; with `withTrace`, its Chrome trace as `traceBlob` (a Blob)
 //               {id, type: 'sha256', text}  the SHA-256 of a graph's text (off the main thread)
 //               {id, type: 'inspect', text, name, hash, linked}
 //                 validates a graph's text: {info, sha256, hashed}; with `hash`, its SHA-256
@@ -66,6 +67,12 @@ function run(msg) {
   if (msg.type === 'pair') {
     const result = run_pair(msg.scenario, msg.graphText ?? undefined, msg.clusterText ?? undefined,
       msg.placer, msg.scheduler, msg.seedIndex ?? 0, !!msg.withTrace);
+    if (msg.withTrace && typeof result.trace === 'string') {
+      // The Chrome trace goes back as a Blob (passed by reference): the main thread never
+      // copies or encodes its tens of MB.
+      result.traceBlob = new Blob([result.trace], { type: 'application/json' });
+      result.trace = null;
+    }
     return { result, ms: performance.now() - t0 };
   }
   if (msg.type === 'inspect') {
