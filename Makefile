@@ -57,13 +57,47 @@ for p in sorted(glob.glob("graphs/*.json") + glob.glob("graphs/clusters/*.json")
     elif isinstance(d.get("devices"), list):
         shutil.copyfile(p, f"www/graphs/clusters/{stem}.json")
         out["clusters"].append({"name": stem, "title": title, "devices": len(d["devices"])})
+# The papers' experiments (scenarios/*.json) become the page's presets: a cluster file is
+# inlined, and a title and one sentence are written from the scenario itself.
+os.makedirs("www/scenarios", exist_ok=True)
+titles = {g["name"]: g["title"] for g in out["graphs"]}
+papers = {"mayer17": "Mayer17", "carbonari": "Carbonari17", "tictac": "TicTac19", "pesto": "Pesto21"}
+out["scenarios"] = []
+for p in sorted(glob.glob("scenarios/*.json")):
+    sc = json.load(open(p))
+    stem = os.path.basename(p)[:-5]
+    paper = next((v for k, v in papers.items() if stem.startswith(k)), stem.split("_")[0])
+    graph = sc["graph"].get("bundled") or "an uploaded graph"
+    cl = sc["cluster"]
+    if "file" in cl:
+        c = json.load(open(os.path.join("scenarios", cl["file"])))
+        sc["cluster"] = {"inline": c}
+        where = c.get("name") or os.path.basename(cl["file"])[:-5]
+        short = where.split(": ", 1)[-1]
+    elif "generate" in cl:
+        g = cl["generate"]
+        short = f"{g['devices']} generated devices"
+        where = (f"{g['devices']} generated devices, speeds {g['speed'][0]:g}..{g['speed'][1]:g}, "
+                 f"bandwidths {g['bandwidth'][0]:g}..{g['bandwidth'][1]:g}")
+    else:
+        short = where = "its device table"
+    pl, sch = sc.get("placers") or [], sc.get("schedulers") or []
+    seeds = sc.get("seeds", 1)
+    rnd = ", op costs and tensor sizes drawn per seed" if sc.get("randomize") else ""
+    n = lambda xs, what: f"{len(xs)} {what}{'s' if len(xs) != 1 else ''} ({', '.join(xs)})" if xs else f"every {what}"
+    sentence = (f"{n(pl, 'placer')} x {n(sch, 'scheduler')} on {where}{rnd}; "
+                f"{seeds} seed{'s' if seeds != 1 else ''}.")
+    json.dump(sc, open(f"www/scenarios/{stem}.json", "w"), indent=1)
+    out["scenarios"].append({"name": stem, "title": f"{paper}: {titles.get(graph, graph)} on {short}",
+                             "sentence": sentence})
 json.dump(out, open("www/graphs/index.json", "w"), indent=1)
-print(f"www/graphs/index.json: {len(out['graphs'])} graphs, {len(out['clusters'])} clusters")
+print(f"www/graphs/index.json: {len(out['graphs'])} graphs, {len(out['clusters'])} clusters, "
+      f"{len(out['scenarios'])} scenarios")
 endef
 export SITE_INDEX
 
 graphs:
-	@rm -rf www/graphs
+	@rm -rf www/graphs www/scenarios
 	@python3 -c "$$SITE_INDEX"
 
 serve: site
@@ -107,7 +141,7 @@ measure: site cli chromium
 	cd tests/browser && node measure.mjs
 
 clean-site:
-	rm -rf www/pkg www/graphs
+	rm -rf www/pkg www/graphs www/scenarios
 
 # Fuzzing: cargo-fuzz targets for the graph, cluster, scenario and share-link loaders
 # (fuzz/, nightly toolchain). `make fuzz` runs each target FUZZ_SECONDS, two at a time, and

@@ -1277,7 +1277,8 @@ mod tests {
         for row in speeds_of(&r) {
             assert_eq!(row, vec![0.1, 4.0]);
         }
-        // After the what-if: the scale multiplies, a set speed replaces (applied after it).
+        // After the what-if: a set speed replaces the device's, and the scale multiplies
+        // every speed, a set one too.
         let mut s = s;
         s.what_if = WhatIf {
             compute: 2.0,
@@ -1286,7 +1287,7 @@ mod tests {
         };
         let r = run(&s, &g, Some(&c), &mut |_, _| true).unwrap();
         for row in speeds_of(&r) {
-            assert_eq!(row, vec![0.2, 7.5]);
+            assert_eq!(row, vec![0.2, 15.0]);
         }
         // The JSON row names it, after id and kind.
         let json = serde_json::to_string(&r.results[0].devices[0]).unwrap();

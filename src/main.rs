@@ -170,8 +170,8 @@ struct ProblemArgs {
     #[arg(long, default_value_t = 1.0)]
     bandwidth_scale: f64,
     /// Set one device's speed, ID=SPEED (what-if; repeatable). It replaces the device's
-    /// speed in every seed (a generated cluster's devices are d0, d1, ...), after
-    /// --compute-scale.
+    /// speed in every seed (a generated cluster's devices are d0, d1, ...), and
+    /// --compute-scale multiplies it like every other device's.
     #[arg(long = "speed-of", value_name = "ID=SPEED")]
     speed_of: Vec<String>,
     /// Print JSON instead of a table.

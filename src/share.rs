@@ -112,6 +112,9 @@ pub struct PageView {
     /// descending (key `sort`; none: the comparison's order).
     #[serde(default)]
     pub sort: Option<String>,
+    /// The makespan chart's value axis is logarithmic (key `scale=log`; linear is not written).
+    #[serde(default)]
+    pub log_scale: bool,
 }
 
 /// Whether `s` is a sort as [`PageView::sort`] says.
@@ -701,6 +704,9 @@ fn write(s: &Scenario, graph: GraphText, view: &PageView) -> Result<String> {
         }
         put("sort", sort.clone());
     }
+    if view.log_scale {
+        put("scale", "log".into());
+    }
     let body: Vec<String> = kv.into_iter().map(|(k, v)| format!("{k}={v}")).collect();
     Ok(format!("#{}", body.join("&")))
 }
@@ -902,6 +908,17 @@ pub fn read_link(f: &str) -> Result<Link> {
                     )));
                 }
                 view.sort = Some(sort);
+            }
+            "scale" => {
+                view.log_scale = match *v {
+                    "log" => true,
+                    "linear" => false,
+                    _ => {
+                        return Err(bad(format!(
+                            "scale: '{v}' is not a chart scale (log or linear)"
+                        )))
+                    }
+                }
             }
             k if k.contains('.') => {
                 s.params.insert(k.to_string(), parse_number(k, v)?);
@@ -1224,6 +1241,7 @@ mod tests {
                 "sort: 'make span' is not a column name",
             ),
             ("v=1&sort=-", "sort: '-' is not a column name"),
+            ("v=1&scale=lin", "scale: 'lin' is not a chart scale"),
         ] {
             match parse_fragment(f) {
                 Ok(_) => assert!(want.is_empty(), "{f} parsed"),
@@ -1241,9 +1259,13 @@ mod tests {
             pair: Some("heft/given".into()),
             pair_seed: 3,
             sort: Some("-makespan".into()),
+            log_scale: true,
         };
         let f = page_fragment(&s, None, None, &view).unwrap();
-        assert_eq!(f, "#v=1&pair=heft%2Fgiven&pairseed=3&sort=-makespan");
+        assert_eq!(
+            f,
+            "#v=1&pair=heft%2Fgiven&pairseed=3&sort=-makespan&scale=log"
+        );
         assert_eq!(read_link(&f).unwrap().view, view);
         assert_eq!(parse_fragment(&f).unwrap(), s);
         let asc = PageView {

@@ -26,8 +26,8 @@ use crate::share;
 // (`make lint` type-checks the page with it): JSDoc typedefs in www/types.js.
 #[wasm_bindgen(typescript_custom_section)]
 const TS_TYPES: &str = r#"import type {
-  Comparison, GraphHash, GraphInfo, Link, PageView, PairRun, Partial, Scenario, Strategies,
-  WorkItem, WorkPlan,
+  Comparison, GraphHash, GraphInfo, Limits, Link, PageView, PairRun, Partial, Scenario,
+  Strategies, WorkItem, WorkPlan,
 } from "../types.js";"#;
 
 fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsError> {
@@ -79,6 +79,26 @@ pub fn strategies() -> Result<JsValue, JsError> {
             .iter()
             .map(|q| info(q.name, q.summary, q.params))
             .collect(),
+    })
+}
+
+#[derive(Serialize)]
+struct Limits {
+    max_devices: usize,
+    max_seeds: u32,
+    min_positive: f64,
+    max_amount: f64,
+}
+
+/// The engine's input limits (devices, seeds, amounts), so the page's form refuses what the
+/// engine would.
+#[wasm_bindgen(unchecked_return_type = "Limits")]
+pub fn limits() -> Result<JsValue, JsError> {
+    to_js(&Limits {
+        max_devices: crate::model::cluster::MAX_DEVICES,
+        max_seeds: crate::scenario::MAX_SEEDS,
+        min_positive: crate::model::MIN_POSITIVE,
+        max_amount: crate::model::MAX_AMOUNT,
     })
 }
 

@@ -10,6 +10,10 @@ import init, * as engine from './pkg/placesim.js';
 import {
   State, linkOf, stateOf, scenarioOf, whatIfActive, setCluster,
 } from './state.js';
+import {
+  setAbstractUnits, isAbstractSpeed, formatSeconds, formatWallSeconds, formatBytes, formatRatio, formatSig,
+  formatSpeed, unitNames, isBest, abstractUnits,
+} from './units.js';
 
 // Elements by id, untyped: the type check is for the engine's data and the State (an
 // element's type is what index.html says, which tsc does not read).
@@ -37,7 +41,7 @@ let current = null;
 /** @type {Run | null} */
 let baseline = null;
 /** @type {{placer: string, scheduler: string, seed: number, result: PairRun, scenario: string,
- *   graphText?: string | null, trace: string | null} | null} */
+ *   graphText?: string | null, trace: Blob | null} | null} */
 let pairRun = null;
 let charts = null;
 let writtenHash = null;
@@ -225,11 +229,18 @@ function poolSize() {
   return Math.min(8, Math.max(1, navigator.hardwareConcurrency || 1));
 }
 
+/** @type {import('./types.js').Limits} the engine's input limits (set at start) */
+let limits = { max_devices: 1024, max_seeds: 1000, min_positive: 1e-30, max_amount: 1e30 };
+/** @type {{name: string, title: string, sentence: string}[]} the papers' experiments */
+let presets = [];
+
 /** @type {Pool} */
 let comparePool;
 let pairRunner;
 let traceRunner;
 let hashRunner;
+/** @type {Runner} validates graph texts (and hashes uploads) off the main thread */
+let inspectRunner;
 
 // ---------------------------------------------------------------------------------------
 // Small helpers.
@@ -237,6 +248,17 @@ let hashRunner;
 function show(el, text) {
   el.textContent = text || '';
   el.hidden = !text;
+}
+
+/** A status message ("link copied", ...) at the top of the results, where the user looks. */
+function notice(text) {
+  show($('notice'), text);
+}
+
+/** Says, where the results would be, that there are none yet and why. */
+function emptyResults(text) {
+  if (current) return;
+  $('results-empty').textContent = text;
 }
 
 function num(input) {
@@ -255,24 +277,9 @@ function formatNumber(x) {
   return exp.length < plain.length ? exp : plain;
 }
 
-function fmt(x, digits = 4) {
-  if (x == null || !Number.isFinite(x)) return '—';
-  if (x === 0) return '0';
-  const a = Math.abs(x);
-  if (a >= 1e6 || a < 1e-3) return x.toExponential(digits - 1);
-  return String(Number(x.toPrecision(digits)));
-}
-
-function bytes(x) {
-  if (x == null || !Number.isFinite(x)) return '—';
-  const units = ['B', 'kB', 'MB', 'GB', 'TB', 'PB'];
-  let i = 0;
-  while (Math.abs(x) >= 1000 && i < units.length - 1) { x /= 1000; i++; }
-  return `${Number(x.toPrecision(3))} ${units[i]}`;
-}
-
+/** Saves a text or a Blob (a worker's, passed by reference) as a file. */
 function download(name, text, type = 'application/json') {
-  const url = URL.createObjectURL(new Blob([text], { type }));
+  const url = URL.createObjectURL(text instanceof Blob ? text : new Blob([text], { type }));
   const a = document.createElement('a');
   a.href = url;
   a.download = name;
@@ -292,7 +299,31 @@ function pairKey(p, s) { return `${p}/${s}`; }
 // ---------------------------------------------------------------------------------------
 // Graph.
 
-async function loadGraph() {
+/**
+ * Validates a graph's text in a worker (never on the main thread: a 48k-op graph takes
+ * hundreds of ms): its summary; with `hash`, its SHA-256 and whether a link names it by
+ * hash (too large to embed); with `linked`, throws unless it is the file a link names.
+ * @param {string} text @param {string} name
+ * @param {{hash?: boolean, linked?: import('./types.js').GraphHash | null}} [opts]
+ * @returns {Promise<{info: import('./types.js').GraphInfo, sha256: string | null, hashed: boolean}>}
+ */
+async function inspectGraph(text, name, opts = {}) {
+  const m = await inspectRunner.run({ type: 'inspect', text, name, hash: !!opts.hash, linked: opts.linked ?? null });
+  return m.result;
+}
+
+/** @param {{name: string, text: string}} u @param {{sha256: string | null, hashed: boolean}} r */
+function knowUpload(u, r) {
+  if (r.sha256) uploadShas.set(u, Promise.resolve(r.sha256));
+  if (r.sha256 && r.hashed) uploadHashes.set(u, { sha256: r.sha256, name: u.name });
+}
+
+/**
+ * Loads the state's graph (fetches a bundled one) and validates it in a worker; `known` is
+ * the summary of a text the worker has validated already (an upload).
+ * @param {import('./types.js').GraphInfo} [known]
+ */
+async function loadGraph(known) {
   show($('graph-error'), '');
   $('hash-ask').hidden = true;
   graphText = null;
@@ -321,7 +352,7 @@ async function loadGraph() {
     }
   }
   try {
-    const info = engine.validate_graph(text, name);
+    const info = known ?? (await inspectGraph(text, name)).info;
     graphText = text;
     graphName = name;
     try { comparePool.preload(JSON.stringify(scenarioOf(state, all, false)), text); } catch { /* the run says why */ }
@@ -344,19 +375,21 @@ async function upload(file) {
   let text;
   try { text = await readFile(file); } catch (e) { show($('graph-error'), e.message); return; }
   const stem = file.name.replace(/\.json$/i, '') || 'graph';
-  let info;
+  let r;
   try {
-    info = engine.validate_graph(text, stem);
+    // Parsed, validated and hashed once, in a worker.
+    r = await inspectGraph(text, stem, { hash: true });
   } catch (e) {
+    if (e.cancelled) return;
     // Keep the previous graph; say what is wrong with this file.
     show($('graph-error'), `${file.name}: ${e.message}`);
     return;
   }
-  state.upload = { name: info.name, text };
+  state.upload = { name: r.info.name, text };
   state.graphHash = null;
-  uploadSha(state.upload); // starts hashing now, in a worker: the run waits for it
+  knowUpload(state.upload, r);
   renderGraphSelect();
-  await loadGraph();
+  await loadGraph(r.info);
   staleResults();
 }
 
@@ -365,15 +398,19 @@ async function giveHashedFile(file) {
   try { text = await readFile(file); } catch (e) { show($('graph-error'), e.message); return; }
   const linked = state.graphHash;
   if (!linked) return;
+  let r;
   try {
-    engine.check_linked_graph(linked, text);
+    // The hash check (and the parse) in a worker: the main thread never hashes a big file.
+    r = await inspectGraph(text, linked.name, { hash: true, linked });
   } catch (e) {
+    if (e.cancelled) return;
     show($('graph-error'), `${file.name}: ${e.message}`);
     return;
   }
   state.upload = { name: linked.name, text };
   state.graphHash = null;
-  if (await loadGraph()) runComparison();
+  knowUpload(state.upload, r);
+  if (await loadGraph(r.info)) runComparison();
 }
 
 function renderGraphSelect() {
@@ -438,6 +475,8 @@ function renderControls() {
   $('seeds').value = String(state.seeds);
   $('seed').value = String(state.seed);
   $('pair-seed').value = String(state.pairSeed);
+  $('log-scale').checked = state.logScale;
+  renderUnitLabels();
   renderWhatIf();
 }
 
@@ -600,6 +639,18 @@ function bindControls() {
     e.target.value = '';
   });
   const zone = $('drop-zone');
+  // The drop zone is a button too: Enter or Space (or a click) opens the file picker.
+  zone.setAttribute('role', 'button');
+  zone.addEventListener('keydown', (e) => {
+    if (e.target !== zone || (e.key !== 'Enter' && e.key !== ' ')) return;
+    e.preventDefault();
+    (state.graphHash ? $('hash-file') : $('graph-file')).click();
+  });
+  zone.addEventListener('click', (e) => {
+    if (e.target === zone || (e.target instanceof Element && e.target.tagName === 'SPAN' && !e.target.closest('label'))) {
+      (state.graphHash ? $('hash-file') : $('graph-file')).click();
+    }
+  });
   for (const t of ['dragenter', 'dragover']) {
     zone.addEventListener(t, (e) => { e.preventDefault(); zone.classList.add('over'); });
   }
@@ -642,13 +693,17 @@ function bindControls() {
   }
   $('gen-devices').addEventListener('change', (e) => {
     const n = Math.round(Number(e.target.value));
-    if (n >= 1) {
-      state.devices = n;
-      // Speeds of devices the cluster no longer has (a generated device is d0 .. d{n-1}).
-      for (const id of Object.keys(state.whatifSpeeds)) {
-        const m = /^d(0|[1-9][0-9]*)$/.exec(id);
-        if (!m || Number(m[1]) >= n) delete state.whatifSpeeds[id];
-      }
+    if (!(n >= 1 && n <= limits.max_devices)) {
+      // The engine's limit (src/model/cluster.rs MAX_DEVICES): said where the user looks.
+      e.target.value = String(state.devices);
+      notice(`A generated cluster has 1 to ${limits.max_devices} devices (the engine's limit); kept ${state.devices}.`);
+      return;
+    }
+    state.devices = n;
+    // Speeds of devices the cluster no longer has (a generated device is d0 .. d{n-1}).
+    for (const id of Object.keys(state.whatifSpeeds)) {
+      const m = /^d(0|[1-9][0-9]*)$/.exec(id);
+      if (!m || Number(m[1]) >= n) delete state.whatifSpeeds[id];
     }
     staleResults();
   });
@@ -701,7 +756,11 @@ function bindControls() {
   randRange('rand-mem-lo', 'rand-mem-hi', 'randmem');
   $('seeds').addEventListener('change', (e) => {
     const n = Math.round(Number(e.target.value));
-    if (n >= 1) state.seeds = n;
+    if (n >= 1 && n <= limits.max_seeds) state.seeds = n;
+    else {
+      e.target.value = String(state.seeds);
+      notice(`Seeds go from 1 to ${limits.max_seeds} (the engine's limit); kept ${state.seeds}.`);
+    }
     staleResults();
   });
   $('seed').addEventListener('change', (e) => {
@@ -716,6 +775,11 @@ function bindControls() {
     staleResults();
   });
   $('run').addEventListener('click', () => runComparison());
+  $('preset').addEventListener('change', (e) => {
+    const name = e.target.value;
+    e.target.value = '';
+    if (name) openPreset(name);
+  });
   $('cancel').addEventListener('click', () => {
     comparePool.cancel();
     pairRunner.cancel();
@@ -727,6 +791,7 @@ function bindControls() {
   $('wi-compute').addEventListener('input', (e) => {
     state.whatifCompute = factor(e.target.value);
     $('wi-compute-out').textContent = formatFactor(state.whatifCompute);
+    syncWhatIfRows();
     syncUrl();
     rerun();
   });
@@ -776,9 +841,13 @@ function bindControls() {
     runComparison({ auto: true });
   });
 
-  // Results.
+  // Results: each header is a sort button (keyboard too); rows by arrows and Enter.
   for (const th of $('results-table').tHead.rows[0].cells) {
-    th.addEventListener('click', () => {
+    const button = document.createElement('button');
+    button.type = 'button';
+    button.append(...th.childNodes);
+    th.append(button);
+    button.addEventListener('click', () => {
       const k = th.dataset.sort;
       // Ascending first; the same column again flips it ('-' first: descending).
       state.sort = state.sort === k ? `-${k}` : k;
@@ -786,6 +855,23 @@ function bindControls() {
       renderTable();
     });
   }
+  bindTableRows();
+  $('log-scale').addEventListener('change', (e) => {
+    state.logScale = e.target.checked;
+    syncUrl();
+    drawCharts();
+  });
+  $('copy-md').addEventListener('click', async () => {
+    if (!current) return;
+    const md = toMarkdown(current.comparison);
+    try {
+      await navigator.clipboard.writeText(md);
+      notice('The results are copied as a Markdown table.');
+    } catch {
+      download('placesim-comparison.md', md, 'text/markdown');
+      notice('No clipboard here: the Markdown table was downloaded instead.');
+    }
+  });
   $('export-json').addEventListener('click', () => {
     if (current) download('placesim-comparison.json', JSON.stringify(current.comparison, null, 2));
   });
@@ -803,7 +889,7 @@ function bindControls() {
           type: 'pair', scenario: p.scenario, graphText: p.graphText,
           placer: p.placer, scheduler: p.scheduler, seedIndex: p.seed, withTrace: true,
         });
-        p.trace = res.result.trace;
+        p.trace = res.result.traceBlob;
       } catch (e) {
         $('timeline-status').textContent = e.cancelled ? '' : `trace failed: ${e.message}`;
         return;
@@ -815,11 +901,12 @@ function bindControls() {
   $('share').addEventListener('click', async () => {
     let url;
     try { url = location.origin + location.pathname + writeHash(); } catch (e) { show($('run-error'), e.message); return; }
+    notice('');
     const box = $('share-url');
     box.value = url;
     box.hidden = false;
     box.select();
-    try { await navigator.clipboard.writeText(url); $('status').textContent = 'link copied'; } catch { /* no clipboard: the box shows it */ }
+    try { await navigator.clipboard.writeText(url); notice('Link copied.'); } catch { notice('The link is in the box above: copy it from there.'); }
   });
   $('pair-select').addEventListener('change', (e) => {
     const [p, s] = e.target.value.split('\n');
@@ -867,10 +954,12 @@ function speedKey(sc) {
 
 const DEVICE_HELP = {
   explicit: 'Device speeds: a slider scales the device\'s table speed (1× = the table), the number is the speed itself. '
-    + 'A set speed replaces the table\'s and is not multiplied by the compute scale.',
+    + 'A set speed replaces the table\'s, and the compute scale multiplies it like every other device\'s; '
+    + 'the factor on the right is the device\'s total change (its own × the compute scale).',
   generate: 'Device speeds: a generated device draws its speed per seed; a slider scales its mean speed over the '
     + 'seeds (1× = no change), the number is the speed itself. A set speed replaces that device\'s drawn speed in '
-    + 'every seed and is not multiplied by the compute scale. Empty the number to go back to the drawn speeds.',
+    + 'every seed, and the compute scale multiplies it like every other device\'s; the factor on the right is the '
+    + 'device\'s total change. Empty the number to go back to the drawn speeds.',
   waiting: 'Run the comparison to get a speed control per generated device (each starts at the device\'s mean '
     + 'speed over the seeds).',
 };
@@ -939,7 +1028,11 @@ function syncWhatIfRows() {
     }
     // An unset device shows its base speed to 4 digits (the exact one is in the tooltip).
     if (document.activeElement !== number) number.value = formatNumber(speed ?? Number(base.toPrecision(4)));
-    out.textContent = `×${formatFactor(f)}`;
+    // The device's total change: its own factor times the compute scale (the engine
+    // multiplies every device, a set one too).
+    const total = f * state.whatifCompute;
+    out.textContent = `×${formatFactor(total)}`;
+    out.title = `${id}: ${formatSpeed(base * total)} in the what-if (×${formatFactor(f)} of its own, ×${formatFactor(state.whatifCompute)} compute)`;
     row.classList.toggle('set', speed != null);
   }
 }
@@ -955,6 +1048,7 @@ function syncUrl() {
 
 function staleResults() {
   syncUrl();
+  renderUnitLabels();
   if (current) $('results-caption').textContent = '(settings changed: run again)';
   renderWhatIf(); // a generated cluster's device controls wait for a baseline of these settings
 }
@@ -1024,11 +1118,16 @@ async function runComparison({ auto = false } = {}) {
   }
   let fragment;
   try { fragment = writeHash(); } catch (e) { show($('run-error'), e.message); return; }
+  // Busy from the click on (a stale table must not look like this run's answer).
+  setRunning(true, 'starting…');
   const withWhatIf = scenarioOf(state, all, true);
   const base = scenarioOf(state, all, false);
   let key;
   try { key = await scenarioKey(base); } catch (e) {
-    if (seq === runSeq && !e.cancelled) show($('run-error'), e.message);
+    if (seq === runSeq) {
+      setRunning(false, '');
+      if (!e.cancelled) show($('run-error'), e.message);
+    }
     return;
   }
   if (seq !== runSeq) return;
@@ -1060,7 +1159,10 @@ async function runComparison({ auto = false } = {}) {
   } catch (e) {
     if (seq !== runSeq) return;
     setRunning(false, e.cancelled ? 'cancelled' : '');
-    if (!e.cancelled) show($('run-error'), e.message);
+    if (!e.cancelled) {
+      show($('run-error'), e.message);
+      emptyResults('No results: the engine refused these settings (the message above says why).');
+    }
     return;
   }
   setRunning(false, `done in ${Math.round(performance.now() - t0)} ms`);
@@ -1076,8 +1178,9 @@ function chosenPair() {
     const r = rs.find((x) => x.placer === p && x.scheduler === s && !x.error);
     if (r) return r;
   }
-  const ok = rs.filter((r) => !r.error);
-  return ok.length ? ok.reduce((a, b) => (b.makespan < a.makespan ? b : a)) : null;
+  // The first of the best pairs (the table's and the chart's tolerance), in the comparison's order.
+  const best = bestMakespan(rs);
+  return rs.find((r) => !r.error && isBest(r.makespan, best)) ?? null;
 }
 
 function choosePair(placer, scheduler) {
@@ -1095,7 +1198,7 @@ function choosePair(placer, scheduler) {
 }
 
 function pairStatus(p) {
-  return `${p.placer} / ${p.scheduler}, seed ${p.seed}: makespan ${fmt(p.result.timeline.makespan)}`;
+  return `${p.placer} / ${p.scheduler}, seed ${p.seed}: makespan ${formatSeconds(p.result.timeline.makespan)}`;
 }
 
 async function runPair() {
@@ -1146,16 +1249,55 @@ function rowsOf(c) {
   });
 }
 
+/** The larger device speed of a comparison's baseline (no what-if): physical or abstract units. */
+function unitsOf(c) {
+  const speeds = (baseline?.comparison ?? c).results.flatMap((r) => r.devices.map((d) => d.speed));
+  return isAbstractSpeed(Math.max(...speeds));
+}
+
+/** The unit hints of the form's labels, from the state's cluster. */
+function renderUnitLabels() {
+  const maxSpeed = state.cluster === 'generate' && !state.clusterJson
+    ? state.speed[1] : Math.max(...state.dev.map((d) => d.speed));
+  const was = abstractUnits();
+  setAbstractUnits(isAbstractSpeed(maxSpeed));
+  const names = unitNames();
+  for (const el of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll('.unit[data-unit]'))) {
+    el.textContent = names[/** @type {'time' | 'bytes' | 'speed' | 'bandwidth'} */ (el.dataset.unit)] ?? '';
+  }
+  setAbstractUnits(was);
+}
+
+/** The smallest makespan of the pairs that ran; rows within BEST_TOLERANCE of it are best. */
+function bestMakespan(results) {
+  return Math.min(...results.filter((r) => !r.error).map((r) => r.makespan));
+}
+
 function renderResults() {
   if (!current) return;
   const c = current.comparison;
+  setAbstractUnits(unitsOf(c));
   $('results-empty').hidden = true;
   $('results-body').hidden = false;
   const g = c.graph;
   $('results-caption').textContent = `${g.name}: ${g.nodes} ops, ${c.results.length} pairs × ${c.scenario.seeds} seed(s)`
-    + (whatIfActive(state) ? ', what-if' : '');
-  $('bounds').textContent = `Lower bounds (mean over seeds): critical path ${fmt(c.critical_path_bound)}, `
-    + `work ${fmt(c.work_bound)}. Compared in ${Math.round(current.ms)} ms.`;
+    + (whatIfActive(state) ? ', what-if' : '') + (abstractUnits() ? ', abstract units' : '');
+  const bound = Math.max(c.critical_path_bound, c.work_bound);
+  $('bounds').textContent = `Lower bounds (mean over seeds): critical path ${formatSeconds(c.critical_path_bound)}, `
+    + `work ${formatSeconds(c.work_bound)}. Compared in ${formatWallSeconds(current.ms / 1000)} in this browser.`;
+  const best = bestMakespan(c.results);
+  const winners = c.results.filter((r) => !r.error && isBest(r.makespan, best));
+  const answer = $('answer');
+  answer.replaceChildren();
+  if (winners.length) {
+    const b = document.createElement('b');
+    b.textContent = winners.map((r) => `${r.placer} / ${r.scheduler}`).slice(0, 4).join(', ')
+      + (winners.length > 4 ? ` and ${winners.length - 4} more` : '');
+    answer.append(winners.length > 1 ? 'Fastest (tied): ' : 'Fastest: ', b,
+      `, makespan ${formatSeconds(best)}${bound > 0 ? `, ${formatRatio(best / bound)} the lower bound` : ''}.`);
+  } else {
+    answer.textContent = 'No pair ran: every pair failed (see the table).';
+  }
   // Why some pairs are absent (e.g. `given` runs only with placers that plan), said once.
   $('results-notes').textContent = (c.notes ?? []).join(' ');
   $('results-notes').hidden = !c.notes?.length;
@@ -1170,6 +1312,9 @@ function sortOf(s) {
   if (!s) return { key: null, dir: 1 };
   return s.startsWith('-') ? { key: s.slice(1), dir: -1 } : { key: s, dir: 1 };
 }
+
+/** Columns after placer and scheduler (a failed row spans them). */
+const TABLE_COLS = 8;
 
 function renderTable() {
   if (!current) return;
@@ -1190,50 +1335,105 @@ function renderTable() {
   }
   const body = $('results-table').tBodies[0];
   body.replaceChildren();
-  const best = Math.min(...rows.filter((r) => !r.error).map((r) => r.makespan));
+  const best = bestMakespan(rows);
+  const chosen = chosenPair();
+  /** @type {Map<string, string>} a failure message -> the first pair that showed it */
+  const said = new Map();
   for (const r of rows) {
     const tr = document.createElement('tr');
     tr.dataset.placer = r.placer;
     tr.dataset.scheduler = r.scheduler;
     tr.dataset.makespan = String(r.makespan);
+    tr.tabIndex = -1;
+    const failed = !!r.error && !r.makespans.length;
     if (r.error) tr.dataset.error = r.error;
-    if (!r.error && r.makespan === best) tr.classList.add('best');
-    if (state.pair === pairKey(r.placer, r.scheduler)) tr.classList.add('chosen');
+    if (!r.error && isBest(r.makespan, best)) tr.classList.add('best');
+    if (chosen && chosen.placer === r.placer && chosen.scheduler === r.scheduler) tr.classList.add('chosen');
     const td = (text, cls, title) => {
       const el = document.createElement('td');
       el.textContent = text;
       if (cls) el.className = cls;
       if (title) el.title = title;
       tr.append(el);
+      return el;
     };
-    td(r.placer);
-    td(r.scheduler);
-    const delta = () => {
+    // Names stay whole; a long one (an uploaded strategy list, a hash) wraps inside its cell.
+    td(r.placer, r.placer.length > 20 ? 'name long' : 'name');
+    td(r.scheduler, r.scheduler.length > 20 ? 'name long' : 'name');
+    /** The failure message once per distinct message: collapsible; later rows point to it. */
+    const failure = (el, lead) => {
+      const key = /** @type {string} */ (r.error);
+      const first = said.get(key);
+      if (first) {
+        el.textContent = `${lead}: the same reason as ${first}`;
+        return;
+      }
+      said.set(key, `${r.placer} / ${r.scheduler}`);
+      const details = document.createElement('details');
+      const summary = document.createElement('summary');
+      summary.textContent = `${lead}: why`;
+      const p = document.createElement('p');
+      p.textContent = key;
+      details.append(summary, p);
+      el.append(details);
+    };
+    if (failed) {
+      tr.classList.add('failed');
+      const el = td('', 'failure');
+      el.colSpan = TABLE_COLS;
+      failure(el, 'failed on every seed');
+    } else {
       const d = r.delta;
+      td(formatSeconds(r.makespan), 'num', String(r.makespan));
       const change = d == null ? '' : d > 0.05 ? 'worse' : d < -0.05 ? 'better' : '';
       td(d == null ? '' : `${d > 0 ? '+' : ''}${d.toFixed(1)}%`, `num delta-col ${change}`);
-    };
-    if (r.error) {
-      td('failed', 'num error-cell', r.error);
-      delta();
-      const el = document.createElement('td');
-      el.colSpan = 5;
-      el.className = 'error-cell';
-      el.textContent = r.error;
-      tr.append(el);
-    } else {
-      td(fmt(r.makespan), 'num', String(r.makespan));
-      delta();
-      td(fmt(r.makespan_std), 'num');
-      td(fmt(r.gap), 'num');
-      td(bytes(r.traffic_bytes), 'num', String(r.traffic_bytes));
-      td(bytes(r.peak), 'num', String(r.peak));
-      td(fmt(r.placement_seconds * 1000, 3), 'num');
+      td(current.comparison.scenario.seeds > 1 ? formatSeconds(r.makespan_std) : '–', 'num');
+      td(formatRatio(r.gap), 'num');
+      td(formatBytes(r.traffic_bytes), 'num', String(r.traffic_bytes));
+      td(formatBytes(r.peak), 'num', String(r.peak));
+      td(formatWallSeconds(r.placement_seconds), 'num');
+      const last = td(r.oom ? 'OOM' : '', r.oom ? 'oom failure' : 'failure');
+      if (r.error) failure(last, `failed on ${current.comparison.scenario.seeds - r.makespans.length} seed(s)`);
     }
-    td(r.oom ? 'OOM' : '', r.oom ? 'oom' : '');
-    tr.addEventListener('click', () => { if (!r.error) choosePair(r.placer, r.scheduler); });
     body.append(tr);
   }
+  // One tab stop: the chosen row (or the first); arrows move, Enter or Space choose.
+  const stop = body.querySelector('tr.chosen') ?? body.rows[0];
+  if (stop) stop.tabIndex = 0;
+}
+
+/** Keyboard and mouse on the results rows (bound once; rows are redrawn). */
+function bindTableRows() {
+  const body = $('results-table').tBodies[0];
+  const rowOf = (t) => (t instanceof Element ? t.closest('tr') : null);
+  const choose = (tr) => {
+    if (!tr || tr.classList.contains('failed')) return;
+    choosePair(tr.dataset.placer, tr.dataset.scheduler);
+    // The table was redrawn: keep the focus on the same pair.
+    const again = [...body.rows].find((x) => x.dataset.placer === tr.dataset.placer && x.dataset.scheduler === tr.dataset.scheduler);
+    again?.focus();
+  };
+  body.addEventListener('click', (e) => {
+    if (e.target instanceof Element && e.target.closest('details')) return;
+    choose(rowOf(e.target));
+  });
+  body.addEventListener('keydown', (e) => {
+    const tr = rowOf(e.target);
+    if (!tr || e.target !== tr) return;
+    const rows = [...body.rows];
+    const i = rows.indexOf(tr);
+    const to = { ArrowDown: i + 1, ArrowUp: i - 1, Home: 0, End: rows.length - 1 }[e.key];
+    if (to !== undefined) {
+      e.preventDefault();
+      const next = rows[Math.max(0, Math.min(rows.length - 1, to))];
+      for (const r of rows) r.tabIndex = -1;
+      next.tabIndex = 0;
+      next.focus();
+    } else if (e.key === 'Enter' || e.key === ' ') {
+      e.preventDefault();
+      choose(tr);
+    }
+  });
 }
 
 function renderPairSelect() {
@@ -1267,6 +1467,26 @@ function toCsv(c) {
   return lines.join('\n') + '\n';
 }
 
+/**
+ * The results as a Markdown table, numbers in the page's units (the table's text).
+ * @param {Comparison} c
+ */
+function toMarkdown(c) {
+  setAbstractUnits(unitsOf(c));
+  const cell = (v) => String(v).replace(/\|/g, '\\|').replace(/\n/g, ' ');
+  const head = ['placer', 'scheduler', 'makespan', 'std', 'gap to bound', 'traffic', 'peak memory', 'OOM', 'error'];
+  const lines = [`| ${head.join(' | ')} |`, `|${head.map((h, i) => (i >= 2 && i <= 6 ? ' ---: ' : ' --- ')).join('|')}|`];
+  for (const r of c.results) {
+    const peak = r.devices.reduce((m, d) => Math.max(m, d.peak_memory), 0);
+    const ran = !r.error || r.makespans.length > 0;
+    lines.push(`| ${[r.placer, r.scheduler,
+      ran ? formatSeconds(r.makespan) : '', ran && c.scenario.seeds > 1 ? formatSeconds(r.makespan_std) : '',
+      ran ? formatRatio(r.gap) : '', ran ? formatBytes(r.traffic_bytes) : '', ran ? formatBytes(peak) : '',
+      r.oom ? 'OOM' : '', r.error ?? ''].map(cell).join(' | ')} |`);
+  }
+  return `${c.graph.name}: ${c.graph.nodes} ops, ${c.scenario.seeds} seed(s)\n\n${lines.join('\n')}\n`;
+}
+
 // ---------------------------------------------------------------------------------------
 // Charts (www/charts/*: one module per chart).
 
@@ -1296,8 +1516,12 @@ function drawCharts() {
   const c = current.comparison;
   const r = chosenPair();
   const highlight = r ? { placer: r.placer, scheduler: r.scheduler } : null;
+  setAbstractUnits(unitsOf(c));
+  $('log-scale').checked = state.logScale;
+  const best = bestMakespan(c.results);
+  const isWinner = (row) => !row.error && isBest(row.makespan, best);
   draw('chart-makespan', (el) => charts.drawMakespan(el, c, {
-    highlight, onSelect: (placer, scheduler) => choosePair(placer, scheduler),
+    highlight, log: state.logScale, isBest: isWinner, onSelect: (placer, scheduler) => choosePair(placer, scheduler),
   }));
   draw('chart-traffic', (el) => charts.drawTraffic(el, c));
   draw('chart-memory', (el) => charts.drawMemory(el, c, {
@@ -1309,18 +1533,18 @@ function describe(info) {
   if (info == null) return '';
   if (typeof info === 'string') return info;
   const tl = pairRun?.result.timeline;
-  const t = (x) => `${fmt(x, 6)} s`;
+  const t = (x) => formatSeconds(x, 6);
   switch (info.kind) {
     case 'op':
       return `op ${info.id} (${info.opType || 'no type'}) on ${info.deviceId}\n`
         + `start ${t(info.start)}, end ${t(info.end)}, duration ${t(info.duration)}`;
     case 'transfer':
-      return `transfer of ${info.producerId ?? tl?.nodes[info.producer] ?? '?'}'s output, ${info.srcId} -> ${info.dstId}, ${bytes(info.bytes)}\n`
+      return `transfer of ${info.producerId ?? tl?.nodes[info.producer] ?? '?'}'s output, ${info.srcId} -> ${info.dstId}, ${formatBytes(info.bytes)}\n`
         + `ready ${t(info.ready)}, start ${t(info.start)}, end ${t(info.end)}, queued ${t(info.queued)}`;
     case 'memory':
-      return `memory on ${info.deviceId} at ${t(info.time)}: ${bytes(info.bytes)}`;
+      return `memory on ${info.deviceId} at ${t(info.time)}: ${formatBytes(info.bytes)}`;
     default:
-      return Object.entries(info).map(([k, v]) => `${k}: ${typeof v === 'number' ? fmt(v, 6) : String(v)}`).join('\n');
+      return Object.entries(info).map(([k, v]) => `${k}: ${typeof v === 'number' ? formatSig(v, 6) : String(v)}`).join('\n');
   }
 }
 
@@ -1329,7 +1553,10 @@ function drawTimelineChart() {
   timelineChart = null;
   draw('chart-timeline', (el) => {
     if (!pairRun) return;
-    timelineChart = charts.drawTimeline(el, pairRun.result.timeline, {
+    // One placement time per pair: the comparison's (the timeline's run placed it again).
+    const row = current?.comparison.results.find((x) => x.placer === pairRun?.placer && x.scheduler === pairRun?.scheduler);
+    const tl = row ? { ...pairRun.result.timeline, placement_seconds: row.placement_seconds } : pairRun.result.timeline;
+    timelineChart = charts.drawTimeline(el, tl, {
       onHover: (info) => { $('timeline-hover').textContent = describe(info); },
     });
   });
@@ -1343,7 +1570,7 @@ function exportChart(id, fmtName) {
   const name = id.replace(/^chart-/, 'placesim-');
   if (fmtName === 'svg') {
     if (svg) charts.exportSvg(svg, `${name}.svg`);
-    else $('status').textContent = 'this chart is drawn on a canvas: export it as PNG';
+    else notice('This chart is drawn on a canvas: export it as PNG.');
   } else if (id === 'chart-timeline' && timelineChart?.toCanvas) {
     // Every lane at the current zoom, not only the visible part.
     charts.exportPng(timelineChart.toCanvas(2), `${name}.png`);
@@ -1391,9 +1618,10 @@ async function main() {
     placers: strategyInfo.placers.map((p) => p.name),
     schedulers: strategyInfo.schedulers.map((s) => s.name),
   };
+  let index = {};
   try {
     const r = await fetch('graphs/index.json');
-    const index = r.ok ? await r.json() : {};
+    index = r.ok ? await r.json() : {};
     graphIndex = Array.isArray(index) ? index : index.graphs || [];
     clusterIndex = index.clusters || [];
   } catch { graphIndex = []; }
@@ -1402,6 +1630,13 @@ async function main() {
   pairRunner = new Runner();
   traceRunner = new Runner();
   hashRunner = new Runner();
+  inspectRunner = new Runner();
+  limits = engine.limits();
+  $('gen-devices').max = String(limits.max_devices);
+  $('seeds').max = String(limits.max_seeds);
+  presets = index.scenarios || [];
+  renderPresets();
+  renderHelp();
   bindControls();
   renderControls();
   const hash = location.hash;
@@ -1419,7 +1654,70 @@ async function main() {
   const ok = await loadGraph();
   timings.readyMs = performance.now();
   document.documentElement.dataset.ready = 'true';
-  if (fromLink && ok) await runComparison();
+  // Answer first: the link's comparison, or the default one, runs by itself (not after a
+  // link that could not be read: its error stays the answer).
+  if (ok && (fromLink || hash.length <= 1)) await runComparison();
+  else if (hash.length > 1 && !fromLink) emptyResults('No results: the link could not be opened (the message above says why).');
+  else emptyResults(fromLink ? 'No results: this link\'s graph is missing (see the graph box).' : 'No results: the graph did not load.');
+}
+
+/** The papers' experiments (scenarios/*.json, listed by make site) in the preset menu. */
+function renderPresets() {
+  const sel = $('preset');
+  sel.replaceChildren(new Option(presets.length ? 'choose an experiment…' : 'none on this site', ''));
+  const groups = new Map();
+  for (const p of presets) {
+    const paper = p.title.split(':')[0];
+    if (!groups.has(paper)) {
+      const g = document.createElement('optgroup');
+      g.label = paper;
+      groups.set(paper, g);
+      sel.append(g);
+    }
+    groups.get(paper).append(new Option(p.title.slice(paper.length + 1).trim(), p.name));
+  }
+}
+
+/**
+ * Opens a preset: its scenario goes through the engine's link codec (page_fragment, then
+ * read_link), so a preset is exactly the state its link would give; then it runs.
+ * @param {string} name
+ */
+async function openPreset(name) {
+  const p = presets.find((x) => x.name === name);
+  if (!p) return;
+  try {
+    const r = await fetch(`scenarios/${encodeURIComponent(name)}.json`);
+    if (!r.ok) throw new Error(`HTTP ${r.status}`);
+    const f = engine.page_fragment(await r.text(), undefined, null, {});
+    const s = readLink(f);
+    for (const k of Object.keys(s)) state[k] = s[k];
+  } catch (e) {
+    show($('run-error'), `The preset '${p.title}' could not be opened: ${e.message}`);
+    return;
+  }
+  $('preset-info').textContent = `${p.title}. ${p.sentence}`;
+  baseline = null;
+  renderControls();
+  syncUrl();
+  if (await loadGraph()) await runComparison();
+}
+
+/** The help panel's strategy list: the engine's registry (name, summary citing the paper). */
+function renderHelp() {
+  const dl = $('help-strategies');
+  dl.replaceChildren();
+  /** @type {[string, import('./types.js').StrategyInfo[]][]} */
+  const groups = [['placer', strategyInfo.placers], ['scheduler', strategyInfo.schedulers], ['link order', strategyInfo.link_queues]];
+  for (const [what, infos] of groups) {
+    for (const s of infos) {
+      const dt = document.createElement('dt');
+      dt.textContent = `${s.name} (${what})`;
+      const dd = document.createElement('dd');
+      dd.textContent = s.summary + (s.params.length ? `. Parameters: ${s.params.map((q) => `${q.name}: ${q.doc}`).join('; ')}` : '');
+      dl.append(dt, dd);
+    }
+  }
 }
 
 /** @type {any} */ (window).placesim = {

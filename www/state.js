@@ -87,12 +87,15 @@ export class State {
   /** @type {Record<string, number>} */
   whatifSpeeds = {};
   // Page view: the pair whose timeline is shown ("placer/scheduler"), the seed index of
-  // that timeline, and the results table's sort (a column, '-' first for descending).
+  // that timeline, the results table's sort (a column, '-' first for descending) and the
+  // makespan chart's scale.
   /** @type {string | null} */
   pair = null;
   pairSeed = 0;
   /** @type {string | null} */
   sort = null;
+  // The makespan chart's value axis: logarithmic (short bars of the winners stay visible).
+  logScale = false;
 }
 
 /** @param {unknown} a @param {unknown} b */
@@ -119,7 +122,7 @@ export function linkOf(s, all) {
     graphText: s.upload && !s.graphHash ? s.upload.text : undefined,
     graphHash: s.graphHash,
     /** @type {PageView} */
-    view: { pair: s.pair, pair_seed: s.pairSeed, sort: s.sort },
+    view: { pair: s.pair, pair_seed: s.pairSeed, sort: s.sort, log_scale: s.logScale },
   };
 }
 
@@ -163,6 +166,7 @@ export function stateOf(link, all) {
   s.pair = link.view.pair ?? null;
   s.pairSeed = link.view.pair_seed ?? 0;
   s.sort = link.view.sort ?? null;
+  s.logScale = link.view.log_scale ?? false;
   return s;
 }
 

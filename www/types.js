@@ -6,7 +6,7 @@
 //   SolveReport                                           src/place/plan.rs
 //   Timeline, TimelineDevice                              src/report/trace.rs
 //   Link, LinkGraph, GraphHash, PageView                  src/share.rs
-//   Strategies, StrategyInfo, ParamSpec, GraphInfo        src/wasm.rs, src/params.rs
+//   Strategies, StrategyInfo, ParamSpec, GraphInfo, Limits  src/wasm.rs, src/params.rs
 // Numbers are seconds, bytes and work per second unless said otherwise.
 //
 // Nothing here runs: the module only holds types (`import('./types.js').Comparison`).
@@ -165,6 +165,7 @@
  * @typedef {object} PairRun What `run_pair` returns.
  * @property {Timeline} timeline
  * @property {string | null} trace Chrome trace JSON text, when asked for
+ * @property {Blob} [traceBlob] the trace as a Blob: set by worker.js (the page never gets the text)
  */
 
 /**
@@ -186,6 +187,14 @@
  * @property {StrategyInfo[]} placers
  * @property {StrategyInfo[]} schedulers
  * @property {StrategyInfo[]} link_queues
+ */
+
+/**
+ * @typedef {object} Limits What `limits()` returns: the engine's input limits.
+ * @property {number} max_devices devices in a cluster (src/model/cluster.rs MAX_DEVICES)
+ * @property {number} max_seeds seeds of a scenario (src/scenario/mod.rs MAX_SEEDS)
+ * @property {number} min_positive the smallest speed or bandwidth
+ * @property {number} max_amount the largest amount (speed, bytes, seconds)
  */
 
 /**
@@ -213,6 +222,7 @@
  * @property {string | null} [pair] `placer/scheduler` whose timeline is shown
  * @property {number} [pair_seed] the seed index whose timeline is shown (0 by default)
  * @property {string | null} [sort] the table's sort column, `-` first for descending
+ * @property {boolean} [log_scale] the makespan chart's value axis is logarithmic (key `scale=log`)
  */
 
 /**

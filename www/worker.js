@@ -8,14 +8,21 @@
 //                 once per `run` (a graph of the same text is not parsed again) and kept
 //                 for the run's next items
 //               {id, type: 'pair', scenario, graphText, clusterText, placer, scheduler, seedIndex, withTrace}
+//                 a pair's run; with `withTrace`, its Chrome trace as `traceBlob` (a Blob)
 //               {id, type: 'sha256', text}  the SHA-256 of a graph's text (off the main thread)
+//               {id, type: 'inspect', text, name, hash, linked}
+//                 validates a graph's text: {info, sha256, hashed}; with `hash`, its SHA-256
+//                 and whether a link names it by hash (too large to embed); with `linked`
+//                 ({sha256, name}), an error unless it is that file
 // Messages out: {type: 'ready'} once the wasm is loaded, then per request
 //               {id, type: 'progress', done, total} (at most every 50 ms), and
 //               {id, type: 'result', result, ms} or {id, type: 'error', message}.
 // Cancelling is terminating this worker (the page starts a new one): the engine runs
 // synchronously and is never interrupted halfway otherwise.
 
-import init, { Session, run_pair, graph_sha256 } from './pkg/placesim.js';
+import init, {
+  Session, run_pair, graph_sha256, validate_graph, check_linked_graph, default_scenario, page_fragment,
+} from './pkg/placesim.js';
 
 const ready = init().then(
   () => postMessage({ type: 'ready' }),
@@ -60,7 +67,27 @@ function run(msg) {
   if (msg.type === 'pair') {
     const result = run_pair(msg.scenario, msg.graphText ?? undefined, msg.clusterText ?? undefined,
       msg.placer, msg.scheduler, msg.seedIndex ?? 0, !!msg.withTrace);
+    if (msg.withTrace && typeof result.trace === 'string') {
+      // The Chrome trace goes back as a Blob (passed by reference): the main thread never
+      // copies or encodes its tens of MB.
+      result.traceBlob = new Blob([result.trace], { type: 'application/json' });
+      result.trace = null;
+    }
     return { result, ms: performance.now() - t0 };
+  }
+  if (msg.type === 'inspect') {
+    const info = validate_graph(msg.text, msg.name);
+    if (msg.linked) check_linked_graph(msg.linked, msg.text);
+    let sha256 = null;
+    let hashed = false;
+    if (msg.hash) {
+      sha256 = graph_sha256(msg.text);
+      // What the engine's link writer does with this text: embed it, or name it by hash.
+      const sc = default_scenario();
+      sc.graph = { file: info.name };
+      hashed = page_fragment(JSON.stringify(sc), msg.text, null, {}).includes('&graphsha256=');
+    }
+    return { result: { info, sha256, hashed }, ms: performance.now() - t0 };
   }
   if (msg.type === 'sha256') {
     return { result: graph_sha256(msg.text), ms: performance.now() - t0 };

@@ -405,9 +405,12 @@ impl Cluster {
         self.latency[i] + bytes / self.bandwidth[i]
     }
 
-    /// Applies what-if changes: every speed times `compute`, every bandwidth times
-    /// `bandwidth` (latencies stay), then per-device speed overrides by id. Ops that take
-    /// their run time from a `time` table follow the device's speed change too.
+    /// Applies what-if changes: per-device speed overrides by id first, then every speed
+    /// (a set one too) times `compute`, and every bandwidth times `bandwidth` (latencies
+    /// stay). A set speed is the device's speed before the compute scale, like every other
+    /// device's: `compute = 0.5` with a device set to a quarter of its speed runs it at an
+    /// eighth. Ops that take their run time from a `time` table follow the device's speed
+    /// change too.
     pub fn scaled(
         &self,
         compute: f64,
@@ -417,13 +420,6 @@ impl Cluster {
         let compute = positive(compute, || "compute scale".into())?;
         let bandwidth = positive(bandwidth, || "bandwidth scale".into())?;
         let mut c = self.clone();
-        for (d, t) in c.devices.iter_mut().zip(&mut c.time_scale) {
-            d.speed *= compute;
-            *t /= compute;
-        }
-        for b in &mut c.bandwidth {
-            *b *= bandwidth;
-        }
         for (id, &s) in speeds {
             let i = c.device_index(id).ok_or_else(|| {
                 Error::Cluster(format!("speed override names unknown device '{id}'"))
@@ -431,6 +427,13 @@ impl Cluster {
             let s = positive(s, || format!("speed of device '{id}'"))?;
             c.time_scale[i] *= c.devices[i].speed / s;
             c.devices[i].speed = s;
+        }
+        for (d, t) in c.devices.iter_mut().zip(&mut c.time_scale) {
+            d.speed *= compute;
+            *t /= compute;
+        }
+        for b in &mut c.bandwidth {
+            *b *= bandwidth;
         }
         Ok(c)
     }

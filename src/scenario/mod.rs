@@ -246,6 +246,9 @@ pub struct Scenario {
     pub what_if: WhatIf,
 }
 
+/// The most seeds a scenario averages over.
+pub const MAX_SEEDS: u32 = 1000;
+
 /// One seed's concrete inputs.
 pub struct Realization {
     pub cluster: Cluster,
@@ -295,9 +298,9 @@ impl Scenario {
         if self.schedulers.is_empty() {
             return Err(Error::Scenario("no schedulers chosen".into()));
         }
-        if self.seeds == 0 || self.seeds > 1000 {
+        if self.seeds == 0 || self.seeds > MAX_SEEDS {
             return Err(Error::Scenario(format!(
-                "seeds must be between 1 and 1000, got {}",
+                "seeds must be between 1 and {MAX_SEEDS}, got {}",
                 self.seeds
             )));
         }
@@ -594,8 +597,9 @@ mod tests {
         s.what_if.speeds.insert("y".into(), 16.0);
         let r = s.realize(&g, Some(&c), 0).unwrap();
         let p = crate::model::problem::Problem::new(&g, &r.cluster).unwrap();
-        // x: twice as fast -> 3 / 2 and 8 / 4; y: 4 -> 16 is four times as fast -> 3 / 4, 8 / 16.
-        assert_eq!(p.exec_row(0), &[1.5, 0.75]);
-        assert_eq!(p.exec_row(1), &[2.0, 0.5]);
+        // The compute scale multiplies a set speed too: x: 2 -> 4 is twice as fast -> 3 / 2
+        // and 8 / 4; y: 4 -> 16, then x2 -> 32, eight times as fast -> 3 / 8 and 8 / 32.
+        assert_eq!(p.exec_row(0), &[1.5, 0.375]);
+        assert_eq!(p.exec_row(1), &[2.0, 0.25]);
     }
 }

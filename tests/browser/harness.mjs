@@ -49,7 +49,7 @@ export async function launch() {
   });
 }
 
-/** A new page that records console errors and page errors in `page.errors`. */
+/** A new page that records console errors and page errors in `page.errors`, after its first run. */
 export async function openPage(browser, url) {
   const context = await browser.newContext({ acceptDownloads: true });
   const page = await context.newPage();
@@ -59,6 +59,8 @@ export async function openPage(browser, url) {
   page.on('worker', (w) => w.on('console', (m) => { if (m.type() === 'error') page.errors.push(`worker: ${m.text()}`); }));
   await page.goto(url);
   await page.waitForSelector('html[data-ready=true]', { timeout: 60000 });
+  // The page runs its comparison (the link's, or the default one) by itself: let it finish.
+  await page.waitForFunction(() => !document.getElementById('run').disabled, null, { timeout: 600000 });
   return page;
 }
 

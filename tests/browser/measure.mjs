@@ -1,12 +1,15 @@
 // Measures the playground: wasm size (raw, gzip), time to interactive, and the time to run
 // every available pair in the worker on the largest bundled graph and on a 20,000-op
-// synthetic graph, on one worker and on the pool of workers (the speedup). Not a test:
+// synthetic graph, on one worker and on the pool of workers (the speedup), and the main
+// thread's long tasks while a 48,000-op graph is uploaded, run, inspected, exported and
+// shared (longtasks.mjs; budget: no task over 100 ms). Not a test:
 // `make measure` prints the figures.
 
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { WWW, startServer, launch, openPage, results, cli } from './harness.mjs';
+import { measureLongTasks, printLongTasks } from './longtasks.mjs';
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const ms = (x) => `${Math.round(x)} ms`;
@@ -91,6 +94,10 @@ try {
   console.log(`${label}, 50 devices: one worker median ${ms(median(one))} of ${one.map(Math.round).join(', ')}; `
     + `pool of ${size} workers median ${ms(median(pool))} of ${pool.map(Math.round).join(', ')}; `
     + `speedup x${(median(one) / median(pool)).toFixed(2)} (numbers identical)`);
+
+  const huge = cli(['generate', '--nodes', '48000', '--seed', '1']);
+  printLongTasks(`synthetic 48,000 ops (placesim generate --nodes 48000 --seed 1, ${(huge.length / 1e6).toFixed(1)} MB)`,
+    await measureLongTasks(browser, server.url, huge, 'synthetic48k.json'));
 } finally {
   await browser.close();
   await server.close();

@@ -1,13 +1,16 @@
 // Grouped bar charts of a comparison: one group per placer, one bar per scheduler.
-//   drawMakespan(container, comparison, options)  mean makespan, +-std error bars, lower bound
+//   drawMakespan(container, comparison, options)  mean makespan (+-std error bars with several
+//                                                 seeds), lower bound, best pairs starred,
+//                                                 linear or logarithmic axis
 //   drawTraffic(container, comparison, options)   mean bytes moved between devices
 // Both draw SVG with DOM calls, redraw when the container's width changes and return a
-// controller { svg(), redraw(), destroy() }. Not here: fetching or computing any numbers.
+// controller { svg(), redraw(), destroy() }. A chart is one tab stop: the arrow keys move
+// between its bars, Enter or Space chooses one. Not here: fetching or computing any numbers.
 
 import {
   INK, FONT, svgEl, svgText, createSvgRoot, niceTicks, formatSeconds, formatBytes, formatSig,
   formatCount, timeTickFormatter, byteTickFormatter, textWidth, ellipsize, tooltip, mount,
-  showMessage, distinct, isInfeasible, num, seriesColor, uid,
+  showMessage, distinct, isInfeasible, num, seriesColor, uid, rovingFocus,
 } from './svg.js';
 
 /** Scheduler name -> colour, in order of first appearance in comparison.results. */
@@ -23,14 +26,19 @@ export function schedulerColors(comparison) {
  *   onSelect(placer, scheduler)              called when a bar is clicked (or Enter/Space);
  *                                            also for infeasible bars (show their error)
  *   height: number (default 340)            title: string (default set; '' for none)
+ *   log: boolean                             logarithmic value axis (short bars stay visible)
+ *   isBest(row): boolean                     the best pairs (starred; the page's tolerance)
  */
 export function drawMakespan(container, comparison, options = {}) {
+  const seeds = num(comparison?.scenario?.seeds) || 1;
   return drawGrouped(container, comparison, {
     chart: 'makespan',
     title: 'Makespan by placer and scheduler',
-    yLabel: 'makespan (mean ± std over seeds)',
+    yLabel: seeds > 1 ? `makespan, mean ± std over ${seeds} seeds${options.log ? ' (log scale)' : ''}`
+      : `makespan, 1 seed${options.log ? ' (log scale)' : ''}`,
     value: (r) => num(r.makespan),
-    err: (r) => num(r.makespan_std),
+    // Error bars only when there are several seeds to spread over.
+    err: (r) => (seeds > 1 ? num(r.makespan_std) : 0),
     tickFormatter: timeTickFormatter,
     bound: boundOf(comparison),
     rows: (r, seeds) => {
@@ -81,6 +89,24 @@ function boundOf(comparison) {
   return { value, label: `lower bound ${formatSeconds(value)} (${cp >= wb ? 'critical path' : 'work / devices'})` };
 }
 
+/**
+ * A value axis: linear from 0, or logarithmic over whole decades (the smallest positive
+ * value to the largest). Returns {ticks, y(v) in [0, 1] from the bottom, fmtTick, log}.
+ */
+function valueAxis(minPos, maxV, count, log, tickFormatter) {
+  if (log && minPos > 0 && maxV > minPos) {
+    const lo = Math.floor(Math.log10(minPos));
+    const hi = Math.max(lo + 1, Math.ceil(Math.log10(maxV)));
+    const ticks = [];
+    for (let e = lo; e <= hi; e++) ticks.push(10 ** e);
+    const fmt = tickFormatter(10 ** hi, 10 ** lo);
+    const frac = (v) => (v <= 0 ? 0 : Math.max(0, (Math.log10(v) - lo) / (hi - lo)));
+    return { ticks, frac, fmt, base: 10 ** lo, log: true };
+  }
+  const t = niceTicks(0, maxV, count);
+  return { ticks: t.ticks, frac: (v) => v / t.max, fmt: tickFormatter(t.max, t.step), base: 0, log: false };
+}
+
 function drawGrouped(container, comparison, spec, options) {
   const results = Array.isArray(comparison?.results) ? comparison.results : [];
   let svg = null;
@@ -110,10 +136,14 @@ function renderGrouped(width, comparison, results, spec, options, tip) {
 
   // Vertical domain.
   let maxV = 0;
+  let minPos = Infinity;
   for (const r of results) {
     if (isInfeasible(r)) continue;
     maxV = Math.max(maxV, spec.value(r) + spec.err(r));
+    if (spec.value(r) > 0) minPos = Math.min(minPos, spec.value(r) - spec.err(r) > 0 ? spec.value(r) - spec.err(r) : spec.value(r));
   }
+  if (spec.bound && spec.bound.value > 0) minPos = Math.min(minPos, spec.bound.value);
+  const log = !!options.log && spec.chart === 'makespan';
   if (spec.bound) maxV = Math.max(maxV, spec.bound.value);
   const allZero = maxV === 0;
   maxV *= 1.04; // room for the out-of-memory dots above the error bars
@@ -124,6 +154,7 @@ function renderGrouped(width, comparison, results, spec, options, tip) {
   svg.setAttribute('data-placers', placers.length);
   svg.setAttribute('data-schedulers', schedulers.length);
   svg.setAttribute('aria-label', title || spec.chart);
+  svg.setAttribute('role', 'group'); // its bars are buttons (an img has no interactive parts)
   const defs = svgEl('defs', null, svg);
   const hatchId = uid('pc-hatch');
   const hatch = svgEl('pattern', {
@@ -140,14 +171,17 @@ function renderGrouped(width, comparison, results, spec, options, tip) {
   }
   /** @type {{kind: string, color?: string, label: string, scheduler?: string}[]} */
   const legendItems = schedulers.map((s) => ({ kind: 'swatch', color: colors.get(s), label: s, scheduler: s }));
-  if (spec.bound) legendItems.push({ kind: 'dash', label: 'lower bound' });
+  // The bound's value is in the legend, never written over the bars.
+  if (spec.bound) legendItems.push({ kind: 'dash', label: spec.bound.label });
+  const anyBest = typeof options.isBest === 'function' && results.some((r) => !isInfeasible(r) && options.isBest(r));
+  if (anyBest) legendItems.push({ kind: 'star', label: 'fastest' });
   if (anyInfeasible) legendItems.push({ kind: 'hatch', label: 'infeasible' });
   if (anyOom) legendItems.push({ kind: 'dot', label: 'out of memory' });
   const legend = svgEl('g', { class: 'pc-legend' }, svg);
   let lx = 12;
   let ly = top + 8;
   for (const item of legendItems) {
-    const label = ellipsize(item.label, 160);
+    const label = ellipsize(item.label, item.kind === 'dash' ? 320 : 160);
     const w = 14 + 4 + textWidth(label) + 16;
     if (lx + w > width - right && lx > 12) {
       lx = 12;
@@ -159,6 +193,8 @@ function renderGrouped(width, comparison, results, spec, options, tip) {
       svgEl('rect', { x: lx, y: ly - 5, width: 14, height: 10, rx: 2, fill: item.color }, g);
     } else if (item.kind === 'dash') {
       svgEl('line', { x1: lx, y1: ly, x2: lx + 14, y2: ly, stroke: INK.bound, 'stroke-width': 1.5, 'stroke-dasharray': '4 3' }, g);
+    } else if (item.kind === 'star') {
+      svgText(g, lx + 7, ly + 4, '★', { 'text-anchor': 'middle', 'font-size': 12, fill: INK.text });
     } else if (item.kind === 'hatch') {
       svgEl('rect', { x: lx, y: ly - 5, width: 14, height: 10, fill: `url(#${hatchId})`, stroke: INK.faint, 'stroke-dasharray': '2 2' }, g);
     } else {
@@ -175,9 +211,8 @@ function renderGrouped(width, comparison, results, spec, options, tip) {
   const labelW = Math.max(...groupLabels.map((l) => textWidth(l)));
   // Left margin from a provisional tick set (labels of the final set have the same magnitude).
   if (allZero) maxV = spec.chart === 'traffic' ? 1000 : 1;
-  const provisional = niceTicks(0, maxV, 5);
-  const fmt0 = spec.tickFormatter(provisional.max, provisional.step);
-  const tickLabelW = Math.max(...provisional.ticks.map((t) => textWidth(fmt0(t), 11)));
+  const provisional = valueAxis(minPos, maxV, 5, log, spec.tickFormatter);
+  const tickLabelW = Math.max(...provisional.ticks.map((t) => textWidth(provisional.fmt(t), 11)));
   const left = Math.ceil(tickLabelW + 30);
   const plotW = Math.max(40, width - left - right);
   const band = plotW / placers.length;
@@ -185,9 +220,10 @@ function renderGrouped(width, comparison, results, spec, options, tip) {
   const bottom = rotate ? Math.ceil(labelW * 0.5 + 24) : 30;
   const plotTop = top + 6;
   const plotH = Math.max(120, height - plotTop - bottom);
-  const yt = niceTicks(0, maxV, Math.max(2, Math.round(plotH / 50)));
-  const fmt = spec.tickFormatter(yt.max, yt.step);
-  const y = (v) => plotTop + plotH - (v / yt.max) * plotH;
+  const yt = valueAxis(minPos, maxV, Math.max(2, Math.round(plotH / 50)), log, spec.tickFormatter);
+  const fmt = yt.fmt;
+  const y = (v) => plotTop + plotH - yt.frac(v) * plotH;
+  svg.setAttribute('data-scale', yt.log ? 'log' : 'linear');
   if (plotTop + plotH + bottom > height) {
     // Too short for the content: grow the SVG rather than overlap.
     const h = plotTop + plotH + bottom;
@@ -200,7 +236,7 @@ function renderGrouped(width, comparison, results, spec, options, tip) {
   const axis = svgEl('g', { class: 'pc-axis pc-axis-y' }, svg);
   for (const t of yt.ticks) {
     const yy = Math.round(y(t)) + 0.5;
-    svgEl('line', { x1: left, x2: left + plotW, y1: yy, y2: yy, stroke: t === 0 ? INK.axis : INK.grid }, axis);
+    svgEl('line', { x1: left, x2: left + plotW, y1: yy, y2: yy, stroke: t === yt.base ? INK.axis : INK.grid }, axis);
     svgText(axis, left - 6, yy + 4, fmt(t), { 'text-anchor': 'end', 'font-size': 11, fill: INK.muted, class: 'pc-tick' });
   }
   const ylab = svgText(axis, 0, 0, ellipsize(spec.yLabel, plotH, 11), {
@@ -231,12 +267,14 @@ function renderGrouped(width, comparison, results, spec, options, tip) {
         'data-scheduler': scheduler,
         'data-value': infeasible ? '' : v,
         'data-clickable': '',
-        tabindex: 0,
+        tabindex: -1,
         role: 'button',
         'aria-label': `${placer} / ${scheduler}: ${infeasible ? 'infeasible' : spec.chart === 'traffic' ? formatBytes(v) : formatSeconds(v)}`,
       }, group);
       if (r.error) g.setAttribute('data-error', r.error);
       if (r.oom) g.setAttribute('data-oom', '');
+      const best = !infeasible && !r.error && typeof options.isBest === 'function' && options.isBest(r);
+      if (best) g.setAttribute('data-best', '');
       const selected = hl === r;
       if (selected) g.setAttribute('data-selected', '');
       if (hl && !selected) g.setAttribute('opacity', 0.45);
@@ -274,7 +312,7 @@ function renderGrouped(width, comparison, results, spec, options, tip) {
         if (e > 0) {
           const cx = x + barW / 2;
           const y1 = y(v + e);
-          const y0 = y(Math.max(0, v - e));
+          const y0 = y(Math.max(yt.base, v - e));
           const cap = Math.min(8, barW / 3);
           const path = `M${cx},${y0}V${y1}M${cx - cap},${y1}H${cx + cap}M${cx - cap},${y0}H${cx + cap}`;
           svgEl('path', { d: path, stroke: INK.text, 'stroke-width': 1.2, fill: 'none', class: 'pc-errorbar' }, g);
@@ -282,6 +320,13 @@ function renderGrouped(width, comparison, results, spec, options, tip) {
         }
         if (r.oom) {
           svgEl('circle', { cx: x + barW / 2, cy: markTop - 7, r: 3.5, fill: INK.oom, class: 'pc-oom-mark' }, g);
+          markTop -= 10;
+        }
+        if (best) {
+          // Above the bar (and its error bar), never over another bar.
+          svgText(g, x + barW / 2, Math.max(plotTop + 10, markTop - 3), '★', {
+            'text-anchor': 'middle', 'font-size': 11, fill: INK.text, class: 'pc-best-mark', 'pointer-events': 'none',
+          });
         }
         // A transparent hit area over the full column, so short bars are easy to click.
         svgEl('rect', { x, y: plotTop, width: barW, height: plotH, fill: 'transparent', class: 'pc-hit' }, g);
@@ -327,11 +372,10 @@ function renderGrouped(width, comparison, results, spec, options, tip) {
     const by = Math.round(y(spec.bound.value)) + 0.5;
     const g = svgEl('g', { class: 'pc-bound', 'data-value': spec.bound.value, 'pointer-events': 'none' }, svg);
     svgEl('line', { x1: left, x2: left + plotW, y1: by, y2: by, stroke: INK.bound, 'stroke-width': 1.5, 'stroke-dasharray': '6 4' }, g);
-    const t = svgText(g, left + plotW - 4, by - 5, spec.bound.label, { 'text-anchor': 'end', 'font-size': 11, fill: INK.bound });
-    t.setAttribute('paint-order', 'stroke');
-    t.setAttribute('stroke', INK.background);
-    t.setAttribute('stroke-width', 3);
+    // Its label is the legend's (a label here would cover the bars).
+    svgEl('title', null, g).textContent = spec.bound.label;
   }
+  rovingFocus(svg, '.pc-bar', hl ? `.pc-bar[data-selected]` : null);
   svg.setAttribute('font-family', FONT);
   return svg;
 }

@@ -6,7 +6,7 @@
 
 import {
   INK, svgEl, svgText, createSvgRoot, niceTicks, formatBytes, formatSig, byteTickFormatter,
-  textWidth, ellipsize, tooltip, mount, showMessage, isInfeasible, num, uid,
+  textWidth, ellipsize, tooltip, mount, showMessage, isInfeasible, num, uid, rovingFocus,
 } from './svg.js';
 
 /**
@@ -245,6 +245,7 @@ function renderMultiples(width, results, options, tip) {
   const height = Math.ceil(gridTop + rowsN * cellH + 8);
 
   const svg = createSvgRoot(width, height, 'memory');
+  svg.setAttribute('role', 'group'); // its cells are buttons
   svg.setAttribute('data-mode', 'multiples');
   svg.setAttribute('data-pairs', results.length);
   svg.setAttribute('aria-label', title || 'memory');
@@ -266,7 +267,7 @@ function renderMultiples(width, results, options, tip) {
     const selected = hl && hl.placer === r.placer && hl.scheduler === r.scheduler;
     const cell = svgEl('g', {
       class: 'pc-cell', 'data-placer': r.placer, 'data-scheduler': r.scheduler, 'data-clickable': '',
-      tabindex: 0, role: 'button', 'aria-label': `memory of ${r.placer} / ${r.scheduler}`,
+      tabindex: -1, role: 'button', 'aria-label': `memory of ${r.placer} / ${r.scheduler}`,
     }, svg);
     if (selected) cell.setAttribute('data-selected', '');
     if (r.error) cell.setAttribute('data-error', r.error);
@@ -325,5 +326,7 @@ function renderMultiples(width, results, options, tip) {
       }
     });
   });
+  // One tab stop for the whole chart: arrows move between the cells.
+  rovingFocus(svg, '.pc-cell', hl ? '.pc-cell[data-selected]' : null);
   return svg;
 }

@@ -164,86 +164,32 @@ export function ticksWithin(min, max, count = 5) {
   return { ...t, ticks: t.ticks.filter((v) => v >= min - eps && v <= max + eps), min, max };
 }
 
-/** Decimal places needed to write x (in its unit) exactly, up to 9. */
-function decimalsFor(x) {
-  x = Math.abs(x);
-  for (let d = 0; d < 9; d++) {
-    const s = x * 10 ** d;
-    if (Math.abs(s - Math.round(s)) < 1e-6 * Math.max(1, s)) return d;
-  }
-  return 9;
-}
+// Units: one formatter for the whole page (www/units.js), re-exported for the charts.
+export {
+  formatSeconds, timeTickFormatter, formatBytes, byteTickFormatter, formatSig, formatCount, decimalsFor,
+} from '../units.js';
 
-/** @type {[number, string][]} */
-const TIME_UNITS = [
-  [1, 's'],
-  [1e-3, 'ms'],
-  [1e-6, 'µs'],
-  [1e-9, 'ns'],
-];
-
-/** @param {number} maxAbs @returns {[number, string]} */
-function timeUnit(maxAbs) {
-  for (const u of TIME_UNITS) if (maxAbs >= u[0]) return u;
-  return TIME_UNITS[TIME_UNITS.length - 1];
-}
-
-/** Seconds as a short human string: 1.23 s, 45.6 ms, 7.8 µs, 900 ns. */
-export function formatSeconds(s, digits = 3) {
-  if (s === null || s === undefined || !Number.isFinite(s)) return '–';
-  if (s === 0) return '0 s';
-  const [scale, name] = timeUnit(Math.abs(s));
-  return `${formatSig(s / scale, digits)} ${name}`;
-}
-
-/** A formatter for axis ticks: one unit chosen by the largest value, decimals by the step. */
-export function timeTickFormatter(maxAbs, step) {
-  const [scale, name] = timeUnit(Math.abs(maxAbs) || Math.abs(step) || 1);
-  const dec = decimalsFor(step / scale);
-  return (v) => (v === 0 ? '0' : `${(v / scale).toFixed(dec)} ${name}`);
-}
-
-/** @type {[number, string][]} */
-const BYTE_UNITS = [
-  [1e12, 'TB'],
-  [1e9, 'GB'],
-  [1e6, 'MB'],
-  [1e3, 'KB'],
-  [1, 'B'],
-];
-
-function byteUnit(maxAbs) {
-  for (const u of BYTE_UNITS) if (maxAbs >= u[0]) return u;
-  return BYTE_UNITS[BYTE_UNITS.length - 1];
-}
-
-/** Bytes as a short human string with decimal units (1 KB = 1000 B): 1.5 GB, 300 KB. */
-export function formatBytes(b, digits = 3) {
-  if (b === null || b === undefined || !Number.isFinite(b)) return '–';
-  if (b === 0) return '0 B';
-  const [scale, name] = byteUnit(Math.abs(b));
-  return `${formatSig(b / scale, digits)} ${name}`;
-}
-
-export function byteTickFormatter(maxAbs, step) {
-  const [scale, name] = byteUnit(Math.abs(maxAbs) || Math.abs(step) || 1);
-  const dec = decimalsFor(step / scale);
-  return (v) => (v === 0 ? '0' : `${(v / scale).toFixed(dec)} ${name}`);
-}
-
-/** A number with `digits` significant digits, without trailing zeros; large ones grouped. */
-export function formatSig(x, digits = 3) {
-  if (!Number.isFinite(x)) return '–';
-  if (Math.abs(x) >= 10 ** digits) return Math.round(x).toLocaleString('en-US');
-  const s = Number(x.toPrecision(digits));
-  return String(s);
-}
-
-/** A plain count: 12, 1,234, 12.5 (means over seeds may be fractional). */
-export function formatCount(x) {
-  if (!Number.isFinite(x)) return '–';
-  const r = Math.round(x * 10) / 10;
-  return r.toLocaleString('en-US', { maximumFractionDigits: 1 });
+/**
+ * One tab stop for a chart's items: the selected one (or the first) has tabindex 0, the
+ * arrow keys (and Home, End) move the focus between them.
+ * @param {Element} root @param {string} selector @param {string | null} selected
+ */
+export function rovingFocus(root, selector, selected) {
+  const items = [...root.querySelectorAll(selector)];
+  if (!items.length) return;
+  const stop = (selected && root.querySelector(selected)) || items[0];
+  for (const it of items) it.setAttribute('tabindex', it === stop ? '0' : '-1');
+  root.addEventListener('keydown', (/** @type {any} */ ev) => {
+    const i = items.indexOf(/** @type {Element} */ (ev.target));
+    if (i < 0) return;
+    const to = { ArrowRight: i + 1, ArrowDown: i + 1, ArrowLeft: i - 1, ArrowUp: i - 1, Home: 0, End: items.length - 1 }[ev.key];
+    if (to === undefined) return;
+    ev.preventDefault();
+    const next = items[Math.max(0, Math.min(items.length - 1, to))];
+    for (const it of items) it.setAttribute('tabindex', '-1');
+    next.setAttribute('tabindex', '0');
+    /** @type {any} */ (next).focus();
+  });
 }
 
 // ---------------------------------------------------------------------------------------
@@ -306,7 +252,7 @@ const CSS = `
 .pc-timeline .pc-tl-bar{display:flex;flex-wrap:wrap;gap:4px 14px;align-items:center;margin:4px 0;color:#57606a}
 .pc-timeline .pc-tl-legend{display:flex;flex-wrap:wrap;gap:2px 12px;margin-top:4px;color:#57606a}
 .pc-timeline .pc-tl-swatch{display:inline-block;width:10px;height:10px;border-radius:2px;margin-right:4px;vertical-align:-1px}
-.pc-timeline .pc-tl-hint{margin-left:auto;color:#8c959f}
+.pc-timeline .pc-tl-hint{margin-left:auto;color:#57606a}
 .pc-chart-message{font:13px ${FONT};color:#57606a;padding:12px}
 `;
 
