@@ -26,11 +26,23 @@ use sha2::{Digest, Sha256};
 
 use crate::error::{Error, Result};
 use crate::model::cluster::ClusterGen;
-use crate::scenario::{ClusterSource, GraphSource, Randomize, Scenario, WhatIf};
+use crate::scenario::{ClusterSource, GraphSource, Randomize, Replication, Scenario, WhatIf};
 use crate::sim::LinkModel;
 
-/// The link format version this build writes and reads.
-pub const FORMAT_VERSION: u32 = 1;
+/// The newest link format version this build writes and reads. Version 2 added TicTac19's
+/// replicas, iterations and lists of link orders; a link that uses none of them is written
+/// as version 1, so that builds that know only version 1 still open it, and every version
+/// 1 link still opens here.
+pub const FORMAT_VERSION: u32 = 2;
+
+/// The lowest format version that carries `s`.
+fn version_for(s: &Scenario) -> u32 {
+    if s.replica.is_some() || s.iterations != 1 || s.link_order.len() > 1 {
+        2
+    } else {
+        1
+    }
+}
 /// Largest compressed graph (bytes, before base64url) embedded in a link.
 pub const EMBED_LIMIT: usize = 24 * 1024;
 /// Largest text a compressed payload may inflate to.
@@ -442,6 +454,14 @@ fn list(items: &[String]) -> String {
         .join(",")
 }
 
+fn parse_flag(key: &str, v: &str) -> Result<bool> {
+    match v {
+        "0" => Ok(false),
+        "1" => Ok(true),
+        _ => Err(bad(format!("{key}: '{v}' is neither 0 nor 1"))),
+    }
+}
+
 fn parse_list(key: &str, s: &str) -> Result<Vec<String>> {
     if s.is_empty() {
         return Ok(vec![]);
@@ -512,7 +532,7 @@ enum GraphText<'a> {
 fn write(s: &Scenario, graph: GraphText, view: &PageView) -> Result<String> {
     s.resolve()?;
     let d = defaults();
-    let mut kv: Vec<(String, String)> = vec![("v".into(), FORMAT_VERSION.to_string())];
+    let mut kv: Vec<(String, String)> = vec![("v".into(), version_for(s).to_string())];
     let mut put = |k: &str, v: String| kv.push((k.to_string(), v));
 
     // Graph.
@@ -655,6 +675,28 @@ fn write(s: &Scenario, graph: GraphText, view: &PageView) -> Result<String> {
     if s.seeds != d.seeds {
         put("seeds", s.seeds.to_string());
     }
+    if s.iterations != d.iterations {
+        put("iterations", s.iterations.to_string());
+    }
+    if let Some(r) = &s.replica {
+        put("replica.workers", list(&r.workers));
+        put("replica.ps", list(&r.ps));
+        if let Some(t) = &r.forward_target {
+            put("replica.target", encode(t));
+        }
+        if r.aggregate {
+            put("replica.aggregate", "1".into());
+        }
+        if let Some(ops) = &r.param_ops {
+            put("replica.paramops", list(ops));
+        }
+        if r.params_from_sources {
+            put("replica.sources", "1".into());
+        }
+        if let Some(b) = r.balance {
+            put("replica.balance", number(b));
+        }
+    }
     if s.seed > MAX_SEED {
         return Err(bad(format!(
             "seed {} is larger than 2^53 - 1, which a link cannot carry exactly",
@@ -770,9 +812,9 @@ pub fn read_link(f: &str) -> Result<Link> {
     let get = |k: &str| pairs.iter().find(|(x, _)| x == k).map(|(_, v)| *v);
     match get("v") {
         None => return Err(bad("not a placesim link: it has no format version (v=1)")),
-        Some(v) if v != FORMAT_VERSION.to_string() => {
+        Some(v) if !(1..=FORMAT_VERSION).any(|k| v == k.to_string()) => {
             return Err(bad(format!(
-                "link format version '{v}' is not supported (this build reads v={FORMAT_VERSION})"
+                "link format version '{v}' is not supported (this build reads v=1 to v={FORMAT_VERSION})"
             )))
         }
         Some(_) => {}
@@ -793,6 +835,15 @@ pub fn read_link(f: &str) -> Result<Link> {
         mem: None,
     };
     let mut what_if = WhatIf::default();
+    let mut replica = Replication {
+        workers: vec![],
+        ps: vec![],
+        forward_target: None,
+        aggregate: false,
+        param_ops: None,
+        params_from_sources: false,
+        balance: None,
+    };
     let mut graph = LinkGraph::Bundled;
     let mut view = PageView::default();
 
@@ -871,6 +922,18 @@ pub fn read_link(f: &str) -> Result<Link> {
                     .try_into()
                     .map_err(|_| bad("seeds: too many"))?
             }
+            "iterations" => {
+                s.iterations = parse_int(key, v)?
+                    .try_into()
+                    .map_err(|_| bad("iterations: too many"))?
+            }
+            "replica.workers" => replica.workers = parse_list(key, v)?,
+            "replica.ps" => replica.ps = parse_list(key, v)?,
+            "replica.target" => replica.forward_target = Some(decode(key, v)?),
+            "replica.aggregate" => replica.aggregate = parse_flag(key, v)?,
+            "replica.paramops" => replica.param_ops = Some(parse_list(key, v)?),
+            "replica.sources" => replica.params_from_sources = parse_flag(key, v)?,
+            "replica.balance" => replica.balance = Some(parse_number(key, v)?),
             "seed" => {
                 s.seed = parse_int(key, v)?;
                 if s.seed > MAX_SEED {
@@ -941,6 +1004,19 @@ pub fn read_link(f: &str) -> Result<Link> {
         s.randomize = Some(randomize);
     }
     s.what_if = what_if;
+    let named = !(replica.workers.is_empty() && replica.ps.is_empty());
+    let options = replica.forward_target.is_some()
+        || replica.aggregate
+        || replica.param_ops.is_some()
+        || replica.params_from_sources
+        || replica.balance.is_some();
+    if named {
+        s.replica = Some(replica);
+    } else if options {
+        return Err(bad(
+            "replica options without replica.workers and replica.ps",
+        ));
+    }
     s.resolve()?;
     Ok(Link {
         scenario: s,
@@ -960,6 +1036,37 @@ mod tests {
         assert_eq!(&back, s, "fragment {f}");
         assert_eq!(fragment(&back).unwrap(), f);
         f
+    }
+
+    #[test]
+    fn a_replica_link_is_version_2_and_round_trips() {
+        let mut s = defaults();
+        s.links = LinkModel::Fcfs;
+        s.link_order = vec!["random".into(), "tio".into(), "tao".into()];
+        s.iterations = 200;
+        s.replica = Some(Replication {
+            workers: vec!["w0".into(), "w 1".into()],
+            ps: vec!["ps0".into()],
+            forward_target: Some("loss/op".into()),
+            aggregate: true,
+            param_ops: Some(vec!["VarHandleOp".into()]),
+            params_from_sources: true,
+            balance: Some(0.9),
+        });
+        let f = round_trip(&s);
+        assert!(f.starts_with("#v=2&"), "{f}");
+        assert!(f.contains("&order=random,tio,tao&iterations=200&replica.workers=w0,w%201&replica.ps=ps0&replica.target=loss%2Fop"), "{f}");
+        // One order and one iteration without a replica is still a version 1 link.
+        s.replica = None;
+        s.iterations = 1;
+        s.link_order = vec!["tao".into()];
+        assert!(round_trip(&s).starts_with("#v=1&"));
+        let e = parse_fragment("v=2&replica.balance=1")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("replica options without replica.workers"), "{e}");
+        let e = parse_fragment("v=3").unwrap_err().to_string();
+        assert!(e.contains("v=1 to v=2"), "{e}");
     }
 
     #[test]
@@ -1221,7 +1328,7 @@ mod tests {
         assert!(fragment(&s).is_err());
         for (f, want) in [
             ("graph=x", "no format version"),
-            ("v=2", "version '2'"),
+            ("v=3", "version '3'"),
             ("v=1&bogus=1", "unknown key 'bogus'"),
             ("v=1&devices=x", "devices: 'x' is not a whole number"),
             ("v=1&speed=1..y", "speed: 'y' is not a number"),

@@ -204,7 +204,11 @@ fn every_pair_is_feasible_ordered_bounded_and_deterministic() {
                 );
                 s.links = links;
                 // A link order orders contended links only (parallel links queue nothing).
-                let order = if fcfs { LINK_QUEUES[order].name } else { "fifo" };
+                let order = if fcfs {
+                    LINK_QUEUES[order].name
+                } else {
+                    "fifo"
+                };
                 s.link_order = vec![order.to_string()];
                 s.seed = 5;
                 let resolved = s.resolve().unwrap();
