@@ -5,9 +5,8 @@
 //! scheduler (after `hash` placement, parallel and fcfs links). Each figure is the median of
 //! several repetitions. `cargo bench --bench engine -- quick` skips the real graphs.
 //!
-//! TicTac19's orderings: TAO and TIO ranks on `inception_v3_ops_infer` with its parameter
-//! reads (and their colocation groups) on a server and every other op on one worker, the
-//! shape of a one-worker parameter-server replica (378 reads).
+//! TicTac19's orderings: TAO and TIO ranks on the shipped `tictac19_inception_v3_fw` replica
+//! (one server, four workers, 378 reads each), and that whole scenario's comparison.
 
 use std::time::Instant;
 
@@ -92,32 +91,31 @@ fn bench_graph(graph: &Graph, devices: usize, reps: usize) {
     println!("  all pairs, both link models, one seed: {total:.1} ms");
 }
 
-/// TAO and TIO ranks of one worker's inbound reads.
+/// TicTac19 on its shipped inception scenario: TAO and TIO ranks of the replica's reads
+/// (1 server, 4 workers, 378 reads each), and the whole comparison (1,000 iterations of
+/// `random`, `tio` and `tao`).
 fn bench_orderings() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("graphs");
-    let text = std::fs::read_to_string(dir.join("inception_v3_ops_infer.json")).unwrap();
-    let g = Graph::from_json(&text, "inception_v3_ops_infer").unwrap();
-    let c = Cluster::uniform(&[1e9, 1e9], 1.25e8, 1e-4);
-    let p = Problem::new(&g, &c).unwrap();
-    let param = |v: usize| {
-        let n = &g.nodes[v];
-        matches!(
-            n.op.as_str(),
-            "ReadVariableOp" | "VariableV2" | "Placeholder"
-        ) || n.id.ends_with("/read")
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let path = root.join("scenarios/tictac19_inception_v3_fw.json");
+    let scenario = Scenario::from_json(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let read = |f: placesim::scenario::load::FileRef| -> placesim::Result<String> {
+        use placesim::scenario::load::FileRef;
+        let p = match f {
+            FileRef::BundledGraph(name) => root.join("graphs").join(format!("{name}.json")),
+            FileRef::GraphFile(p) | FileRef::ClusterFile(p) => root.join("scenarios").join(p),
+        };
+        Ok(std::fs::read_to_string(p).unwrap())
     };
-    let mut on_server = vec![false; g.node_count()];
-    for v in 0..g.node_count() {
-        if param(v) {
-            match g.nodes[v].group {
-                Some(grp) => g.group_members[grp as usize]
-                    .iter()
-                    .for_each(|&m| on_server[m as usize] = true),
-                None => on_server[v] = true,
-            }
-        }
-    }
-    let placement: Vec<u32> = on_server.iter().map(|&s| if s { 0 } else { 1 }).collect();
+    let loaded = placesim::scenario::load::load(scenario, &read).unwrap();
+    let (s, g, c) = (
+        &loaded.scenario,
+        &loaded.graph,
+        loaded.cluster.as_ref().unwrap(),
+    );
+    let p = Problem::new(g, c).unwrap();
+    let placement: Vec<u32> = (0..g.node_count() as u32)
+        .map(|v| (0..c.len() as u32).find(|&d| p.allowed(v, d)).unwrap())
+        .collect();
     let xs = placesim::sim::transfers_of(&p, &placement);
     let mut recvs = 0;
     let tao = median_ms(3, || {
@@ -128,9 +126,18 @@ fn bench_orderings() {
         placesim::transfer::tio::tio_ranks(&p, &placement, &xs);
     });
     println!(
-        "\nTicTac19 orderings on {} ({} ops) with {recvs} reads into one worker: tao {tao:.1} ms, tio {tio:.1} ms",
+        "\nTicTac19 orderings on {} ({} ops) with {recvs} reads into {} workers: tao {tao:.1} ms, tio {tio:.1} ms",
         g.name,
-        g.node_count()
+        g.node_count(),
+        s.replica.as_ref().unwrap().workers.len()
+    );
+    let all = median_ms(1, || {
+        compare::run(s, g, Some(c), &mut |_, _| true).unwrap();
+    });
+    println!(
+        "  the scenario: {} iterations x {} link orders, one thread: {all:.0} ms",
+        s.iterations,
+        s.link_order.len()
     );
 }
 

@@ -98,6 +98,44 @@ fn compare(scenario: &Value, dir: &Path, name: &str) -> Value {
     numbers(&serde_json::from_slice(&out.stdout).unwrap())
 }
 
+/// What TicTac19's shipped scenarios must show whatever their golden numbers (the design
+/// note's X2, X3, X6, X8): `tao` and `tio` never lose to `random`'s median (par32, where any
+/// order is about as good, within 1%), TIO within 5% of TAO, TAO's iterations all but one
+/// step (p95 - p5 within 2% of p50) and its straggler effect under 2%.
+fn tictac_claims(stem: &str, out: &Value) {
+    let rows = out["results"].as_array().unwrap();
+    let row = |order: &str| {
+        rows.iter()
+            .find(|r| {
+                r["pair"]
+                    .as_str()
+                    .unwrap()
+                    .ends_with(&format!(" x {order}"))
+            })
+            .unwrap_or_else(|| panic!("{stem}: no {order} row"))
+    };
+    let it = |order: &str, q: &str| row(order)["iteration_time"][q].as_f64().unwrap();
+    let tolerance = if stem.contains("par32") { 1.01 } else { 1.0 };
+    for order in ["tao", "tio"] {
+        assert!(
+            it(order, "mean") <= it("random", "p50") * tolerance,
+            "{stem}: {order} mean {} vs random p50 {}",
+            it(order, "mean"),
+            it("random", "p50")
+        );
+    }
+    let gap = (it("tio", "mean") - it("tao", "mean")).abs() / it("tao", "mean");
+    assert!(gap <= 0.05, "{stem}: tio is {gap} from tao");
+    assert!(
+        it("tao", "p95") - it("tao", "p5") <= 0.02 * it("tao", "p50"),
+        "{stem}: tao's iterations spread"
+    );
+    let straggler = row("tao")["ordering"]["straggler"]["mean"]
+        .as_f64()
+        .unwrap();
+    assert!(straggler <= 0.02, "{stem}: tao straggler {straggler}");
+}
+
 #[test]
 fn shipped_scenarios_give_their_golden_numbers() {
     let bless = std::env::var_os("PLACESIM_BLESS").is_some();
@@ -160,6 +198,9 @@ fn shipped_scenarios_give_their_golden_numbers() {
                 // small cluster, everything on one device.
                 assert_eq!(full["results"][0]["pair"], "single x fifo");
                 assert_eq!(full["results"][0]["makespans"], json!([12.646139604146665]));
+            }
+            if stem.starts_with("tictac19_") {
+                tictac_claims(&stem, &full);
             }
             if got != want {
                 failures.push(format!("{stem}.{variant}"));

@@ -31,7 +31,7 @@ const state = new State();
 /** @type {import('./state.js').Registry} */
 let all = { placers: [], schedulers: [] };
 /** @type {Strategies} */
-let strategyInfo = { placers: [], schedulers: [], link_queues: [] };
+let strategyInfo = { placers: [], default_placers: [], schedulers: [], link_queues: [] };
 let graphIndex = [];
 let clusterIndex = [];
 let graphText = null; // text of the current graph (bundled or uploaded), null when missing
@@ -1615,7 +1615,7 @@ async function main() {
   await init();
   strategyInfo = engine.strategies();
   all = {
-    placers: strategyInfo.placers.map((p) => p.name),
+    placers: strategyInfo.default_placers,
     schedulers: strategyInfo.schedulers.map((s) => s.name),
   };
   let index = {};

@@ -185,6 +185,7 @@
 /**
  * @typedef {object} Strategies What `strategies()` returns.
  * @property {StrategyInfo[]} placers
+ * @property {string[]} default_placers the placers a scenario runs when it names none (all but `pinned`)
  * @property {StrategyInfo[]} schedulers
  * @property {StrategyInfo[]} link_queues
  */

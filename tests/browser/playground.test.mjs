@@ -164,7 +164,7 @@ test('a page state comes back whole from the link the engine writes for it', asy
     const engine = await import('./pkg/placesim.js');
     const { State, linkOf, stateOf, scenarioOf, setCluster } = await import('./state.js');
     const info = engine.strategies();
-    const all = { placers: info.placers.map((p) => p.name), schedulers: info.schedulers.map((s) => s.name) };
+    const all = { placers: info.default_placers, schedulers: info.schedulers.map((s) => s.name) };
     const states = [new State()];
     let s = new State();
     Object.assign(s, { graph: 'vgg19_layers', devices: 50, speed: [10, 100], bandwidth: [10, 60], latency: [0, 0],
