@@ -27,6 +27,7 @@ pub mod analysis;
 pub mod clock;
 pub mod compare;
 pub mod error;
+pub mod import;
 pub mod model;
 pub mod params;
 pub mod place;
