@@ -119,8 +119,16 @@ fn broadcast(a: &[u64], b: &[u64]) -> Option<Vec<u64>> {
     let n = a.len().max(b.len());
     let mut out = vec![0; n];
     for (i, o) in out.iter_mut().enumerate() {
-        let x = if i + a.len() >= n { a[i + a.len() - n] } else { 1 };
-        let y = if i + b.len() >= n { b[i + b.len() - n] } else { 1 };
+        let x = if i + a.len() >= n {
+            a[i + a.len() - n]
+        } else {
+            1
+        };
+        let y = if i + b.len() >= n {
+            b[i + b.len() - n]
+        } else {
+            1
+        };
         *o = match (x, y) {
             (x, y) if x == y => x,
             (1, y) => y,
@@ -133,7 +141,12 @@ fn broadcast(a: &[u64], b: &[u64]) -> Option<Vec<u64>> {
 
 /// Element-wise on the values of broadcast operands, when every operand has values and the
 /// result is small (shape arithmetic: `Shape -> Gather -> Mul -> Concat -> Reshape`).
-fn values_elementwise(ins: &Ins, n: usize, out: &[u64], f: fn(f64, f64) -> f64) -> Option<Vec<f64>> {
+fn values_elementwise(
+    ins: &Ins,
+    n: usize,
+    out: &[u64],
+    f: fn(f64, f64) -> f64,
+) -> Option<Vec<f64>> {
     let total = elems(out);
     if n == 0 || total > MAX_VALUE_LEN as f64 {
         return None;
@@ -153,8 +166,8 @@ fn values_elementwise(ins: &Ins, n: usize, out: &[u64], f: fn(f64, f64) -> f64) 
                 let off = out.len() - 1 - k;
                 if off < s.len() {
                     let sd = s[s.len() - 1 - off];
-                    idx += if sd == 1 { 0 } else { coord } * stride;
-                    stride *= sd.max(1);
+                    idx = idx.checked_add(if sd == 1 { 0 } else { coord }.checked_mul(stride)?)?;
+                    stride = stride.checked_mul(sd.max(1))?;
                 }
             }
             let x = *v.get(idx as usize)?;
@@ -170,7 +183,16 @@ fn values_elementwise(ins: &Ins, n: usize, out: &[u64], f: fn(f64, f64) -> f64) 
 
 /// Output spatial size of a convolution or pooling window.
 #[allow(clippy::too_many_arguments)]
-fn window_out(d: u64, k: u64, stride: u64, dil: u64, pb: u64, pe: u64, ceil: bool, auto: &[u8]) -> Option<u64> {
+fn window_out(
+    d: u64,
+    k: u64,
+    stride: u64,
+    dil: u64,
+    pb: u64,
+    pe: u64,
+    ceil: bool,
+    auto: &[u8],
+) -> Option<u64> {
     let stride = stride.max(1);
     match auto {
         b"SAME_UPPER" | b"SAME_LOWER" => return Some(d.div_ceil(stride)),
@@ -180,7 +202,13 @@ fn window_out(d: u64, k: u64, stride: u64, dil: u64, pb: u64, pe: u64, ceil: boo
     let span = dil.checked_mul(k.checked_sub(1)?)?.checked_add(1)?;
     let padded = d.checked_add(pb)?.checked_add(pe)?;
     let room = padded.checked_sub(span)?;
-    Some(if ceil { room.div_ceil(stride) } else { room / stride } + 1)
+    Some(
+        if ceil {
+            room.div_ceil(stride)
+        } else {
+            room / stride
+        } + 1,
+    )
 }
 
 /// Spatial attributes of Conv, ConvTranspose and pooling, for `k` spatial dims.
@@ -212,7 +240,9 @@ fn window(a: &Attrs, kernel: Vec<u64>) -> Option<Window> {
 
 fn kernel_attr(a: &Attrs) -> Option<Vec<u64>> {
     let k = a.ints("kernel_shape")?;
-    k.iter().all(|&x| x > 0).then(|| k.iter().map(|&x| x as u64).collect())
+    k.iter()
+        .all(|&x| x > 0)
+        .then(|| k.iter().map(|&x| x as u64).collect())
 }
 
 fn spatial_out(a: &Attrs, x: &[u64], w: &Window, ceil: bool) -> Option<Vec<u64>> {
@@ -242,7 +272,7 @@ fn conv(a: &Attrs, ins: &Ins) -> Option<Sized> {
     let group = a.int("group").unwrap_or(1);
     let group = u64::try_from(group).ok().filter(|&g| g > 0)?;
     let kernel = kernel_attr(a).unwrap_or_else(|| wt[2..].to_vec());
-    if kernel.len() != x.len() - 2 || x[1] != wt[1] * group {
+    if kernel.len() != x.len() - 2 || Some(x[1]) != wt[1].checked_mul(group) {
         return None;
     }
     let w = window(a, kernel)?;
@@ -261,7 +291,9 @@ fn conv_transpose(a: &Attrs, ins: &Ins) -> Option<Sized> {
     if x.len() < 3 || wt.len() != x.len() || x[1] != wt[0] {
         return None;
     }
-    let group = u64::try_from(a.int("group").unwrap_or(1)).ok().filter(|&g| g > 0)?;
+    let group = u64::try_from(a.int("group").unwrap_or(1))
+        .ok()
+        .filter(|&g| g > 0)?;
     let k = x.len() - 2;
     let kernel = kernel_attr(a).unwrap_or_else(|| wt[2..].to_vec());
     if kernel.len() != k {
@@ -269,13 +301,17 @@ fn conv_transpose(a: &Attrs, ins: &Ins) -> Option<Sized> {
     }
     let w = window(a, kernel)?;
     let out_pad = match a.ints("output_padding") {
-        Some(v) if v.len() == k && v.iter().all(|&p| p >= 0) => v.iter().map(|&p| p as u64).collect(),
+        Some(v) if v.len() == k && v.iter().all(|&p| p >= 0) => {
+            v.iter().map(|&p| p as u64).collect()
+        }
         Some(_) => return None,
         None => vec![0; k],
     };
     let auto = a.string("auto_pad").unwrap_or(b"NOTSET");
     let out_sp: Vec<u64> = match a.ints("output_shape") {
-        Some(s) if s.len() == k && s.iter().all(|&d| d > 0) => s.iter().map(|&d| d as u64).collect(),
+        Some(s) if s.len() == k && s.iter().all(|&d| d > 0) => {
+            s.iter().map(|&d| d as u64).collect()
+        }
         Some(_) => return None,
         None => (0..k)
             .map(|i| {
@@ -286,8 +322,16 @@ fn conv_transpose(a: &Attrs, ins: &Ins) -> Option<Sized> {
                 let full = w.strides[i]
                     .checked_mul(d.checked_sub(1)?)?
                     .checked_add(out_pad[i])?
-                    .checked_add(w.dilations[i].checked_mul(w.kernel[i] - 1)? + 1)?;
-                let pads = if auto == b"VALID" { 0 } else { w.pads[i] + w.pads[i + k] };
+                    .checked_add(
+                        w.dilations[i]
+                            .checked_mul(w.kernel[i] - 1)?
+                            .checked_add(1)?,
+                    )?;
+                let pads = if auto == b"VALID" {
+                    0
+                } else {
+                    w.pads[i].checked_add(w.pads[i + k])?
+                };
                 full.checked_sub(pads).filter(|&o| o > 0)
             })
             .collect::<Option<_>>()?,
@@ -316,7 +360,10 @@ fn pool(a: &Attrs, ins: &Ins, outputs: usize) -> Option<Sized> {
     if outputs > 1 {
         outs.push(Info::new(INT64, out)); // MaxPool's Indices
     }
-    Some(Sized { outputs: outs, flops })
+    Some(Sized {
+        outputs: outs,
+        flops,
+    })
 }
 
 fn global_pool(ins: &Ins) -> Option<Sized> {
@@ -337,8 +384,16 @@ fn gemm(a: &Attrs, ins: &Ins) -> Option<Sized> {
     if sa.len() != 2 || sb.len() != 2 {
         return None;
     }
-    let (m, k) = if a.int("transA").unwrap_or(0) != 0 { (sa[1], sa[0]) } else { (sa[0], sa[1]) };
-    let (k2, n) = if a.int("transB").unwrap_or(0) != 0 { (sb[1], sb[0]) } else { (sb[0], sb[1]) };
+    let (m, k) = if a.int("transA").unwrap_or(0) != 0 {
+        (sa[1], sa[0])
+    } else {
+        (sa[0], sa[1])
+    };
+    let (k2, n) = if a.int("transB").unwrap_or(0) != 0 {
+        (sb[1], sb[0])
+    } else {
+        (sb[0], sb[1])
+    };
     if k != k2 {
         return None;
     }
@@ -354,8 +409,16 @@ fn matmul(ins: &Ins) -> Option<Sized> {
         return None;
     }
     // Numpy: a 1-D operand gains a dim (prepended for A, appended for B), removed after.
-    let a2: Vec<u64> = if sa.len() == 1 { vec![1, sa[0]] } else { sa.to_vec() };
-    let b2: Vec<u64> = if sb.len() == 1 { vec![sb[0], 1] } else { sb.to_vec() };
+    let a2: Vec<u64> = if sa.len() == 1 {
+        vec![1, sa[0]]
+    } else {
+        sa.to_vec()
+    };
+    let b2: Vec<u64> = if sb.len() == 1 {
+        vec![sb[0], 1]
+    } else {
+        sb.to_vec()
+    };
     let (m, k) = (a2[a2.len() - 2], a2[a2.len() - 1]);
     let (k2, n) = (b2[b2.len() - 2], b2[b2.len() - 1]);
     if k != k2 {
@@ -382,19 +445,33 @@ fn recurrent(a: &Attrs, ins: &Ins, gates: u64, outputs: usize) -> Option<Sized> 
     if x.len() != 3 || w.len() != 3 {
         return None;
     }
-    let h = u64::try_from(a.int("hidden_size")?).ok().filter(|&h| h > 0)?;
+    let h = u64::try_from(a.int("hidden_size")?)
+        .ok()
+        .filter(|&h| h > 0)?;
     let dirs = w[0];
     let batch_major = a.int("layout").unwrap_or(0) != 0;
-    let (seq, batch, input) = if batch_major { (x[1], x[0], x[2]) } else { (x[0], x[1], x[2]) };
-    if w[1] != gates * h || w[2] != input {
+    let (seq, batch, input) = if batch_major {
+        (x[1], x[0], x[2])
+    } else {
+        (x[0], x[1], x[2])
+    };
+    if Some(w[1]) != gates.checked_mul(h) || w[2] != input {
         return None;
     }
     let dt = ins.dtype(0);
-    let y = if batch_major { vec![batch, seq, dirs, h] } else { vec![seq, dirs, batch, h] };
-    let state = if batch_major { vec![batch, dirs, h] } else { vec![dirs, batch, h] };
+    let y = if batch_major {
+        vec![batch, seq, dirs, h]
+    } else {
+        vec![seq, dirs, batch, h]
+    };
+    let state = if batch_major {
+        vec![batch, dirs, h]
+    } else {
+        vec![dirs, batch, h]
+    };
     let mut outs = vec![Info::new(dt, y)];
     outs.extend((1..outputs).map(|_| Info::new(dt, state.clone())));
-    let macs = seq as f64 * batch as f64 * dirs as f64 * (gates * h) as f64 * (input + h) as f64;
+    let macs = seq as f64 * batch as f64 * dirs as f64 * w[1] as f64 * (input as f64 + h as f64);
     Some(Sized {
         outputs: outs,
         flops: 2.0 * macs,
@@ -411,7 +488,10 @@ fn same_shape(ins: &Ins, per: f64, outputs: usize, extra_from: usize) -> Option<
         value: None,
     }];
     for _ in 1..outputs {
-        outs.push(Info::new(ins.dtype(extra_from), ins.shape(extra_from).unwrap_or(&x).to_vec()));
+        outs.push(Info::new(
+            ins.dtype(extra_from),
+            ins.shape(extra_from).unwrap_or(&x).to_vec(),
+        ));
     }
     Some(Sized {
         flops: per * elems(&x),
@@ -431,11 +511,19 @@ fn pass_through(ins: &Ins, dtype: i32, outputs: usize) -> Option<Sized> {
     for _ in 1..outputs {
         outs.push(Info::new(BOOL, shape.clone())); // Dropout's mask
     }
-    Some(Sized { outputs: outs, flops: 0.0 })
+    Some(Sized {
+        outputs: outs,
+        flops: 0.0,
+    })
 }
 
 /// Element-wise ops over broadcast inputs: one FLOP per output element per operand pair.
-fn elementwise(ins: &Ins, n: usize, dtype: Option<i32>, f: Option<fn(f64, f64) -> f64>) -> Option<Sized> {
+fn elementwise(
+    ins: &Ins,
+    n: usize,
+    dtype: Option<i32>,
+    f: Option<fn(f64, f64) -> f64>,
+) -> Option<Sized> {
     if n == 0 {
         return None;
     }
@@ -525,7 +613,10 @@ fn transpose(a: &Attrs, ins: &Ins) -> Option<Sized> {
         }
     }
     Some(Sized {
-        outputs: vec![Info::new(ins.dtype(0), perm.iter().map(|&p| x[p]).collect())],
+        outputs: vec![Info::new(
+            ins.dtype(0),
+            perm.iter().map(|&p| x[p]).collect(),
+        )],
         flops: 0.0,
     })
 }
@@ -566,14 +657,21 @@ fn split(a: &Attrs, ins: &Ins, outputs: usize) -> Option<Sized> {
     let x = ins.shape(0)?;
     let ax = axis(a.int("axis").unwrap_or(0), x.len())?;
     let sizes: Vec<u64> = match a.ints("split").map(<[i64]>::to_vec).or_else(|| ins.ints(1)) {
-        Some(s) => s.iter().map(|&d| u64::try_from(d).ok()).collect::<Option<_>>()?,
+        Some(s) => s
+            .iter()
+            .map(|&d| u64::try_from(d).ok())
+            .collect::<Option<_>>()?,
         None => {
             let n = outputs.max(1) as u64;
             let each = x[ax].div_ceil(n);
-            (0..n).map(|i| each.min(x[ax].saturating_sub(i * each))).collect()
+            (0..n)
+                .map(|i| each.min(x[ax].saturating_sub(i.saturating_mul(each))))
+                .collect()
         }
     };
-    if sizes.len() != outputs || sizes.iter().sum::<u64>() != x[ax] {
+    if sizes.len() != outputs
+        || sizes.iter().try_fold(0u64, |a, &b| a.checked_add(b)) != Some(x[ax])
+    {
         return None;
     }
     let outs = sizes
@@ -584,23 +682,42 @@ fn split(a: &Attrs, ins: &Ins, outputs: usize) -> Option<Sized> {
             Info::new(ins.dtype(0), o)
         })
         .collect();
-    Some(Sized { outputs: outs, flops: 0.0 })
+    Some(Sized {
+        outputs: outs,
+        flops: 0.0,
+    })
 }
 
 fn slice(a: &Attrs, ins: &Ins) -> Option<Sized> {
     let x = ins.info(0)?;
     let xs = x.shape.as_deref()?;
     let (starts, ends, axes, steps) = match a.ints("starts") {
-        Some(s) => (s.to_vec(), a.ints("ends")?.to_vec(), a.ints("axes").map(<[i64]>::to_vec), None),
+        Some(s) => (
+            s.to_vec(),
+            a.ints("ends")?.to_vec(),
+            a.ints("axes").map(<[i64]>::to_vec),
+            None,
+        ),
         None => (
             ins.ints(1)?,
             ins.ints(2)?,
-            if ins.present(3) { Some(ins.ints(3)?) } else { None },
-            if ins.present(4) { Some(ins.ints(4)?) } else { None },
+            if ins.present(3) {
+                Some(ins.ints(3)?)
+            } else {
+                None
+            },
+            if ins.present(4) {
+                Some(ins.ints(4)?)
+            } else {
+                None
+            },
         ),
     };
     let axes: Vec<usize> = match axes {
-        Some(a) => a.iter().map(|&i| axis(i, xs.len())).collect::<Option<_>>()?,
+        Some(a) => a
+            .iter()
+            .map(|&i| axis(i, xs.len()))
+            .collect::<Option<_>>()?,
         None => (0..starts.len()).collect(),
     };
     let steps = steps.unwrap_or_else(|| vec![1; starts.len()]);
@@ -635,7 +752,11 @@ fn slice(a: &Attrs, ins: &Ins) -> Option<Sized> {
         (Some(v), 1) => {
             let (s, step) = ranges[0];
             (0..out[0] as i128)
-                .map(|k| usize::try_from(s + k * step).ok().and_then(|j| v.get(j).copied()))
+                .map(|k| {
+                    usize::try_from(s + k * step)
+                        .ok()
+                        .and_then(|j| v.get(j).copied())
+                })
                 .collect::<Option<Vec<f64>>>()
         }
         _ => None,
@@ -681,15 +802,27 @@ fn gather(a: &Attrs, ins: &Ins) -> Option<Sized> {
 fn squeeze(a: &Attrs, ins: &Ins) -> Option<Sized> {
     let x = ins.info(0)?;
     let xs = x.shape.as_deref()?;
-    let axes = a.ints("axes").map(<[i64]>::to_vec).or_else(|| if ins.present(1) { ins.ints(1) } else { Some(Vec::new()) })?;
-    let axes: Vec<usize> = axes.iter().map(|&i| axis(i, xs.len())).collect::<Option<_>>()?;
+    let axes = a.ints("axes").map(<[i64]>::to_vec).or_else(|| {
+        if ins.present(1) {
+            ins.ints(1)
+        } else {
+            Some(Vec::new())
+        }
+    })?;
+    let axes: Vec<usize> = axes
+        .iter()
+        .map(|&i| axis(i, xs.len()))
+        .collect::<Option<_>>()?;
     let out: Vec<u64> = if axes.is_empty() {
         xs.iter().copied().filter(|&d| d != 1).collect()
     } else {
         if axes.iter().any(|&i| xs[i] != 1) {
             return None;
         }
-        (0..xs.len()).filter(|i| !axes.contains(i)).map(|i| xs[i]).collect()
+        (0..xs.len())
+            .filter(|i| !axes.contains(i))
+            .map(|i| xs[i])
+            .collect()
     };
     Some(Sized {
         outputs: vec![Info {
@@ -704,7 +837,10 @@ fn squeeze(a: &Attrs, ins: &Ins) -> Option<Sized> {
 fn unsqueeze(a: &Attrs, ins: &Ins) -> Option<Sized> {
     let x = ins.info(0)?;
     let xs = x.shape.as_deref()?;
-    let axes = a.ints("axes").map(<[i64]>::to_vec).or_else(|| ins.ints(1))?;
+    let axes = a
+        .ints("axes")
+        .map(<[i64]>::to_vec)
+        .or_else(|| ins.ints(1))?;
     let rank = xs.len() + axes.len();
     let mut axes: Vec<usize> = axes.iter().map(|&i| axis(i, rank)).collect::<Option<_>>()?;
     axes.sort_unstable();
@@ -714,7 +850,13 @@ fn unsqueeze(a: &Attrs, ins: &Ins) -> Option<Sized> {
     }
     let mut rest = xs.iter();
     let out = (0..rank)
-        .map(|i| if axes.contains(&i) { Some(1) } else { rest.next().copied() })
+        .map(|i| {
+            if axes.contains(&i) {
+                Some(1)
+            } else {
+                rest.next().copied()
+            }
+        })
         .collect::<Option<Vec<u64>>>()?;
     Some(Sized {
         outputs: vec![Info {
@@ -744,7 +886,10 @@ fn reduce(a: &Attrs, ins: &Ins, dtype: Option<i32>, single_axis: bool) -> Option
             None => (0..x.len() as i64).collect(),
         }
     };
-    let axes: Vec<usize> = axes.iter().map(|&i| axis(i, x.len())).collect::<Option<_>>()?;
+    let axes: Vec<usize> = axes
+        .iter()
+        .map(|&i| axis(i, x.len()))
+        .collect::<Option<_>>()?;
     let mut out = Vec::new();
     for (i, &d) in x.iter().enumerate() {
         if !axes.contains(&i) {
@@ -774,7 +919,11 @@ fn shape_op(a: &Attrs, ins: &Ins) -> Option<Sized> {
 
 fn expand(ins: &Ins) -> Option<Sized> {
     let x = ins.shape(0)?;
-    let target: Vec<u64> = ins.ints(1)?.iter().map(|&d| u64::try_from(d).ok()).collect::<Option<_>>()?;
+    let target: Vec<u64> = ins
+        .ints(1)?
+        .iter()
+        .map(|&d| u64::try_from(d).ok())
+        .collect::<Option<_>>()?;
     Some(Sized {
         outputs: vec![Info::new(ins.dtype(0), broadcast(x, &target)?)],
         flops: 0.0,
@@ -800,9 +949,16 @@ fn tile(ins: &Ins) -> Option<Sized> {
 
 fn pad(a: &Attrs, ins: &Ins) -> Option<Sized> {
     let x = ins.shape(0)?;
-    let pads = a.ints("pads").map(<[i64]>::to_vec).or_else(|| ins.ints(1))?;
+    let pads = a
+        .ints("pads")
+        .map(<[i64]>::to_vec)
+        .or_else(|| ins.ints(1))?;
     let axes: Vec<usize> = match ins.present(3) {
-        true => ins.ints(3)?.iter().map(|&i| axis(i, x.len())).collect::<Option<_>>()?,
+        true => ins
+            .ints(3)?
+            .iter()
+            .map(|&i| axis(i, x.len()))
+            .collect::<Option<_>>()?,
         false => (0..x.len()).collect(),
     };
     if pads.len() != 2 * axes.len() {
@@ -810,9 +966,14 @@ fn pad(a: &Attrs, ins: &Ins) -> Option<Sized> {
     }
     let mut out: Vec<i64> = x.iter().map(|&d| d as i64).collect();
     for (i, &ax) in axes.iter().enumerate() {
-        out[ax] = out[ax].checked_add(pads[i])?.checked_add(pads[i + axes.len()])?;
+        out[ax] = out[ax]
+            .checked_add(pads[i])?
+            .checked_add(pads[i + axes.len()])?;
     }
-    let out = out.iter().map(|&d| u64::try_from(d).ok()).collect::<Option<_>>()?;
+    let out = out
+        .iter()
+        .map(|&d| u64::try_from(d).ok())
+        .collect::<Option<_>>()?;
     Some(Sized {
         outputs: vec![Info::new(ins.dtype(0), out)],
         flops: 0.0,
@@ -823,7 +984,10 @@ fn pad(a: &Attrs, ins: &Ins) -> Option<Sized> {
 fn resize(a: &Attrs, ins: &Ins, op: &str) -> Option<Sized> {
     let x = ins.shape(0)?;
     let out: Vec<u64> = if op == "Resize" && ins.present(3) {
-        ins.ints(3)?.iter().map(|&d| u64::try_from(d).ok()).collect::<Option<_>>()?
+        ins.ints(3)?
+            .iter()
+            .map(|&d| u64::try_from(d).ok())
+            .collect::<Option<_>>()?
     } else {
         let scales: Vec<f64> = match a.floats("scales") {
             Some(s) => s.iter().map(|&f| f as f64).collect(),
@@ -832,7 +996,10 @@ fn resize(a: &Attrs, ins: &Ins, op: &str) -> Option<Sized> {
         if scales.len() != x.len() || scales.iter().any(|s| !(s.is_finite() && *s > 0.0)) {
             return None;
         }
-        x.iter().zip(&scales).map(|(&d, &s)| (d as f64 * s).floor() as u64).collect()
+        x.iter()
+            .zip(&scales)
+            .map(|(&d, &s)| (d as f64 * s).floor() as u64)
+            .collect()
     };
     if out.len() != x.len() {
         return None;
@@ -856,17 +1023,32 @@ fn topk(a: &Attrs, ins: &Ins) -> Option<Sized> {
 }
 
 /// A Constant node's value from its attribute (`value`, `value_float(s)`, `value_int(s)`).
-fn constant(a: &Attrs, tensor: &dyn Fn(&super::proto::TensorProto) -> Option<Info>) -> Option<Sized> {
-    let info = if let Some(t) = a.0.iter().find(|x| x.name == "value").and_then(|x| x.t.as_ref()) {
+fn constant(
+    a: &Attrs,
+    tensor: &dyn Fn(&super::proto::TensorProto) -> Option<Info>,
+) -> Option<Sized> {
+    let info = if let Some(t) =
+        a.0.iter()
+            .find(|x| x.name == "value")
+            .and_then(|x| x.t.as_ref())
+    {
         tensor(t)?
     } else if let Some(i) = a.int("value_int") {
         Info::with_value(INT64, vec![], vec![i as f64])
     } else if let Some(v) = a.ints("value_ints") {
-        Info::with_value(INT64, vec![v.len() as u64], v.iter().map(|&i| i as f64).collect())
+        Info::with_value(
+            INT64,
+            vec![v.len() as u64],
+            v.iter().map(|&i| i as f64).collect(),
+        )
     } else if let Some(f) = a.0.iter().find(|x| x.name == "value_float") {
         Info::with_value(FLOAT, vec![], vec![f.f as f64])
     } else if let Some(v) = a.floats("value_floats") {
-        Info::with_value(FLOAT, vec![v.len() as u64], v.iter().map(|&f| f as f64).collect())
+        Info::with_value(
+            FLOAT,
+            vec![v.len() as u64],
+            v.iter().map(|&f| f as f64).collect(),
+        )
     } else {
         return None;
     };
@@ -877,8 +1059,16 @@ fn constant(a: &Attrs, tensor: &dyn Fn(&super::proto::TensorProto) -> Option<Inf
 }
 
 fn constant_of_shape(ins: &Ins, a: &Attrs) -> Option<Sized> {
-    let shape: Vec<u64> = ins.ints(0)?.iter().map(|&d| u64::try_from(d).ok()).collect::<Option<_>>()?;
-    let dtype = a.0.iter().find(|x| x.name == "value").and_then(|x| x.t.as_ref()).map_or(FLOAT, |t| t.data_type);
+    let shape: Vec<u64> = ins
+        .ints(0)?
+        .iter()
+        .map(|&d| u64::try_from(d).ok())
+        .collect::<Option<_>>()?;
+    let dtype =
+        a.0.iter()
+            .find(|x| x.name == "value")
+            .and_then(|x| x.t.as_ref())
+            .map_or(FLOAT, |t| t.data_type);
     Some(Sized {
         outputs: vec![Info::new(dtype, shape)],
         flops: 0.0,
@@ -886,18 +1076,67 @@ fn constant_of_shape(ins: &Ins, a: &Attrs) -> Option<Sized> {
 }
 
 const UNARY: &[&str] = &[
-    "Relu", "LeakyRelu", "Sigmoid", "HardSigmoid", "HardSwish", "Tanh", "Elu", "Selu", "Celu",
-    "Gelu", "Softplus", "Softsign", "Mish", "Exp", "Log", "Sqrt", "Reciprocal", "Neg", "Abs",
-    "Ceil", "Floor", "Round", "Sign", "Erf", "Sin", "Cos", "Tan", "Asin", "Acos", "Atan", "Sinh",
-    "Cosh", "Asinh", "Acosh", "Atanh", "Not", "Clip", "ThresholdedRelu", "Shrink", "Swish",
+    "Relu",
+    "LeakyRelu",
+    "Sigmoid",
+    "HardSigmoid",
+    "HardSwish",
+    "Tanh",
+    "Elu",
+    "Selu",
+    "Celu",
+    "Gelu",
+    "Softplus",
+    "Softsign",
+    "Mish",
+    "Exp",
+    "Log",
+    "Sqrt",
+    "Reciprocal",
+    "Neg",
+    "Abs",
+    "Ceil",
+    "Floor",
+    "Round",
+    "Sign",
+    "Erf",
+    "Sin",
+    "Cos",
+    "Tan",
+    "Asin",
+    "Acos",
+    "Atan",
+    "Sinh",
+    "Cosh",
+    "Asinh",
+    "Acosh",
+    "Atanh",
+    "Not",
+    "Clip",
+    "ThresholdedRelu",
+    "Shrink",
+    "Swish",
     "BitwiseNot",
 ];
 
-const COMPARE: &[&str] = &["Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual", "And", "Or", "Xor"];
+const COMPARE: &[&str] = &[
+    "Equal",
+    "Less",
+    "Greater",
+    "LessOrEqual",
+    "GreaterOrEqual",
+    "And",
+    "Or",
+    "Xor",
+];
 
 /// Sizes one node of the default ONNX domain. `tensor` turns a Constant's tensor attribute
 /// into an [`Info`]. `None`: the op is unknown or its inputs do not give it a shape.
-pub fn infer(node: &NodeProto, inputs: &[Option<Info>], tensor: &dyn Fn(&super::proto::TensorProto) -> Option<Info>) -> Option<Sized> {
+pub fn infer(
+    node: &NodeProto,
+    inputs: &[Option<Info>],
+    tensor: &dyn Fn(&super::proto::TensorProto) -> Option<Info>,
+) -> Option<Sized> {
     let a = Attrs(&node.attribute);
     let ins = Ins(inputs);
     let n_in = inputs.len();
@@ -981,7 +1220,9 @@ pub fn infer(node: &NodeProto, inputs: &[Option<Info>], tensor: &dyn Fn(&super::
         "Pad" => pad(&a, &ins),
         "Resize" | "Upsample" => resize(&a, &ins, op),
         "ReduceMean" | "ReduceSum" | "ReduceMax" | "ReduceMin" | "ReduceProd" | "ReduceL1"
-        | "ReduceL2" | "ReduceLogSum" | "ReduceLogSumExp" | "ReduceSumSquare" => reduce(&a, &ins, None, false),
+        | "ReduceL2" | "ReduceLogSum" | "ReduceLogSumExp" | "ReduceSumSquare" => {
+            reduce(&a, &ins, None, false)
+        }
         "ArgMax" | "ArgMin" => reduce(&a, &ins, Some(INT64), true),
         "TopK" => topk(&a, &ins),
         _ => None,

@@ -120,7 +120,11 @@ fn bad(message: impl Into<String>) -> Error {
 
 /// Shape, type and (small integer) values of a tensor stored in the model.
 fn tensor_info(t: &TensorProto) -> Option<Info> {
-    let shape: Vec<u64> = t.dims.iter().map(|&d| u64::try_from(d).ok()).collect::<Option<_>>()?;
+    let shape: Vec<u64> = t
+        .dims
+        .iter()
+        .map(|&d| u64::try_from(d).ok())
+        .collect::<Option<_>>()?;
     let n = elems(&shape);
     let external = t.data_location == 1 || !t.external_data.is_empty();
     let value = if n <= infer::MAX_VALUE_LEN as f64 && !external {
@@ -143,12 +147,22 @@ fn tensor_values(t: &TensorProto, n: usize) -> Option<Vec<f64>> {
         (raw.len() == n * width).then(|| raw.chunks_exact(width).map(f).collect())
     };
     let v: Vec<f64> = match t.data_type {
-        infer::INT64 if !t.int64_data.is_empty() => t.int64_data.iter().map(|&x| x as f64).collect(),
-        infer::INT64 => from_raw(8, |b| i64::from_le_bytes(b.try_into().unwrap_or([0; 8])) as f64)?,
+        infer::INT64 if !t.int64_data.is_empty() => {
+            t.int64_data.iter().map(|&x| x as f64).collect()
+        }
+        infer::INT64 => from_raw(8, |b| {
+            i64::from_le_bytes(b.try_into().unwrap_or([0; 8])) as f64
+        })?,
         6 if !t.int32_data.is_empty() => t.int32_data.iter().map(|&x| x as f64).collect(),
-        6 => from_raw(4, |b| i32::from_le_bytes(b.try_into().unwrap_or([0; 4])) as f64)?,
-        infer::FLOAT if !t.float_data.is_empty() => t.float_data.iter().map(|&x| x as f64).collect(),
-        infer::FLOAT => from_raw(4, |b| f32::from_le_bytes(b.try_into().unwrap_or([0; 4])) as f64)?,
+        6 => from_raw(4, |b| {
+            i32::from_le_bytes(b.try_into().unwrap_or([0; 4])) as f64
+        })?,
+        infer::FLOAT if !t.float_data.is_empty() => {
+            t.float_data.iter().map(|&x| x as f64).collect()
+        }
+        infer::FLOAT => from_raw(4, |b| {
+            f32::from_le_bytes(b.try_into().unwrap_or([0; 4])) as f64
+        })?,
         11 if !t.double_data.is_empty() => t.double_data.clone(),
         11 => from_raw(8, |b| f64::from_le_bytes(b.try_into().unwrap_or([0; 8])))?,
         _ => return None,
@@ -241,8 +255,11 @@ pub fn import(bytes: Bytes, name: &str, opts: &Options) -> Result<Imported> {
     if bytes.is_empty() {
         return Err(bad("the file is empty"));
     }
-    let model = proto::ModelProto::decode(bytes)
-        .map_err(|e| bad(format!("not an ONNX model (protobuf: {e}); truncated or not a .onnx file?")))?;
+    let model = proto::ModelProto::decode(bytes).map_err(|e| {
+        bad(format!(
+            "not an ONNX model (protobuf: {e}); truncated or not a .onnx file?"
+        ))
+    })?;
     if !(1..=MAX_IR_VERSION).contains(&model.ir_version) {
         return Err(bad(format!(
             "not an ONNX model, or one too new: IR version {} (this importer reads 1..={MAX_IR_VERSION})",
@@ -287,7 +304,8 @@ pub fn import(bytes: Bytes, name: &str, opts: &Options) -> Result<Imported> {
     let mut init_bytes: BTreeMap<&str, f64> = BTreeMap::new();
     let mut external = (0usize, 0.0f64);
     for t in &g.initializer {
-        let info = tensor_info(t).ok_or_else(|| bad(format!("initializer '{}' has a negative dimension", t.name)))?;
+        let info = tensor_info(t)
+            .ok_or_else(|| bad(format!("initializer '{}' has a negative dimension", t.name)))?;
         let b = tensor_bytes(&info);
         if t.data_location == 1 || !t.external_data.is_empty() {
             external.0 += 1;
@@ -315,7 +333,12 @@ pub fn import(bytes: Bytes, name: &str, opts: &Options) -> Result<Imported> {
             infos.insert(&v.name, Some(input_info(v, opts)?));
         }
     }
-    if opts.batch.is_some() && !g.input.iter().any(|v| !init_bytes.contains_key(v.name.as_str())) {
+    if opts.batch.is_some()
+        && !g
+            .input
+            .iter()
+            .any(|v| !init_bytes.contains_key(v.name.as_str()))
+    {
         return Err(bad("--batch: the model has no input"));
     }
     let declared: BTreeMap<&str, Info> = g
@@ -330,7 +353,11 @@ pub fn import(bytes: Bytes, name: &str, opts: &Options) -> Result<Imported> {
     let mut ids = Vec::with_capacity(g.node.len());
     let mut producer: BTreeMap<&str, usize> = BTreeMap::new();
     for (i, n) in g.node.iter().enumerate() {
-        let base = if n.name.is_empty() { format!("{}_{i}", n.op_type) } else { n.name.clone() };
+        let base = if n.name.is_empty() {
+            format!("{}_{i}", n.op_type)
+        } else {
+            n.name.clone()
+        };
         let mut id = base.clone();
         let mut k = 1;
         while !used.insert(id.clone()) {
@@ -360,7 +387,13 @@ pub fn import(bytes: Bytes, name: &str, opts: &Options) -> Result<Imported> {
         let inputs: Vec<Option<Info>> = n
             .input
             .iter()
-            .map(|x| if x.is_empty() { None } else { infos.get(x.as_str()).cloned().flatten() })
+            .map(|x| {
+                if x.is_empty() {
+                    None
+                } else {
+                    infos.get(x.as_str()).cloned().flatten()
+                }
+            })
             .collect();
         let default_domain = n.domain.is_empty() || n.domain == "ai.onnx";
         let sized = default_domain
@@ -377,8 +410,16 @@ pub fn import(bytes: Bytes, name: &str, opts: &Options) -> Result<Imported> {
                 s.flops
             }
             None => {
-                let op = if default_domain { n.op_type.clone() } else { format!("{}.{}", n.domain, n.op_type) };
-                let u = unsized_ops.entry(op.clone()).or_insert(Unsized { op, count: 0, nodes: Vec::new() });
+                let op = if default_domain {
+                    n.op_type.clone()
+                } else {
+                    format!("{}.{}", n.domain, n.op_type)
+                };
+                let u = unsized_ops.entry(op.clone()).or_insert(Unsized {
+                    op,
+                    count: 0,
+                    nodes: Vec::new(),
+                });
                 u.count += 1;
                 if u.nodes.len() < NAMES_SHOWN {
                     u.nodes.push(id.clone());
@@ -401,11 +442,19 @@ pub fn import(bytes: Bytes, name: &str, opts: &Options) -> Result<Imported> {
             if let Some(&b) = init_bytes.get(x.as_str()) {
                 if claimed.insert(x) {
                     mem += b;
-                    let shape = infos.get(x.as_str()).cloned().flatten().and_then(|t| t.shape);
+                    let shape = infos
+                        .get(x.as_str())
+                        .cloned()
+                        .flatten()
+                        .and_then(|t| t.shape);
                     *params.entry(id.clone()).or_default() += shape.map_or(0.0, |s| elems(&s));
                 }
             } else if let Some(&p) = producer.get(x.as_str()) {
-                let bytes = infos.get(x.as_str()).cloned().flatten().map_or(0.0, |t| tensor_bytes(&t));
+                let bytes = infos
+                    .get(x.as_str())
+                    .cloned()
+                    .flatten()
+                    .map_or(0.0, |t| tensor_bytes(&t));
                 edges.push(EdgeSpec {
                     src: ids[p].clone(),
                     dst: id.clone(),
@@ -447,10 +496,19 @@ pub fn import(bytes: Bytes, name: &str, opts: &Options) -> Result<Imported> {
 }
 
 /// Each node's first named output, by node id (the tensor its backward pass reads).
-fn output_tensors(nodes: &[proto::NodeProto], order: &[usize], ids: &[String]) -> BTreeMap<String, String> {
+fn output_tensors(
+    nodes: &[proto::NodeProto],
+    order: &[usize],
+    ids: &[String],
+) -> BTreeMap<String, String> {
     order
         .iter()
-        .filter_map(|&i| Some((ids[i].clone(), nodes[i].output.iter().find(|o| !o.is_empty())?.clone())))
+        .filter_map(|&i| {
+            Some((
+                ids[i].clone(),
+                nodes[i].output.iter().find(|o| !o.is_empty())?.clone(),
+            ))
+        })
         .collect()
 }
 
@@ -481,8 +539,10 @@ fn topological(
             }
         }
     }
-    let mut ready: BinaryHeap<std::cmp::Reverse<usize>> =
-        (0..nodes.len()).filter(|&i| indegree[i] == 0).map(std::cmp::Reverse).collect();
+    let mut ready: BinaryHeap<std::cmp::Reverse<usize>> = (0..nodes.len())
+        .filter(|&i| indegree[i] == 0)
+        .map(std::cmp::Reverse)
+        .collect();
     let mut order = Vec::with_capacity(nodes.len());
     while let Some(std::cmp::Reverse(i)) = ready.pop() {
         order.push(i);

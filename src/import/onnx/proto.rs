@@ -163,12 +163,12 @@ pub struct Dimension {
 /// unknown types. 4-bit types count half a byte.
 pub fn elem_bytes(data_type: i32) -> Option<f64> {
     Some(match data_type {
-        1 | 6 | 12 => 4.0,                         // FLOAT, INT32, UINT32
-        2 | 3 | 9 | 17..=20 => 1.0,                // UINT8, INT8, BOOL, FLOAT8 variants
-        4 | 5 | 10 | 16 => 2.0,                    // UINT16, INT16, FLOAT16, BFLOAT16
-        7 | 11 | 13 | 14 => 8.0,                   // INT64, DOUBLE, UINT64, COMPLEX64
-        15 => 16.0,                                // COMPLEX128
-        21..=23 => 0.5,                            // UINT4, INT4, FLOAT4E2M1
+        1 | 6 | 12 => 4.0,          // FLOAT, INT32, UINT32
+        2 | 3 | 9 | 17..=20 => 1.0, // UINT8, INT8, BOOL, FLOAT8 variants
+        4 | 5 | 10 | 16 => 2.0,     // UINT16, INT16, FLOAT16, BFLOAT16
+        7 | 11 | 13 | 14 => 8.0,    // INT64, DOUBLE, UINT64, COMPLEX64
+        15 => 16.0,                 // COMPLEX128
+        21..=23 => 0.5,             // UINT4, INT4, FLOAT4E2M1
         _ => return None,
     })
 }

@@ -38,7 +38,11 @@ pub(super) fn add_training(
     params: &BTreeMap<String, f64>,
     infos: &BTreeMap<&str, Option<Info>>,
 ) {
-    let info = |id: &str| outputs.get(id).and_then(|t| infos.get(t.as_str()).cloned().flatten());
+    let info = |id: &str| {
+        outputs
+            .get(id)
+            .and_then(|t| infos.get(t.as_str()).cloned().flatten())
+    };
     let forward: Vec<NodeSpec> = specs.clone();
     let has_grad: BTreeSet<&str> = forward
         .iter()
@@ -48,7 +52,11 @@ pub(super) fn add_training(
     let grad = |id: &str| format!("gradient/{id}");
     let forward_edges = edges.len();
     // Backward ops in reverse topological order.
-    for s in forward.iter().rev().filter(|s| has_grad.contains(s.id.as_str())) {
+    for s in forward
+        .iter()
+        .rev()
+        .filter(|s| has_grad.contains(s.id.as_str()))
+    {
         specs.push(NodeSpec {
             id: grad(&s.id),
             op: format!("{}Grad", s.op),
