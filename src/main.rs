@@ -17,7 +17,7 @@ use placesim::model::problem::Problem;
 use placesim::model::synthetic::{layered_dag, SyntheticSpec};
 use placesim::report::run::RunReport;
 use placesim::report::{table, trace};
-use placesim::scenario::load::{graph_bytes, graph_file, in_file, load, utf8, FileRef, Loaded};
+use placesim::scenario::load::{graph_file, in_file, load, utf8, FileRef, Loaded};
 use placesim::scenario::{ClusterSource, GraphSource, Randomize, Scenario};
 use placesim::sim::LinkModel;
 use placesim::{place, schedule, transfer, Error, Result};
@@ -87,9 +87,6 @@ enum Command {
         /// A static shape for an input, NAME=1x3x224x224 (repeatable).
         #[arg(long = "input-shape", value_name = "NAME=DIMS")]
         input_shape: Vec<String>,
-        /// The graph's name (default: the file's stem).
-        #[arg(long)]
-        name: Option<String>,
     },
     /// List the strategies and their parameters.
     List,
@@ -286,8 +283,7 @@ fn run(cli: Cli) -> Result<()> {
             train,
             batch,
             input_shape,
-            name,
-        } => import_cmd(&model, train, batch, &input_shape, name),
+        } => import_cmd(&model, train, batch, &input_shape),
         Command::Compare(args) => compare_cmd(args),
         Command::Generate {
             nodes,
@@ -371,13 +367,7 @@ fn print_notes(notes: &[String]) {
     }
 }
 
-fn import_cmd(
-    model: &str,
-    train: bool,
-    batch: Option<u64>,
-    shapes: &[String],
-    name: Option<String>,
-) -> Result<()> {
+fn import_cmd(model: &str, train: bool, batch: Option<u64>, shapes: &[String]) -> Result<()> {
     let mut options = onnx::Options {
         train,
         batch,
@@ -400,15 +390,7 @@ fn import_cmd(
             .ok_or_else(bad)?;
         options.input_shapes.insert(input.to_string(), dims);
     }
-    let stem = Path::new(model)
-        .file_stem()
-        .map_or_else(|| model.to_string(), |s| s.to_string_lossy().to_string());
-    let read = graph_bytes(
-        model,
-        name.as_deref().unwrap_or(&stem),
-        read_bytes(model)?,
-        &options,
-    )?;
+    let read = graph_file(model, read_bytes(model)?, &options)?;
     print_notes(&read.notes);
     out!("{}", read.text);
     Ok(())
@@ -456,6 +438,7 @@ fn load_graph(path: &Path) -> Result<Graph> {
     let read = graph_file(
         &path.display().to_string(),
         read_bytes(&path.to_string_lossy())?,
+        &onnx::Options::default(),
     )?;
     print_notes(&read.notes);
     Ok(read.graph)

@@ -9,13 +9,15 @@
 //                 for the run's next items
 //               {id, type: 'pair', scenario, graphText, clusterText, placer, scheduler, seedIndex, withTrace}
 //               {id, type: 'sha256', text}  the SHA-256 of a graph's text (off the main thread)
+//               {id, type: 'import', bytes, name}  an uploaded file's bytes (an ONNX model)
+//                 as graph JSON: {text, notes} (engine's import_graph)
 // Messages out: {type: 'ready'} once the wasm is loaded, then per request
 //               {id, type: 'progress', done, total} (at most every 50 ms), and
 //               {id, type: 'result', result, ms} or {id, type: 'error', message}.
 // Cancelling is terminating this worker (the page starts a new one): the engine runs
 // synchronously and is never interrupted halfway otherwise.
 
-import init, { Session, run_pair, graph_sha256 } from './pkg/placesim.js';
+import init, { Session, run_pair, graph_sha256, import_graph } from './pkg/placesim.js';
 
 const ready = init().then(
   () => postMessage({ type: 'ready' }),
@@ -64,6 +66,9 @@ function run(msg) {
   }
   if (msg.type === 'sha256') {
     return { result: graph_sha256(msg.text), ms: performance.now() - t0 };
+  }
+  if (msg.type === 'import') {
+    return { result: import_graph(msg.bytes, msg.name, false, 0), ms: performance.now() - t0 };
   }
   throw new Error(`unknown request '${msg.type}'`);
 }

@@ -95,11 +95,11 @@ pub fn graph_bytes(
 }
 
 /// A graph file as a graph, named by the file's stem when it has no name of its own (the
-/// CLI's `validate` and `coarsen` read a single graph this way, as `load` does a scenario's
-/// graph file; an ONNX model with the default import options).
-pub fn graph_file(path: &str, bytes: Vec<u8>) -> Result<GraphRead> {
+/// CLI's `validate`, `coarsen` and `import`, and the page's uploads, read a graph file this
+/// way, as `load` does a scenario's graph file with the default import options).
+pub fn graph_file(path: &str, bytes: Vec<u8>, options: &onnx::Options) -> Result<GraphRead> {
     let name = fallback_name(&GraphSource::File(path.to_string()));
-    graph_bytes(path, &name, bytes, &onnx::Options::default())
+    graph_bytes(path, &name, bytes, options)
 }
 
 /// A file's bytes as text; an error names the file.
