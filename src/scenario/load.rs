@@ -78,7 +78,7 @@ pub fn graph_bytes(
     options: &onnx::Options,
 ) -> Result<GraphRead> {
     if onnx::is_onnx(path, &bytes) {
-        let imported = onnx::import(bytes.into(), name, options).map_err(|e| in_file(path, e))?;
+        let imported = onnx::import(bytes, name, options).map_err(|e| in_file(path, e))?;
         return Ok(GraphRead {
             text: imported.graph.to_json(),
             graph: imported.graph,

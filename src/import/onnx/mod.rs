@@ -244,7 +244,8 @@ pub(crate) struct EdgeSpec {
 }
 
 /// Reads an ONNX model (the whole `.onnx` file) into a graph named `name`.
-pub fn import(bytes: Bytes, name: &str, opts: &Options) -> Result<Imported> {
+pub fn import(bytes: impl Into<Bytes>, name: &str, opts: &Options) -> Result<Imported> {
+    let bytes: Bytes = bytes.into();
     if bytes.len() > MAX_MODEL_BYTES {
         return Err(bad(format!(
             "{} bytes is more than protobuf's 2 GiB limit; export the model with external data \
