@@ -564,7 +564,7 @@ fn reshape(a: &Attrs, ins: &Ins) -> Option<Sized> {
     let total: u64 = xs.iter().try_fold(1u64, |a, &d| a.checked_mul(d))?;
     let known: u64 = out.iter().try_fold(1u64, |a, &d| a.checked_mul(d))?;
     if let Some(i) = infer {
-        if known == 0 || total % known != 0 {
+        if known == 0 || !total.is_multiple_of(known) {
             return None;
         }
         out[i] = total / known;
