@@ -342,7 +342,7 @@ fn read_bytes(path: &str) -> Result<Vec<u8>> {
 }
 
 /// Resolves a cluster argument: an existing file, or the name of a bundled cluster in
-/// graphs/clusters/ (the hardware presets: `placesim compare --cluster 1node_4xA100_nvlink`).
+/// graphs/clusters/ (the hardware presets: `placesim compare --cluster hw_1node_4xA100_nvlink`).
 fn cluster_path(arg: &str) -> String {
     if Path::new(arg).is_file() || arg.contains('/') {
         return arg.to_string();

@@ -717,3 +717,32 @@ fn bad_models_get_one_clear_error() {
         assert_eq!(err.lines().count(), 1, "{err}");
     }
 }
+
+/// Every hardware preset loads by name and fits an imported model; presets are in physical
+/// units (GPU speeds 1e13..1e15 FLOP/s).
+#[test]
+fn hardware_presets_load_by_name() {
+    let dir = format!("{}/graphs/clusters", env!("CARGO_MANIFEST_DIR"));
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
+        .filter(|f| f.starts_with("hw_") && f.ends_with(".json"))
+        .map(|f| f.trim_end_matches(".json").to_string())
+        .collect();
+    names.sort();
+    assert!(names.len() >= 8, "{names:?}");
+    for name in &names {
+        let (ok, out, err) = run(&["validate", &fixture("tiny_cnn"), "--cluster", name]);
+        assert!(ok && out.contains("fits cluster"), "{name}: {err}");
+        let text = std::fs::read_to_string(format!("{dir}/{name}.json")).unwrap();
+        let c = placesim::model::cluster::Cluster::from_json(&text, name).unwrap();
+        for d in c.devices.iter().filter(|d| d.kind == "gpu") {
+            assert!(
+                (1e13..1e15).contains(&d.speed),
+                "{name}: {} {}",
+                d.id,
+                d.speed
+            );
+        }
+    }
+}
