@@ -1075,6 +1075,111 @@ fn constant_of_shape(ins: &Ins, a: &Attrs) -> Option<Sized> {
     })
 }
 
+/// Range: `max(ceil((limit - start) / delta), 0)` elements, from the three scalars' values.
+fn range(ins: &Ins) -> Option<Sized> {
+    let (start, limit, delta) = (
+        *ins.value(0)?.first()?,
+        *ins.value(1)?.first()?,
+        *ins.value(2)?.first()?,
+    );
+    let n = ((limit - start) / delta).ceil().max(0.0);
+    if !n.is_finite() || n > 9e15 {
+        return None;
+    }
+    let value = (n <= MAX_VALUE_LEN as f64)
+        .then(|| (0..n as usize).map(|i| start + i as f64 * delta).collect());
+    Some(Sized {
+        outputs: vec![Info {
+            dtype: ins.dtype(0),
+            shape: Some(vec![n as u64]),
+            value,
+        }],
+        flops: 0.0,
+    })
+}
+
+/// Einsum without ellipses: the output's labels from `->` (or the labels used once, sorted);
+/// 2 FLOPs per multiply-accumulate over every label's range (1 per element for one operand).
+fn einsum(a: &Attrs, ins: &Ins, n: usize) -> Option<Sized> {
+    let eq: String = std::str::from_utf8(a.string("equation")?)
+        .ok()?
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect();
+    if eq.contains('.') {
+        return None;
+    }
+    let (lhs, rhs) = match eq.split_once("->") {
+        Some((l, r)) => (l, Some(r)),
+        None => (eq.as_str(), None),
+    };
+    let terms: Vec<&str> = lhs.split(',').collect();
+    if terms.len() != n || n == 0 {
+        return None;
+    }
+    let mut size: std::collections::BTreeMap<char, u64> = std::collections::BTreeMap::new();
+    let mut count: std::collections::BTreeMap<char, usize> = std::collections::BTreeMap::new();
+    for (i, t) in terms.iter().enumerate() {
+        let shape = ins.shape(i)?;
+        if t.chars().count() != shape.len() {
+            return None;
+        }
+        for (c, &d) in t.chars().zip(shape) {
+            *count.entry(c).or_default() += 1;
+            match size.insert(c, d) {
+                Some(prev) if prev != d && prev != 1 && d != 1 => return None,
+                Some(prev) if d == 1 => {
+                    size.insert(c, prev);
+                }
+                _ => {}
+            }
+        }
+    }
+    let out_labels: Vec<char> = match rhs {
+        Some(r) => r.chars().collect(),
+        None => count
+            .iter()
+            .filter(|(_, &k)| k == 1)
+            .map(|(&c, _)| c)
+            .collect(),
+    };
+    let out = out_labels
+        .iter()
+        .map(|c| size.get(c).copied())
+        .collect::<Option<Vec<u64>>>()?;
+    let all: Vec<u64> = size.values().copied().collect();
+    let per = if n > 1 { 2.0 * (n - 1) as f64 } else { 1.0 };
+    Some(Sized {
+        outputs: vec![Info::new(ins.dtype(0), out)],
+        flops: per * elems(&all),
+    })
+}
+
+/// DepthToSpace / SpaceToDepth: channels to and from blocks of space.
+fn depth_space(a: &Attrs, ins: &Ins, to_space: bool) -> Option<Sized> {
+    let x = ins.shape(0)?;
+    let b = u64::try_from(a.int("blocksize")?).ok().filter(|&b| b > 0)?;
+    if x.len() != 4 {
+        return None;
+    }
+    let bb = b.checked_mul(b)?;
+    let out = if to_space {
+        if x[1] % bb != 0 {
+            return None;
+        }
+        vec![x[0], x[1] / bb, x[2].checked_mul(b)?, x[3].checked_mul(b)?]
+    } else {
+        if x[2] % b != 0 || x[3] % b != 0 {
+            return None;
+        }
+        vec![x[0], x[1].checked_mul(bb)?, x[2] / b, x[3] / b]
+    };
+    Some(Sized {
+        outputs: vec![Info::new(ins.dtype(0), out)],
+        flops: 0.0,
+    })
+}
+
 const UNARY: &[&str] = &[
     "Relu",
     "LeakyRelu",
@@ -1225,6 +1330,10 @@ pub fn infer(
         }
         "ArgMax" | "ArgMin" => reduce(&a, &ins, Some(INT64), true),
         "TopK" => topk(&a, &ins),
+        "Range" => range(&ins),
+        "Einsum" => einsum(&a, &ins, n_in),
+        "DepthToSpace" => depth_space(&a, &ins, true),
+        "SpaceToDepth" => depth_space(&a, &ins, false),
         _ => None,
     }?;
     (sized.outputs.len() >= n_out && sized.flops.is_finite()).then_some(sized)

@@ -382,3 +382,71 @@ fn json_does_not_look_like_onnx() {
     assert!(!is_onnx("g.json", b"{\"nodes\": []}"));
     assert!(!is_onnx("g.json", b""));
 }
+
+fn attr_s(name: &str, s: &str) -> AttributeProto {
+    AttributeProto {
+        name: name.into(),
+        s: Bytes::from(s.as_bytes().to_vec()),
+        ..AttributeProto::default()
+    }
+}
+
+fn int64_init(name: &str, values: &[i64]) -> TensorProto {
+    TensorProto {
+        dims: if values.len() == 1 {
+            vec![]
+        } else {
+            vec![values.len() as i64]
+        },
+        data_type: 7,
+        name: name.into(),
+        int64_data: values.to_vec(),
+        ..TensorProto::default()
+    }
+}
+
+#[test]
+fn einsum_range_and_depth_to_space() {
+    // x is 2x4: "ij,jk->ik" with w 4x5 is a 2x4 by 4x5 product.
+    let mut e = op("Einsum", "e", &["x", "w"], &["y"]);
+    e.attribute.push(attr_s("equation", "ij,jk->ik"));
+    let mut implicit = op("Einsum", "t", &["y"], &["yt"]);
+    implicit.attribute.push(attr_s("equation", "ba"));
+    let nodes = vec![
+        e,
+        implicit,
+        op("Range", "r", &["zero", "five", "one"], &["idx"]),
+        op("Gather", "g", &["yt", "idx"], &["picked"]),
+    ];
+    let mut m = model(nodes, 13);
+    let g = m.graph.as_mut().unwrap();
+    g.initializer.push(TensorProto {
+        dims: vec![4, 5],
+        data_type: 1,
+        name: "w".into(),
+        raw_data: Bytes::from(vec![0u8; 80]),
+        ..TensorProto::default()
+    });
+    g.initializer.extend([
+        int64_init("zero", &[0]),
+        int64_init("five", &[5]),
+        int64_init("one", &[1]),
+    ]);
+    let Imported { graph, report } = run(&m).unwrap();
+    assert!(report.unsized_ops.is_empty(), "{report:?}");
+    assert_eq!(cost(&graph, "e"), 2.0 * 2.0 * 4.0 * 5.0);
+    // Implicit output of "ba": labels used once, sorted: "ab", a transpose of y (2x5 -> 5x2).
+    assert_eq!(edge_bytes(&graph, "t", "g"), 40.0);
+    // Range 0..5 indexes 5 rows of the 5x2 tensor.
+    assert_eq!(edge_bytes(&graph, "r", "g"), 40.0);
+    let mut d2s = op("DepthToSpace", "d", &["x4"], &["y4"]);
+    d2s.attribute.push(AttributeProto {
+        name: "blocksize".into(),
+        i: 2,
+        ..AttributeProto::default()
+    });
+    let mut m = model(vec![d2s, op("Relu", "r", &["y4"], &["z"])], 13);
+    m.graph.as_mut().unwrap().input = vec![vi("x4", &[1, 8, 3, 3])];
+    let graph = run(&m).unwrap().graph;
+    assert_eq!(cost(&graph, "r"), 2.0 * 6.0 * 6.0);
+}
