@@ -8,7 +8,7 @@
 //!
 //! ```text
 //! JSON files, ONNX models -> model (validated once) -> place -> sim (with schedule + transfer policies)
-//!            -> compare (pairs x seeds) -> report (tables, JSON, Chrome trace, timeline)
+//!                         -> compare (pairs x seeds) -> report (tables, JSON, Chrome trace, timeline)
 //! ```
 //!
 //! - [`model`]: graph, cluster, the cost model joining them ([`model::problem::Problem`]),
