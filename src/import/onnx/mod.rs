@@ -334,13 +334,48 @@ pub fn import(bytes: impl Into<Bytes>, name: &str, opts: &Options) -> Result<Imp
             infos.insert(&v.name, Some(input_info(v, opts)?));
         }
     }
-    if opts.batch.is_some()
-        && !g
+    if let Some(b) = opts.batch {
+        // --batch sizes dynamic first dimensions only; silently keeping a static batch would
+        // give another model than the one asked for.
+        let dynamic_first = |v: &&ValueInfoProto| {
+            let dims = v
+                .r#type
+                .as_ref()
+                .and_then(|t| t.tensor_type.as_ref())
+                .and_then(|t| t.shape.as_ref());
+            dims.and_then(|d| d.dim.first())
+                .is_some_and(|d| d.dim_value.is_none_or(|x| x <= 0))
+        };
+        let inputs: Vec<&ValueInfoProto> = g
             .input
             .iter()
-            .any(|v| !init_bytes.contains_key(v.name.as_str()))
-    {
-        return Err(bad("--batch: the model has no input"));
+            .filter(|v| {
+                !init_bytes.contains_key(v.name.as_str())
+                    && !opts.input_shapes.contains_key(&v.name)
+            })
+            .collect();
+        if !inputs.iter().any(dynamic_first) {
+            let shown: Vec<String> = inputs
+                .iter()
+                .filter_map(|v| {
+                    Some((
+                        v.name.as_str(),
+                        infos.get(v.name.as_str())?.as_ref()?.shape.as_ref()?,
+                    ))
+                })
+                .map(|(n, s)| {
+                    format!(
+                        "'{n}' is {}",
+                        s.iter().map(u64::to_string).collect::<Vec<_>>().join("x")
+                    )
+                })
+                .collect();
+            return Err(bad(format!(
+                "--batch {b}: no input has a dynamic first dimension ({}); set a static shape with \
+                 --input-shape NAME=DIMS (the model's reshapes may assume the exported batch)",
+                if shown.is_empty() { "the model has no input to size".to_string() } else { shown.join(", ") }
+            )));
+        }
     }
     let declared: BTreeMap<&str, Info> = g
         .value_info

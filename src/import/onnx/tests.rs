@@ -132,6 +132,14 @@ fn a_dynamic_input_names_itself_until_given_a_size() {
     };
     let g = import(fixture("dynamic"), "d", &batch).unwrap().graph;
     assert_eq!(cost(&g, "relu"), 32.0 * 8.0);
+    // --batch on a model whose batch is static: an error naming the input's shape.
+    let e = import(fixture("tiny_cnn"), "t", &batch)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("--batch 32") && e.contains("'x' is 1x3x16x16"),
+        "{e}"
+    );
     let mut shaped = Options::default();
     shaped.input_shapes.insert("x".into(), vec![3, 8]);
     assert_eq!(
