@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the cargo-fuzz targets and sums their executions (make fuzz, make fuzz-smoke).
 #   fuzz/run.sh SECONDS_PER_TARGET [MIN_TOTAL_EXECS]
-# Env: FUZZ_JOBS (targets run at once, default 2), FUZZ_TARGETS (default: all four).
+# Env: FUZZ_JOBS (targets run at once, default 2), FUZZ_TARGETS (default: all five).
 # Each target starts from the seeds in fuzz/corpus/<target>/ and keeps what it finds in
 # fuzz/target/corpus/<target>/ (not committed); a crash is written to
 # fuzz/artifacts/<target>/ and fails the run. Logs: fuzz/target/logs/<target>.log.
@@ -10,7 +10,7 @@ cd "$(dirname "$0")"
 seconds=${1:?seconds per target}
 min_total=${2:-0}
 jobs=${FUZZ_JOBS:-2}
-targets=${FUZZ_TARGETS:-graph cluster scenario link}
+targets=${FUZZ_TARGETS:-graph cluster scenario link onnx}
 # -a: debug assertions and overflow checks on, so arithmetic overflow is a crash too.
 cargo +nightly fuzz build -a
 mkdir -p target/logs

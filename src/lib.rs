@@ -7,12 +7,13 @@
 //! Data flows one way:
 //!
 //! ```text
-//! JSON files -> model (validated once) -> place -> sim (with schedule + transfer policies)
-//!            -> compare (pairs x seeds) -> report (tables, JSON, Chrome trace, timeline)
+//! JSON files, ONNX models -> model (validated once) -> place -> sim (with schedule + transfer policies)
+//!                         -> compare (pairs x seeds) -> report (tables, JSON, Chrome trace, timeline)
 //! ```
 //!
 //! - [`model`]: graph, cluster, the cost model joining them ([`model::problem::Problem`]),
 //!   and the [`scenario::Scenario`] describing a whole comparison.
+//! - [`import`]: other formats in: ONNX models to a graph (`docs/onnx.md`).
 //! - [`analysis`]: ranks, critical path, lower bounds.
 //! - [`place`]: one file per placement strategy behind [`place::Placer`].
 //! - [`schedule`]: one file per device scheduling strategy behind [`schedule::Scheduler`].
@@ -27,6 +28,7 @@ pub mod analysis;
 pub mod clock;
 pub mod compare;
 pub mod error;
+pub mod import;
 pub mod model;
 pub mod params;
 pub mod place;

@@ -10,13 +10,14 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand};
 
 use placesim::compare::{self, Comparison};
+use placesim::import::onnx;
 use placesim::model::cluster::{Cluster, ClusterGen};
 use placesim::model::graph::Graph;
 use placesim::model::problem::Problem;
 use placesim::model::synthetic::{layered_dag, SyntheticSpec};
 use placesim::report::run::RunReport;
 use placesim::report::{table, trace};
-use placesim::scenario::load::{graph_file, in_file, load, FileRef, Loaded};
+use placesim::scenario::load::{graph_file, in_file, load, utf8, FileRef, Loaded};
 use placesim::scenario::{ClusterSource, GraphSource, Randomize, Replication, Scenario};
 use placesim::sim::LinkModel;
 use placesim::{place, schedule, transfer, Error, Result};
@@ -70,6 +71,22 @@ enum Command {
         target: usize,
         #[arg(long)]
         json: bool,
+    },
+    /// Import an ONNX model and print it as graph JSON (ops sized by shape inference:
+    /// FLOPs as cost, parameter bytes as mem, tensor bytes on edges; see docs/onnx.md).
+    Import {
+        /// The .onnx file.
+        model: String,
+        /// Add the backward pass (2x forward FLOPs) and SGD updates colocated with their
+        /// weights: one training step.
+        #[arg(long)]
+        train: bool,
+        /// The size of every input's dynamic first dimension.
+        #[arg(long)]
+        batch: Option<u64>,
+        /// A static shape for an input, NAME=1x3x224x224 (repeatable).
+        #[arg(long = "input-shape", value_name = "NAME=DIMS")]
+        input_shape: Vec<String>,
     },
     /// List the strategies and their parameters.
     List,
@@ -310,6 +327,12 @@ fn run(cli: Cli) -> Result<()> {
             json,
         } => coarsen_cmd(&graph, cluster.as_deref(), target, json),
         Command::Run(args) => run_pair(args),
+        Command::Import {
+            model,
+            train,
+            batch,
+            input_shape,
+        } => import_cmd(&model, train, batch, &input_shape),
         Command::Compare(args) => compare_cmd(args),
         Command::Generate {
             nodes,
@@ -332,7 +355,7 @@ fn run(cli: Cli) -> Result<()> {
                 .graph
                 .as_deref()
                 .ok_or_else(|| Error::Scenario("--graph is required".into()))?;
-            let (g, _) = load_graph(&graph_path(graph_arg, None)?)?;
+            let g = load_graph(&graph_path(graph_arg, None)?)?;
             let replica = placesim::transform::replicate::replicate(&g, &r.spec())?;
             out!("{}", replica.transformed.graph.to_json());
             Ok(())
@@ -370,10 +393,69 @@ fn print_strategy(name: &str, summary: &str, params: &[placesim::params::ParamSp
 }
 
 fn read(path: &str) -> Result<String> {
-    std::fs::read_to_string(path).map_err(|e| Error::Io {
+    utf8(path, read_bytes(path)?)
+}
+
+fn read_bytes(path: &str) -> Result<Vec<u8>> {
+    std::fs::read(path).map_err(|e| Error::Io {
         path: path.to_string(),
         message: e.to_string(),
     })
+}
+
+/// Resolves a cluster argument: an existing file, or the name of a bundled cluster in
+/// graphs/clusters/ (the hardware presets: `placesim compare --cluster hw_1node_4xA100_nvlink`).
+fn cluster_path(arg: &str) -> String {
+    if Path::new(arg).is_file() || arg.contains('/') {
+        return arg.to_string();
+    }
+    let stem = arg.trim_end_matches(".json");
+    graph_dirs(None)
+        .into_iter()
+        .map(|d| d.join("clusters").join(format!("{stem}.json")))
+        .find(|f| f.is_file())
+        .map_or_else(|| arg.to_string(), |f| f.to_string_lossy().to_string())
+}
+
+fn read_cluster(arg: &str) -> Result<Cluster> {
+    let path = cluster_path(arg);
+    Cluster::from_json(&read(&path)?, arg).map_err(|e| in_file(arg, e))
+}
+
+/// An import's notes go to stderr, so stdout stays the result.
+fn print_notes(notes: &[String]) {
+    for n in notes {
+        eprintln!("note: {n}");
+    }
+}
+
+fn import_cmd(model: &str, train: bool, batch: Option<u64>, shapes: &[String]) -> Result<()> {
+    let mut options = onnx::Options {
+        train,
+        batch,
+        ..onnx::Options::default()
+    };
+    if batch == Some(0) {
+        return Err(Error::Scenario("--batch must be at least 1".into()));
+    }
+    for s in shapes {
+        let bad = || {
+            Error::Scenario(format!(
+                "--input-shape must be NAME=DIMS with DIMS like 1x3x224x224, got '{s}'"
+            ))
+        };
+        let (input, dims) = s.rsplit_once('=').ok_or_else(bad)?;
+        let dims = dims
+            .split('x')
+            .map(|d| d.trim().parse::<u64>().ok().filter(|&d| d > 0))
+            .collect::<Option<Vec<u64>>>()
+            .ok_or_else(bad)?;
+        options.input_shapes.insert(input.to_string(), dims);
+    }
+    let read = graph_file(model, read_bytes(model)?, &options)?;
+    print_notes(&read.notes);
+    out!("{}", read.text);
+    Ok(())
 }
 
 /// Where bundled graphs live: ./graphs, or the repository's graphs/ for a dev build.
@@ -413,15 +495,20 @@ fn graph_path(arg: &str, base: Option<&Path>) -> Result<PathBuf> {
     })
 }
 
-/// Reads and parses a graph file; returns the graph and the file's text.
-fn load_graph(path: &Path) -> Result<(Graph, String)> {
-    let text = read(&path.to_string_lossy())?;
-    Ok((graph_file(&path.display().to_string(), &text)?, text))
+/// Reads a graph file (graph JSON or an ONNX model); an import's notes go to stderr.
+fn load_graph(path: &Path) -> Result<Graph> {
+    let read = graph_file(
+        &path.display().to_string(),
+        read_bytes(&path.to_string_lossy())?,
+        &onnx::Options::default(),
+    )?;
+    print_notes(&read.notes);
+    Ok(read.graph)
 }
 
 fn validate(graph: &str, cluster: Option<&str>) -> Result<()> {
     let path = graph_path(graph, None)?;
-    let (g, _) = load_graph(&path)?;
+    let g = load_graph(&path)?;
     let cost: f64 = g.nodes.iter().filter_map(|n| n.cost).sum();
     let bytes: f64 = g.tensors.iter().map(|t| t.bytes).sum();
     let mut line = format!(
@@ -435,7 +522,7 @@ fn validate(graph: &str, cluster: Option<&str>) -> Result<()> {
         table::num(bytes)
     );
     if let Some(c) = cluster {
-        let cl = Cluster::from_json(&read(c)?, c)?;
+        let cl = read_cluster(c)?;
         Problem::new(&g, &cl)?;
         line.push_str(&format!(
             "; fits cluster '{}' ({} devices)",
@@ -514,9 +601,9 @@ fn coarsen_cmd(graph: &str, cluster: Option<&str>, target: usize, json: bool) ->
     if target == 0 {
         return Err(Error::Scenario("--target must be at least 1".into()));
     }
-    let (g, _) = load_graph(&graph_path(graph, None)?)?;
+    let g = load_graph(&graph_path(graph, None)?)?;
     let cl = match cluster {
-        Some(c) => Cluster::from_json(&read(c)?, c)?,
+        Some(c) => read_cluster(c)?,
         None => Cluster::from_json(
             r#"{"devices":[{"id":"gpu0","kind":"gpu","speed":1},{"id":"cpu0","kind":"cpu","speed":1}],"bandwidth":1}"#,
             "one gpu and one cpu",
@@ -663,7 +750,9 @@ fn scenario_from_args(a: &ProblemArgs) -> Result<Loaded> {
     s.what_if.compute = a.compute_scale;
     s.what_if.bandwidth = a.bandwidth_scale;
     s.what_if.speeds = parse_assignments("speed-of", "ID=SPEED", &a.speed_of)?;
-    load(s, &disk(None))
+    let loaded = load(s, &disk(None))?;
+    print_notes(&loaded.graph_notes);
+    Ok(loaded)
 }
 
 /// The bundled name of a graph file: its stem, when a bundled graph of that name exists
@@ -686,7 +775,7 @@ fn bundled_name(path: &Path) -> Result<Option<String>> {
 
 /// Reads the files a scenario names from disk: paths relative to `base` (a scenario file's
 /// folder) when they are not found as given; bundled graphs from `graphs/`.
-fn disk(base: Option<PathBuf>) -> impl Fn(FileRef) -> Result<String> {
+fn disk(base: Option<PathBuf>) -> impl Fn(FileRef) -> Result<Vec<u8>> {
     move |f| {
         let resolve = |p: &str| -> String {
             match &base {
@@ -702,9 +791,13 @@ fn disk(base: Option<PathBuf>) -> impl Fn(FileRef) -> Result<String> {
         };
         match f {
             FileRef::BundledGraph(name) => {
-                read(&graph_path(name, base.as_deref())?.to_string_lossy())
+                read_bytes(&graph_path(name, base.as_deref())?.to_string_lossy())
             }
-            FileRef::GraphFile(p) | FileRef::ClusterFile(p) => read(&resolve(p)),
+            FileRef::GraphFile(p) => read_bytes(&resolve(p)),
+            FileRef::ClusterFile(p) => match resolve(p) {
+                r if Path::new(&r).is_file() => read_bytes(&r),
+                r => read_bytes(&cluster_path(&r)),
+            },
         }
     }
 }
@@ -854,6 +947,7 @@ fn compare_cmd(args: CompareArgs) -> Result<()> {
         graph_text,
         cluster,
         cluster_text,
+        ..
     } = loaded;
     scenario.resolve()?;
     if args.url {

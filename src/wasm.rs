@@ -127,6 +127,35 @@ pub fn validate_graph(text: &str, fallback_name: &str) -> Result<JsValue, JsErro
     })
 }
 
+#[derive(Serialize)]
+struct ImportedGraph {
+    text: String,
+    notes: Vec<String>,
+}
+
+/// An uploaded graph file's bytes (an ONNX model, or graph JSON) as graph JSON text and the
+/// import's notes (ops not sized, external data), through the library's graph-file path
+/// (`scenario::load::graph_file`); throws the engine's error. `batch`: the size of dynamic
+/// first dimensions (0: none given).
+#[wasm_bindgen(unchecked_return_type = "{text: string, notes: string[]}")]
+pub fn import_graph(
+    bytes: Vec<u8>,
+    file_name: &str,
+    train: bool,
+    batch: u32,
+) -> Result<JsValue, JsError> {
+    let options = crate::import::onnx::Options {
+        train,
+        batch: (batch > 0).then_some(u64::from(batch)),
+        ..Default::default()
+    };
+    let read = crate::scenario::load::graph_file(file_name, bytes, &options).map_err(js_err)?;
+    to_js(&ImportedGraph {
+        text: read.text,
+        notes: read.notes,
+    })
+}
+
 /// Loads and validates cluster JSON; returns its devices (memory `Infinity` when unlimited)
 /// or throws the engine's error.
 #[wasm_bindgen(
@@ -154,15 +183,22 @@ fn load(
 fn files(
     graph_text: Option<String>,
     cluster_text: Option<String>,
-) -> impl Fn(FileRef) -> Result<String, Error> {
+) -> impl Fn(FileRef) -> Result<Vec<u8>, Error> {
     move |f| match f {
-        FileRef::BundledGraph(_) | FileRef::GraphFile(_) => graph_text.clone().ok_or_else(|| {
-            Error::Scenario("the page passed no graph text for a bundled or file graph".into())
-        }),
-        FileRef::ClusterFile(path) => cluster_text.clone().ok_or_else(|| Error::Io {
-            path: path.to_string(),
-            message: "files cannot be read in the browser; upload the cluster".into(),
-        }),
+        FileRef::BundledGraph(_) | FileRef::GraphFile(_) => {
+            graph_text.clone().map(String::into_bytes).ok_or_else(|| {
+                Error::Scenario("the page passed no graph text for a bundled or file graph".into())
+            })
+        }
+        FileRef::ClusterFile(path) => {
+            cluster_text
+                .clone()
+                .map(String::into_bytes)
+                .ok_or_else(|| Error::Io {
+                    path: path.to_string(),
+                    message: "files cannot be read in the browser; upload the cluster".into(),
+                })
+        }
     }
 }
 

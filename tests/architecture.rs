@@ -1,6 +1,6 @@
 //! ARCHITECTURE.md's invariants that a grep can check, so that breaking one fails a test:
 //! - the model knows no strategy and no scenario (it imports nothing from `place`,
-//!   `schedule`, `transfer`, `scenario`, `compare`);
+//!   `schedule`, `transfer`, `scenario`, `compare`), nor do the importers (`import`);
 //! - the simulator knows no strategy (it names only the `Scheduler` and `LinkQueue` traits
 //!   and their types, never a strategy file);
 //! - a strategy file imports nothing from a sibling strategy (shared helpers live in the
@@ -69,6 +69,19 @@ fn the_model_knows_no_strategy_and_no_scenario() {
         .map(|m| format!("crate::{m}"))
         .collect();
     let bad = violations("model", &forbidden);
+    assert!(bad.is_empty(), "{bad:#?}");
+}
+
+/// Importers sit beside the model: other formats in, a `Graph` out, no strategy or scenario.
+#[test]
+fn importers_know_no_strategy_and_no_scenario() {
+    let forbidden: Vec<String> = [
+        "place", "schedule", "transfer", "scenario", "compare", "sim",
+    ]
+    .iter()
+    .map(|m| format!("crate::{m}"))
+    .collect();
+    let bad = violations("import", &forbidden);
     assert!(bad.is_empty(), "{bad:#?}");
 }
 

@@ -771,3 +771,111 @@ fn replica_rows_order_and_bad_replica_inputs() {
         "{err}"
     );
 }
+
+fn fixture(name: &str) -> String {
+    format!(
+        "{}/tests/fixtures/onnx/{name}.onnx",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
+/// `import` prints graph JSON that loads (notes on stderr); `--graph x.onnx` runs a
+/// comparison on a hardware preset named like a bundled cluster; the import options work.
+#[test]
+fn onnx_models_import_and_run_on_a_preset() {
+    let (ok, out, err) = run(&["import", &fixture("tiny_cnn")]);
+    assert!(ok, "{err}");
+    assert!(err.contains("note: ONNX import: 11 ops"), "{err}");
+    let g = placesim::model::graph::Graph::from_json(&out, "x").unwrap();
+    assert_eq!((g.name.as_str(), g.node_count()), ("tiny_cnn", 11));
+    let (ok, out, err) = run(&["import", &fixture("tiny_cnn"), "--train"]);
+    assert!(ok, "{err}");
+    assert_eq!(
+        placesim::model::graph::Graph::from_json(&out, "x")
+            .unwrap()
+            .node_count(),
+        27
+    );
+    let (ok, out, err) = run(&[
+        "compare",
+        "--graph",
+        &fixture("rnn"),
+        "--cluster",
+        "hw_pesto_cpu_2xV100",
+        "--placers",
+        "single,hash",
+        "--schedulers",
+        "fifo",
+        "--json",
+    ]);
+    assert!(ok, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["results"].as_array().unwrap().len(), 2, "{out}");
+    // The dynamic input: one error naming it, then the options that size it.
+    let (ok, _, err) = run(&["import", &fixture("dynamic")]);
+    assert!(
+        !ok && err.lines().count() == 1 && err.contains("input 'x'"),
+        "{err}"
+    );
+    let (ok, out, err) = run(&["import", &fixture("dynamic"), "--batch", "3"]);
+    assert!(ok && out.contains("\"cost\":24"), "{err} {out}");
+    let (ok, out, err) = run(&["import", &fixture("dynamic"), "--input-shape", "x=2x8"]);
+    assert!(ok && out.contains("\"cost\":16"), "{err} {out}");
+    let (ok, _, err) = run(&["import", &fixture("dynamic"), "--input-shape", "x=2by8"]);
+    assert!(!ok && err.contains("NAME=DIMS"), "{err}");
+}
+
+/// A truncated model, a JSON file named .onnx and a non-UTF-8 non-ONNX graph file each give
+/// one line naming the file, never a panic.
+#[test]
+fn bad_models_get_one_clear_error() {
+    let bytes = std::fs::read(fixture("tiny_cnn")).unwrap();
+    let dir = std::env::temp_dir().join(format!("placesim-cli-onnx-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cut = dir.join("cut.onnx");
+    std::fs::write(&cut, &bytes[..bytes.len() / 3]).unwrap();
+    let json = dir.join("graph.onnx");
+    std::fs::write(&json, FORK_JOIN).unwrap();
+    let binary = dir.join("blob.json");
+    std::fs::write(&binary, [0xff, 0xfe, 0x00, 0x12]).unwrap();
+    for (path, expect) in [
+        (&cut, "truncated"),
+        (&json, "not an ONNX model"),
+        (&binary, "not UTF-8"),
+    ] {
+        let p = path.to_str().unwrap();
+        let (ok, _, err) = run(&["validate", p]);
+        assert!(!ok && !err.contains("panicked"), "{err}");
+        assert!(err.contains(p) && err.contains(expect), "{err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+    }
+}
+
+/// Every hardware preset loads by name and fits an imported model; presets are in physical
+/// units (GPU speeds 1e13..1e15 FLOP/s).
+#[test]
+fn hardware_presets_load_by_name() {
+    let dir = format!("{}/graphs/clusters", env!("CARGO_MANIFEST_DIR"));
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
+        .filter(|f| f.starts_with("hw_") && f.ends_with(".json"))
+        .map(|f| f.trim_end_matches(".json").to_string())
+        .collect();
+    names.sort();
+    assert!(names.len() >= 8, "{names:?}");
+    for name in &names {
+        let (ok, out, err) = run(&["validate", &fixture("tiny_cnn"), "--cluster", name]);
+        assert!(ok && out.contains("fits cluster"), "{name}: {err}");
+        let text = std::fs::read_to_string(format!("{dir}/{name}.json")).unwrap();
+        let c = placesim::model::cluster::Cluster::from_json(&text, name).unwrap();
+        for d in c.devices.iter().filter(|d| d.kind == "gpu") {
+            assert!(
+                (1e13..1e15).contains(&d.speed),
+                "{name}: {} {}",
+                d.id,
+                d.speed
+            );
+        }
+    }
+}

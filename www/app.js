@@ -357,7 +357,8 @@ async function loadGraph(known) {
     graphName = name;
     try { comparePool.preload(JSON.stringify(scenarioOf(state, all, false)), text); } catch { /* the run says why */ }
     $('graph-info').textContent = `${info.name}: ${info.nodes} ops, ${info.edges} edges, `
-      + `${info.colocation_groups} colocation groups${state.upload ? ' (uploaded)' : ''}`;
+      + `${info.colocation_groups} colocation groups${state.upload ? ' (uploaded)' : ''}`
+      + (state.upload ? (importNotes.get(state.upload) ?? []).map((n) => `\n${n}`).join('') : '');
     return true;
   } catch (e) {
     show($('graph-error'), e.message);
@@ -365,16 +366,30 @@ async function loadGraph(known) {
   }
 }
 
+/** What importing an uploaded ONNX model reported (ops not sized...), by upload. */
+/** @type {WeakMap<object, string[]>} */
+const importNotes = new WeakMap();
+
+/**
+ * An uploaded file's graph JSON text and import notes: an ONNX model (`.onnx`, or protobuf's
+ * first byte 0x08) is imported by the engine in a worker; graph JSON is read as text.
+ * @param {File} file @returns {Promise<{text: string, notes: string[]}>}
+ */
 async function readFile(file) {
   if (file.size > 200 * 1024 * 1024) throw new Error(`${file.name}: larger than 200 MB`);
-  return file.text();
+  const head = new Uint8Array(await file.slice(0, 1).arrayBuffer());
+  if (!/\.onnx$/i.test(file.name) && head[0] !== 0x08) return { text: await file.text(), notes: [] };
+  const bytes = new Uint8Array(await file.arrayBuffer());
+  const m = await hashRunner.run({ type: 'import', bytes, name: file.name });
+  return /** @type {{text: string, notes: string[]}} */ (m.result);
 }
 
 async function upload(file) {
   show($('graph-error'), '');
   let text;
-  try { text = await readFile(file); } catch (e) { show($('graph-error'), e.message); return; }
-  const stem = file.name.replace(/\.json$/i, '') || 'graph';
+  let notes;
+  try { ({ text, notes } = await readFile(file)); } catch (e) { show($('graph-error'), e.message); return; }
+  const stem = file.name.replace(/\.(json|onnx)$/i, '') || 'graph';
   let r;
   try {
     // Parsed, validated and hashed once, in a worker.
@@ -386,6 +401,7 @@ async function upload(file) {
     return;
   }
   state.upload = { name: r.info.name, text };
+  importNotes.set(state.upload, notes);
   state.graphHash = null;
   knowUpload(state.upload, r);
   renderGraphSelect();
@@ -395,7 +411,7 @@ async function upload(file) {
 
 async function giveHashedFile(file) {
   let text;
-  try { text = await readFile(file); } catch (e) { show($('graph-error'), e.message); return; }
+  try { ({ text } = await readFile(file)); } catch (e) { show($('graph-error'), e.message); return; }
   const linked = state.graphHash;
   if (!linked) return;
   let r;

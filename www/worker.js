@@ -14,6 +14,8 @@
 //                 validates a graph's text: {info, sha256, hashed}; with `hash`, its SHA-256
 //                 and whether a link names it by hash (too large to embed); with `linked`
 //                 ({sha256, name}), an error unless it is that file
+//               {id, type: 'import', bytes, name}  an uploaded file's bytes (an ONNX model)
+//                 as graph JSON: {text, notes} (engine's import_graph)
 // Messages out: {type: 'ready'} once the wasm is loaded, then per request
 //               {id, type: 'progress', done, total} (at most every 50 ms), and
 //               {id, type: 'result', result, ms} or {id, type: 'error', message}.
@@ -22,6 +24,7 @@
 
 import init, {
   Session, run_pair, graph_sha256, validate_graph, check_linked_graph, default_scenario, page_fragment,
+  import_graph,
 } from './pkg/placesim.js';
 
 const ready = init().then(
@@ -91,6 +94,9 @@ function run(msg) {
   }
   if (msg.type === 'sha256') {
     return { result: graph_sha256(msg.text), ms: performance.now() - t0 };
+  }
+  if (msg.type === 'import') {
+    return { result: import_graph(msg.bytes, msg.name, false, 0), ms: performance.now() - t0 };
   }
   throw new Error(`unknown request '${msg.type}'`);
 }

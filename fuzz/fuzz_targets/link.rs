@@ -32,7 +32,7 @@ fuzz_target!(|data: &[u8]| {
         _ => None,
     };
     let read = |f: FileRef| match (&embedded, f) {
-        (Some(t), FileRef::GraphFile(_)) => Ok(t.clone()),
+        (Some(t), FileRef::GraphFile(_)) => Ok(t.clone().into_bytes()),
         _ => h::read(f),
     };
     let hash = match &link.graph {

@@ -82,7 +82,7 @@ const CLUSTER_FILES: &[(&str, &str)] = &[
 /// The in-memory file system of the scenario and link targets: the small bundled graphs,
 /// `g` (also as the file `g.json`), and a few cluster files (by file name, in any folder);
 /// anything else is missing.
-pub fn read(f: FileRef) -> Result<String> {
+pub fn read(f: FileRef) -> Result<Vec<u8>> {
     let found = match f {
         FileRef::BundledGraph("g") | FileRef::GraphFile("g.json") => Some(GRAPH),
         FileRef::BundledGraph(name) => BUNDLED.iter().find(|b| b.0 == name).map(|b| b.1),
@@ -92,7 +92,7 @@ pub fn read(f: FileRef) -> Result<String> {
             CLUSTER_FILES.iter().find(|c| c.0 == base).map(|c| c.1)
         }
     };
-    found.map(str::to_string).ok_or_else(|| Error::Io {
+    found.map(|t| t.as_bytes().to_vec()).ok_or_else(|| Error::Io {
         path: format!("{f:?}"),
         message: "no such file".into(),
     })

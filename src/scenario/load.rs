@@ -1,11 +1,13 @@
 //! Loading a scenario's graph and cluster: the one path the CLI and the wasm adapter share.
 //!
-//! Where file texts come from is the caller's business (the CLI reads the disk and finds
+//! Where file bytes come from is the caller's business (the CLI reads the disk and finds
 //! bundled graphs in `graphs/`; the page passes the texts it holds): it hands [`load`] a
-//! reader for [`FileRef`]s. Everything else, which source needs which text, what a graph is
-//! named, and which errors name which file, happens here once.
+//! reader for [`FileRef`]s. Everything else, which source needs which file, whether a graph
+//! file is graph JSON or an ONNX model ([`graph_bytes`]), what a graph is named, and which
+//! errors name which file, happens here once.
 
 use crate::error::{Error, Result};
+use crate::import::onnx;
 use crate::model::cluster::Cluster;
 use crate::model::graph::Graph;
 
@@ -28,7 +30,11 @@ pub enum FileRef<'a> {
 pub struct Loaded {
     pub scenario: Scenario,
     pub graph: Graph,
+    /// The graph's JSON text (an ONNX model's is its imported graph's JSON).
     pub graph_text: String,
+    /// What importing the graph reported (ONNX: ops not sized, external data); empty for
+    /// graph JSON.
+    pub graph_notes: Vec<String>,
     pub cluster: Option<Cluster>,
     /// The cluster file's text, when the cluster is a file.
     pub cluster_text: Option<String>,
@@ -40,18 +46,71 @@ fn fallback_name(source: &GraphSource) -> String {
         GraphSource::Bundled(name) => name.clone(),
         GraphSource::File(path) => {
             let base = path.rsplit(['/', '\\']).next().unwrap_or(path);
-            base.strip_suffix(".json").unwrap_or(base).to_string()
+            let lower = base.to_ascii_lowercase();
+            let cut = [".json", ".onnx"]
+                .iter()
+                .find(|x| lower.ends_with(*x))
+                .map_or(0, |x| x.len());
+            base[..base.len() - cut].to_string()
         }
         GraphSource::Inline(_) => "inline graph".to_string(),
     }
 }
 
-/// A graph file's text as a graph: named by the file's stem when it has no name of its
-/// own, a parse error naming the file (the CLI's `validate` and `coarsen` read a single
-/// graph this way, as `load` does a scenario's graph file).
-pub fn graph_file(path: &str, text: &str) -> Result<Graph> {
+/// A graph read from a file: the graph, its JSON text, and what an import reported.
+#[derive(Debug, Clone)]
+pub struct GraphRead {
+    pub graph: Graph,
+    /// Graph JSON: the file's text, or an imported model's graph as JSON.
+    pub text: String,
+    /// An import's report lines (empty for graph JSON).
+    pub notes: Vec<String>,
+}
+
+/// A graph file's bytes as a graph: an ONNX model (by extension or magic byte, see
+/// [`onnx::is_onnx`]) imported with `options`, else graph JSON. Named `name` unless the JSON
+/// has a name of its own; errors name the file. The one place a graph file's format is
+/// decided.
+pub fn graph_bytes(
+    path: &str,
+    name: &str,
+    bytes: Vec<u8>,
+    options: &onnx::Options,
+) -> Result<GraphRead> {
+    if onnx::is_onnx(path, &bytes) {
+        let imported = onnx::import(bytes, name, options).map_err(|e| in_file(path, e))?;
+        return Ok(GraphRead {
+            text: imported.graph.to_json(),
+            graph: imported.graph,
+            notes: imported.report.lines(),
+        });
+    }
+    let text = utf8(path, bytes)?;
+    let graph = Graph::from_json(&text, name).map_err(|e| in_file(path, e))?;
+    Ok(GraphRead {
+        graph,
+        text,
+        notes: Vec::new(),
+    })
+}
+
+/// A graph file as a graph, named by the file's stem when it has no name of its own (the
+/// CLI's `validate`, `coarsen` and `import`, and the page's uploads, read a graph file this
+/// way, as `load` does a scenario's graph file with the default import options).
+pub fn graph_file(path: &str, bytes: Vec<u8>, options: &onnx::Options) -> Result<GraphRead> {
     let name = fallback_name(&GraphSource::File(path.to_string()));
-    Graph::from_json(text, &name).map_err(|e| in_file(path, e))
+    graph_bytes(path, &name, bytes, options)
+}
+
+/// A file's bytes as text; an error names the file.
+pub fn utf8(path: &str, bytes: Vec<u8>) -> Result<String> {
+    String::from_utf8(bytes).map_err(|e| Error::Parse {
+        what: path.to_string(),
+        message: format!(
+            "not UTF-8 text (byte {}): neither JSON nor an ONNX model",
+            e.utf8_error().valid_up_to()
+        ),
+    })
 }
 
 /// A parse error names the file it came from.
@@ -78,7 +137,7 @@ fn replicated(scenario: &Scenario, graph: Graph) -> Result<Graph> {
 
 /// Resolves the scenario (names, parameters, pairs), then reads and validates its graph and
 /// cluster through `read`.
-pub fn load(scenario: Scenario, read: &dyn Fn(FileRef) -> Result<String>) -> Result<Loaded> {
+pub fn load(scenario: Scenario, read: &dyn Fn(FileRef) -> Result<Vec<u8>>) -> Result<Loaded> {
     load_reusing(scenario, read, None)
 }
 
@@ -87,33 +146,30 @@ pub fn load(scenario: Scenario, read: &dyn Fn(FileRef) -> Result<String>) -> Res
 /// scenarios parses it once). Everything else is loaded afresh.
 pub fn load_reusing(
     scenario: Scenario,
-    read: &dyn Fn(FileRef) -> Result<String>,
+    read: &dyn Fn(FileRef) -> Result<Vec<u8>>,
     previous: Option<Loaded>,
 ) -> Result<Loaded> {
     scenario.resolve()?;
     let name = fallback_name(&scenario.graph);
-    let (graph, graph_text) = match &scenario.graph {
+    let (graph, graph_text, graph_notes) = match &scenario.graph {
         GraphSource::Bundled(path) | GraphSource::File(path) => {
-            let text = read(match &scenario.graph {
+            let bytes = read(match &scenario.graph {
                 GraphSource::Bundled(_) => FileRef::BundledGraph(path),
                 _ => FileRef::GraphFile(path),
             })?;
-            // The previous graph, moved out, when its text, name and replica are this
-            // scenario's.
+            // The previous graph, moved out, when its JSON text, name and replica are this
+            // scenario's (an ONNX model is imported again).
             let same = previous.filter(|p| {
-                p.graph_text == text
+                p.graph_text.as_bytes() == bytes.as_slice()
                     && fallback_name(&p.scenario.graph) == name
                     && p.scenario.replica == scenario.replica
             });
             match same {
-                Some(p) => (p.graph, text),
-                None => (
-                    replicated(
-                        &scenario,
-                        Graph::from_json(&text, &name).map_err(|e| in_file(path, e))?,
-                    )?,
-                    text,
-                ),
+                Some(p) => (p.graph, p.graph_text, p.graph_notes),
+                None => {
+                    let g = graph_bytes(path, &name, bytes, &onnx::Options::default())?;
+                    (replicated(&scenario, g.graph)?, g.text, g.notes)
+                }
             }
         }
         GraphSource::Inline(value) => {
@@ -121,13 +177,14 @@ pub fn load_reusing(
             (
                 replicated(&scenario, Graph::from_json(&text, &name)?)?,
                 text,
+                Vec::new(),
             )
         }
     };
     let (cluster, cluster_text) = match &scenario.cluster {
         ClusterSource::Generate(_) => (None, None),
         ClusterSource::File(path) => {
-            let text = read(FileRef::ClusterFile(path))?;
+            let text = utf8(path, read(FileRef::ClusterFile(path))?)?;
             let cluster = Cluster::from_json(&text, path).map_err(|e| in_file(path, e))?;
             (Some(cluster), Some(text))
         }
@@ -140,6 +197,7 @@ pub fn load_reusing(
         scenario,
         graph,
         graph_text,
+        graph_notes,
         cluster,
         cluster_text,
     })
@@ -158,13 +216,13 @@ mod tests {
 
     #[test]
     fn each_source_asks_for_its_file_and_names_it_in_errors() {
-        let read = |f: FileRef| -> Result<String> {
+        let read = |f: FileRef| -> Result<Vec<u8>> {
             match f {
                 FileRef::BundledGraph("g") | FileRef::GraphFile("dir/my.graph.json") => {
                     Ok(G.into())
                 }
                 FileRef::ClusterFile("c.json") => Ok(C.into()),
-                FileRef::GraphFile("bad.json") => Ok("{nodes: [".into()),
+                FileRef::GraphFile("bad.json") => Ok(b"{nodes: [".to_vec()),
                 other => Err(Error::Io {
                     path: format!("{other:?}"),
                     message: "missing".into(),
@@ -230,9 +288,9 @@ mod tests {
     #[test]
     fn load_reusing_keeps_a_graph_of_the_same_text_only() {
         let text = std::cell::RefCell::new(G.to_string());
-        let read = |f: FileRef| -> Result<String> {
+        let read = |f: FileRef| -> Result<Vec<u8>> {
             match f {
-                FileRef::GraphFile(_) => Ok(text.borrow().clone()),
+                FileRef::GraphFile(_) => Ok(text.borrow().clone().into_bytes()),
                 _ => Ok(C.into()),
             }
         };

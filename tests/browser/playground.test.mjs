@@ -259,6 +259,25 @@ test('a bad upload shows the engine error; a good one is embedded in the link', 
   await again.context().close();
 });
 
+test('an ONNX model uploads through the engine; a truncated one shows its error', async () => {
+  const page = await openPage(browser, server.url);
+  const model = await readFile(new URL('../fixtures/onnx/tiny_cnn.onnx', import.meta.url));
+  const before = await page.textContent('#graph-info');
+  await page.setInputFiles('#graph-file', { name: 'cut.onnx', mimeType: 'application/octet-stream', buffer: model.subarray(0, 100) });
+  await page.waitForSelector('#graph-error:not([hidden])');
+  assert.match(await page.textContent('#graph-error'), /cut\.onnx: not an ONNX model .*truncated/);
+  assert.equal(await page.textContent('#graph-info'), before, 'the previous graph stays');
+  await page.setInputFiles('#graph-file', { name: 'tiny_cnn.onnx', mimeType: 'application/octet-stream', buffer: model });
+  await page.waitForFunction(() => document.getElementById('graph-info').textContent.includes('uploaded'));
+  const info = await page.textContent('#graph-info');
+  assert.match(info, /^tiny_cnn: 11 ops, 11 edges/);
+  assert.match(info, /ONNX import: 11 ops, 1\.4688e5 forward FLOPs/);
+  await page.click('#run');
+  assert.ok((await results(page)).length > 0);
+  assert.deepEqual(page.errors, []);
+  await page.context().close();
+});
+
 test('cancel stops a long run and the page runs again afterwards', async () => {
   const page = await openPage(browser, server.url);
   // The default comparison ran on load; a cancelled run leaves it as it was.

@@ -1,0 +1,600 @@
+//! ONNX models in: the protobuf of an `.onnx` file (what PyTorch, Keras via tf2onnx and most
+//! frameworks export) to a placesim [`Graph`]: one node per ONNX node with its FLOPs as
+//! `cost`, the bytes of the initializers it reads as `mem`, one edge per tensor use with the
+//! tensor's bytes, the op type, and a layer from the node's name scope. `docs/onnx.md` states
+//! every convention (FLOPs per op, layers, what a training graph adds).
+//!
+//! [`import`] decodes (`proto`), orders the nodes, infers shapes and FLOPs (`infer`), adds the
+//! backward pass and updates when asked (`train`), and builds through [`GraphBuilder`], so an
+//! imported graph is validated like a graph file. Bad input gives one error naming the
+//! model's part at fault (input, node, opset), never a panic; an op it cannot size gets cost
+//! 0 and a line in the [`Report`].
+//!
+//! Not here: reading files (the caller passes bytes) and anything about devices.
+
+mod infer;
+mod proto;
+mod train;
+
+use std::collections::{BTreeMap, BTreeSet, BinaryHeap};
+
+use bytes::Bytes;
+use prost::Message;
+
+use crate::error::{Error, Result};
+use crate::model::graph::{Graph, GraphBuilder, NodeSpec};
+
+use infer::{elems, Info};
+use proto::{elem_bytes, TensorProto, ValueInfoProto};
+
+/// Largest model file read: protobuf's own 2 GiB message limit. Larger models are stored
+/// with external data (the `.onnx` file then holds the graph and the weights' shapes).
+pub const MAX_MODEL_BYTES: usize = (1 << 31) - 1;
+
+/// Newest opset of the default domain whose ops the importer knows (ONNX 1.23).
+pub const MAX_OPSET: i64 = 28;
+
+/// Newest ONNX IR version the importer reads.
+pub const MAX_IR_VERSION: i64 = 14;
+
+/// How many node names a report line lists per op type.
+const NAMES_SHOWN: usize = 3;
+
+/// What to import besides the model.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Options {
+    /// Add the backward pass and the optimizer updates (a training step).
+    pub train: bool,
+    /// The size of every input's dynamic first dimension.
+    pub batch: Option<u64>,
+    /// Static shapes for inputs by name (override what the model says).
+    pub input_shapes: BTreeMap<String, Vec<u64>>,
+}
+
+/// Ops of one type that could not be sized (cost 0).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Unsized {
+    /// Op type, with its domain when not the default one (`com.microsoft.FusedConv`).
+    pub op: String,
+    pub count: usize,
+    /// The first few node ids.
+    pub nodes: Vec<String>,
+}
+
+/// What an import did, for the user to read.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Report {
+    /// ONNX nodes imported (the forward graph).
+    pub onnx_nodes: usize,
+    /// Forward FLOPs (sum of the ONNX nodes' costs).
+    pub forward_flops: f64,
+    /// Bytes of the initializers (parameters and constants stored as initializers).
+    pub param_bytes: f64,
+    /// Ops that got cost 0 because their shapes or FLOPs are unknown, by op type.
+    pub unsized_ops: Vec<Unsized>,
+    /// Other facts worth a line (external data, shapes taken from the model's value_info).
+    pub notes: Vec<String>,
+}
+
+impl Report {
+    /// The report as lines of text (the CLI prints them on stderr, the page as notes).
+    pub fn lines(&self) -> Vec<String> {
+        let mut out = vec![format!(
+            "ONNX import: {} ops, {:.4e} forward FLOPs, {:.4e} parameter bytes",
+            self.onnx_nodes, self.forward_flops, self.param_bytes
+        )];
+        for u in &self.unsized_ops {
+            let more = if u.count > u.nodes.len() { ", ..." } else { "" };
+            out.push(format!(
+                "ONNX import: {} x {} not sized (cost 0): {}{more}",
+                u.count,
+                u.op,
+                u.nodes.join(", ")
+            ));
+        }
+        out.extend(self.notes.iter().map(|n| format!("ONNX import: {n}")));
+        out
+    }
+}
+
+/// An imported graph and what the import did.
+#[derive(Debug, Clone)]
+pub struct Imported {
+    pub graph: Graph,
+    pub report: Report,
+}
+
+/// Whether a file is an ONNX model rather than graph JSON: its name ends in `.onnx`, or its
+/// first byte is protobuf's tag of `ModelProto.ir_version` (field 1, varint: `0x08`), which
+/// no JSON text starts with.
+pub fn is_onnx(path: &str, bytes: &[u8]) -> bool {
+    path.to_ascii_lowercase().ends_with(".onnx") || bytes.first() == Some(&0x08)
+}
+
+fn bad(message: impl Into<String>) -> Error {
+    Error::Parse {
+        what: "ONNX model".into(),
+        message: message.into(),
+    }
+}
+
+/// Shape, type and (small integer) values of a tensor stored in the model.
+fn tensor_info(t: &TensorProto) -> Option<Info> {
+    let shape: Vec<u64> = t
+        .dims
+        .iter()
+        .map(|&d| u64::try_from(d).ok())
+        .collect::<Option<_>>()?;
+    let n = elems(&shape);
+    let external = t.data_location == 1 || !t.external_data.is_empty();
+    let value = if n <= infer::MAX_VALUE_LEN as f64 && !external {
+        tensor_values(t, n as usize)
+    } else {
+        None
+    };
+    Some(Info {
+        dtype: t.data_type,
+        shape: Some(shape),
+        value,
+    })
+}
+
+/// Element values of a small numeric tensor, from its typed field or its raw bytes
+/// (little-endian, as ONNX stores them).
+fn tensor_values(t: &TensorProto, n: usize) -> Option<Vec<f64>> {
+    let raw = &t.raw_data;
+    let from_raw = |width: usize, f: fn(&[u8]) -> f64| -> Option<Vec<f64>> {
+        (raw.len() == n * width).then(|| raw.chunks_exact(width).map(f).collect())
+    };
+    let v: Vec<f64> = match t.data_type {
+        infer::INT64 if !t.int64_data.is_empty() => {
+            t.int64_data.iter().map(|&x| x as f64).collect()
+        }
+        infer::INT64 => from_raw(8, |b| {
+            i64::from_le_bytes(b.try_into().unwrap_or([0; 8])) as f64
+        })?,
+        6 if !t.int32_data.is_empty() => t.int32_data.iter().map(|&x| x as f64).collect(),
+        6 => from_raw(4, |b| {
+            i32::from_le_bytes(b.try_into().unwrap_or([0; 4])) as f64
+        })?,
+        infer::FLOAT if !t.float_data.is_empty() => {
+            t.float_data.iter().map(|&x| x as f64).collect()
+        }
+        infer::FLOAT => from_raw(4, |b| {
+            f32::from_le_bytes(b.try_into().unwrap_or([0; 4])) as f64
+        })?,
+        11 if !t.double_data.is_empty() => t.double_data.clone(),
+        11 => from_raw(8, |b| f64::from_le_bytes(b.try_into().unwrap_or([0; 8])))?,
+        _ => return None,
+    };
+    (v.len() == n).then_some(v)
+}
+
+fn tensor_bytes(info: &Info) -> f64 {
+    match (&info.shape, elem_bytes(info.dtype)) {
+        (Some(s), Some(b)) => elems(s) * b,
+        _ => 0.0,
+    }
+}
+
+/// A value_info's static shape, if it has one.
+fn static_info(v: &ValueInfoProto) -> Option<Info> {
+    let t = v.r#type.as_ref()?.tensor_type.as_ref()?;
+    let shape = t
+        .shape
+        .as_ref()?
+        .dim
+        .iter()
+        .map(|d| d.dim_value.and_then(|x| u64::try_from(x).ok()))
+        .collect::<Option<Vec<u64>>>()?;
+    Some(Info::new(t.elem_type, shape))
+}
+
+/// The static shape of graph input `v` after the options, or an error naming the input.
+fn input_info(v: &ValueInfoProto, opts: &Options) -> Result<Info> {
+    let tt = v.r#type.as_ref().and_then(|t| t.tensor_type.as_ref());
+    let dtype = tt.map_or(infer::FLOAT, |t| t.elem_type);
+    if let Some(shape) = opts.input_shapes.get(&v.name) {
+        return Ok(Info::new(dtype, shape.clone()));
+    }
+    let hint = |what: String| {
+        bad(format!(
+            "input '{}' has {what}: give it a static shape (placesim import --input-shape {}=1x3x224x224, \
+             or --batch N for a dynamic first dimension)",
+            v.name, v.name
+        ))
+    };
+    let Some(dims) = tt.and_then(|t| t.shape.as_ref()) else {
+        return Err(hint("no shape".into()));
+    };
+    let mut shape = Vec::with_capacity(dims.dim.len());
+    for (i, d) in dims.dim.iter().enumerate() {
+        match (d.dim_value, &opts.batch) {
+            (Some(x), _) if x > 0 => shape.push(x as u64),
+            (_, Some(b)) if i == 0 => shape.push(*b),
+            _ => {
+                let what = match &d.dim_param {
+                    Some(p) if !p.is_empty() => format!("a dynamic dimension '{p}' (dim {i})"),
+                    _ => format!("an unknown dimension (dim {i})"),
+                };
+                return Err(hint(what));
+            }
+        }
+    }
+    Ok(Info::new(dtype, shape))
+}
+
+/// The scope of a node name: everything before its last `/`, leading `/` dropped
+/// (`/layer1/layer1.0/conv1/Conv` -> `layer1/layer1.0/conv1`); a name without `/` is its own
+/// scope.
+fn scope(id: &str) -> &str {
+    let trimmed = id.trim_start_matches('/');
+    match trimmed.rfind('/') {
+        Some(i) if i > 0 => &trimmed[..i],
+        _ => trimmed,
+    }
+}
+
+/// An edge of the graph being built: src, dst, bytes, tensor name.
+pub(crate) struct EdgeSpec {
+    pub src: String,
+    pub dst: String,
+    pub bytes: f64,
+    pub tensor: String,
+}
+
+/// Reads an ONNX model (the whole `.onnx` file) into a graph named `name`.
+pub fn import(bytes: impl Into<Bytes>, name: &str, opts: &Options) -> Result<Imported> {
+    let bytes: Bytes = bytes.into();
+    if bytes.len() > MAX_MODEL_BYTES {
+        return Err(bad(format!(
+            "{} bytes is more than protobuf's 2 GiB limit; export the model with external data \
+             (the .onnx file then holds only the graph)",
+            bytes.len()
+        )));
+    }
+    if bytes.is_empty() {
+        return Err(bad("the file is empty"));
+    }
+    let model = proto::ModelProto::decode(bytes).map_err(|e| {
+        bad(format!(
+            "not an ONNX model (protobuf: {e}); truncated or not a .onnx file?"
+        ))
+    })?;
+    if !(1..=MAX_IR_VERSION).contains(&model.ir_version) {
+        return Err(bad(format!(
+            "not an ONNX model, or one too new: IR version {} (this importer reads 1..={MAX_IR_VERSION})",
+            model.ir_version
+        )));
+    }
+    let opset = model
+        .opset_import
+        .iter()
+        .find(|o| o.domain.is_empty() || o.domain == "ai.onnx")
+        .map(|o| o.version);
+    match opset {
+        Some(v) if (1..=MAX_OPSET).contains(&v) => {}
+        Some(v) => {
+            return Err(bad(format!(
+                "opset {v} of the default domain is unknown (this importer knows 1..={MAX_OPSET})"
+            )))
+        }
+        None if model.ir_version < 3 => {} // before opset imports existed
+        None => return Err(bad("the model imports no opset of the default ONNX domain")),
+    }
+    let g = model.graph.ok_or_else(|| bad("the model has no graph"))?;
+    if g.node.is_empty() {
+        return Err(bad("the model's graph has no nodes"));
+    }
+    for name in opts.input_shapes.keys() {
+        if !g.input.iter().any(|i| &i.name == name) {
+            let names: Vec<&str> = g.input.iter().map(|i| i.name.as_str()).collect();
+            return Err(bad(format!(
+                "--input-shape names '{name}', which is not an input of the model (inputs: {})",
+                names.join(", ")
+            )));
+        }
+    }
+
+    let mut report = Report {
+        onnx_nodes: g.node.len(),
+        ..Report::default()
+    };
+    // What is known of every tensor: initializers, then inputs that are not initializers.
+    let mut infos: BTreeMap<&str, Option<Info>> = BTreeMap::new();
+    let mut init_bytes: BTreeMap<&str, f64> = BTreeMap::new();
+    let mut external = (0usize, 0.0f64);
+    for t in &g.initializer {
+        let info = tensor_info(t)
+            .ok_or_else(|| bad(format!("initializer '{}' has a negative dimension", t.name)))?;
+        let b = tensor_bytes(&info);
+        if t.data_location == 1 || !t.external_data.is_empty() {
+            external.0 += 1;
+            external.1 += b;
+        }
+        report.param_bytes += b;
+        init_bytes.insert(&t.name, b);
+        infos.insert(&t.name, Some(info));
+    }
+    if external.0 > 0 {
+        let file = g
+            .initializer
+            .iter()
+            .flat_map(|t| &t.external_data)
+            .find(|e| e.key == "location")
+            .map_or(String::new(), |e| format!(" ('{}')", e.value));
+        report.notes.push(format!(
+            "{} initializers ({:.4e} bytes) are stored in an external file{file}; their sizes come \
+             from the model, their values are not needed",
+            external.0, external.1
+        ));
+    }
+    for v in &g.input {
+        if !infos.contains_key(v.name.as_str()) {
+            infos.insert(&v.name, Some(input_info(v, opts)?));
+        }
+    }
+    if let Some(b) = opts.batch {
+        // --batch sizes dynamic first dimensions only; silently keeping a static batch would
+        // give another model than the one asked for.
+        let dynamic_first = |v: &&ValueInfoProto| {
+            let dims = v
+                .r#type
+                .as_ref()
+                .and_then(|t| t.tensor_type.as_ref())
+                .and_then(|t| t.shape.as_ref());
+            dims.and_then(|d| d.dim.first())
+                .is_some_and(|d| d.dim_value.is_none_or(|x| x <= 0))
+        };
+        let inputs: Vec<&ValueInfoProto> = g
+            .input
+            .iter()
+            .filter(|v| {
+                !init_bytes.contains_key(v.name.as_str())
+                    && !opts.input_shapes.contains_key(&v.name)
+            })
+            .collect();
+        if !inputs.iter().any(dynamic_first) {
+            let shown: Vec<String> = inputs
+                .iter()
+                .filter_map(|v| {
+                    Some((
+                        v.name.as_str(),
+                        infos.get(v.name.as_str())?.as_ref()?.shape.as_ref()?,
+                    ))
+                })
+                .map(|(n, s)| {
+                    format!(
+                        "'{n}' is {}",
+                        s.iter().map(u64::to_string).collect::<Vec<_>>().join("x")
+                    )
+                })
+                .collect();
+            return Err(bad(format!(
+                "--batch {b}: no input has a dynamic first dimension ({}); set a static shape with \
+                 --input-shape NAME=DIMS (the model's reshapes may assume the exported batch)",
+                if shown.is_empty() { "the model has no input to size".to_string() } else { shown.join(", ") }
+            )));
+        }
+    }
+    let declared: BTreeMap<&str, Info> = g
+        .value_info
+        .iter()
+        .chain(&g.output)
+        .filter_map(|v| Some((v.name.as_str(), static_info(v)?)))
+        .collect();
+
+    // Node ids (names, made unique) and producers.
+    let mut used = BTreeSet::new();
+    let mut ids = Vec::with_capacity(g.node.len());
+    let mut producer: BTreeMap<&str, usize> = BTreeMap::new();
+    for (i, n) in g.node.iter().enumerate() {
+        let base = if n.name.is_empty() {
+            format!("{}_{i}", n.op_type)
+        } else {
+            n.name.clone()
+        };
+        let mut id = base.clone();
+        let mut k = 1;
+        while !used.insert(id.clone()) {
+            id = format!("{base}_{k}");
+            k += 1;
+        }
+        for o in n.output.iter().filter(|o| !o.is_empty()) {
+            if infos.contains_key(o.as_str()) || producer.insert(o, i).is_some() {
+                return Err(bad(format!("node '{id}' ({}) writes '{o}', which another node, input or initializer already provides", n.op_type)));
+            }
+        }
+        ids.push(id);
+    }
+    let order = topological(&g.node, &ids, &producer, &infos)?;
+
+    // Forward nodes and edges, in topological order.
+    let mut specs: Vec<NodeSpec> = Vec::with_capacity(g.node.len());
+    let mut edges: Vec<EdgeSpec> = Vec::new();
+    let mut layers: BTreeMap<String, i64> = BTreeMap::new();
+    let mut claimed: BTreeSet<&str> = BTreeSet::new();
+    let mut params: BTreeMap<String, f64> = BTreeMap::new();
+    let mut unsized_ops: BTreeMap<String, Unsized> = BTreeMap::new();
+    let mut from_value_info = 0usize;
+    for &i in &order {
+        let n = &g.node[i];
+        let id = &ids[i];
+        let inputs: Vec<Option<Info>> = n
+            .input
+            .iter()
+            .map(|x| {
+                if x.is_empty() {
+                    None
+                } else {
+                    infos.get(x.as_str()).cloned().flatten()
+                }
+            })
+            .collect();
+        let default_domain = n.domain.is_empty() || n.domain == "ai.onnx";
+        let sized = default_domain
+            .then(|| infer::infer(n, &inputs, &tensor_info))
+            .flatten()
+            .filter(|s| s.outputs.iter().all(|o| o.shape.is_some()));
+        let cost = match &sized {
+            Some(s) => {
+                for (o, info) in n.output.iter().zip(&s.outputs) {
+                    if !o.is_empty() {
+                        infos.insert(o, Some(info.clone()));
+                    }
+                }
+                s.flops
+            }
+            None => {
+                let op = if default_domain {
+                    n.op_type.clone()
+                } else {
+                    format!("{}.{}", n.domain, n.op_type)
+                };
+                let u = unsized_ops.entry(op.clone()).or_insert(Unsized {
+                    op,
+                    count: 0,
+                    nodes: Vec::new(),
+                });
+                u.count += 1;
+                if u.nodes.len() < NAMES_SHOWN {
+                    u.nodes.push(id.clone());
+                }
+                for o in n.output.iter().filter(|o| !o.is_empty()) {
+                    let known = declared.get(o.as_str()).cloned();
+                    from_value_info += usize::from(known.is_some());
+                    infos.insert(o, known);
+                }
+                0.0
+            }
+        };
+        report.forward_flops += cost;
+        let mut mem = 0.0;
+        let mut seen = BTreeSet::new();
+        for x in n.input.iter().filter(|x| !x.is_empty()) {
+            if !seen.insert(x.as_str()) {
+                continue;
+            }
+            if let Some(&b) = init_bytes.get(x.as_str()) {
+                if claimed.insert(x) {
+                    mem += b;
+                    let shape = infos
+                        .get(x.as_str())
+                        .cloned()
+                        .flatten()
+                        .and_then(|t| t.shape);
+                    *params.entry(id.clone()).or_default() += shape.map_or(0.0, |s| elems(&s));
+                }
+            } else if let Some(&p) = producer.get(x.as_str()) {
+                let bytes = infos
+                    .get(x.as_str())
+                    .cloned()
+                    .flatten()
+                    .map_or(0.0, |t| tensor_bytes(&t));
+                edges.push(EdgeSpec {
+                    src: ids[p].clone(),
+                    dst: id.clone(),
+                    bytes,
+                    tensor: x.clone(),
+                });
+            }
+        }
+        let next = layers.len() as i64;
+        let layer = *layers.entry(scope(id).to_string()).or_insert(next);
+        specs.push(NodeSpec {
+            id: id.clone(),
+            op: n.op_type.clone(),
+            cost: Some(cost),
+            mem,
+            layer: Some(layer),
+            ..NodeSpec::default()
+        });
+    }
+    report.unsized_ops = unsized_ops.into_values().collect();
+    if from_value_info > 0 {
+        report.notes.push(format!(
+            "{from_value_info} outputs of ops not sized took their shapes from the model's value_info"
+        ));
+    }
+    if opts.train {
+        let outputs = output_tensors(&g.node, &order, &ids);
+        train::add_training(&mut specs, &mut edges, &outputs, &params, &infos);
+    }
+    let mut b = GraphBuilder::new();
+    for s in specs {
+        b.node(s);
+    }
+    for e in &edges {
+        b.edge(&e.src, &e.dst, e.bytes, Some(&e.tensor));
+    }
+    let graph = b.build(name)?;
+    Ok(Imported { graph, report })
+}
+
+/// Each node's first named output, by node id (the tensor its backward pass reads).
+fn output_tensors(
+    nodes: &[proto::NodeProto],
+    order: &[usize],
+    ids: &[String],
+) -> BTreeMap<String, String> {
+    order
+        .iter()
+        .filter_map(|&i| {
+            Some((
+                ids[i].clone(),
+                nodes[i].output.iter().find(|o| !o.is_empty())?.clone(),
+            ))
+        })
+        .collect()
+}
+
+/// Nodes in a topological order: the file's order where it is one (ONNX requires it), the
+/// smallest index first among the ready ones otherwise. Errors name a node that reads a
+/// tensor nothing provides, or one on a cycle.
+fn topological(
+    nodes: &[proto::NodeProto],
+    ids: &[String],
+    producer: &BTreeMap<&str, usize>,
+    infos: &BTreeMap<&str, Option<Info>>,
+) -> Result<Vec<usize>> {
+    let mut indegree = vec![0usize; nodes.len()];
+    let mut users: Vec<Vec<usize>> = vec![Vec::new(); nodes.len()];
+    for (i, n) in nodes.iter().enumerate() {
+        let mut seen = BTreeSet::new();
+        for x in n.input.iter().filter(|x| !x.is_empty()) {
+            if let Some(&p) = producer.get(x.as_str()) {
+                if seen.insert(p) {
+                    indegree[i] += 1;
+                    users[p].push(i);
+                }
+            } else if !infos.contains_key(x.as_str()) {
+                return Err(bad(format!(
+                    "node '{}' ({}) reads '{x}', which no node, input or initializer provides",
+                    ids[i], n.op_type
+                )));
+            }
+        }
+    }
+    let mut ready: BinaryHeap<std::cmp::Reverse<usize>> = (0..nodes.len())
+        .filter(|&i| indegree[i] == 0)
+        .map(std::cmp::Reverse)
+        .collect();
+    let mut order = Vec::with_capacity(nodes.len());
+    while let Some(std::cmp::Reverse(i)) = ready.pop() {
+        order.push(i);
+        for &u in &users[i] {
+            indegree[u] -= 1;
+            if indegree[u] == 0 {
+                ready.push(std::cmp::Reverse(u));
+            }
+        }
+    }
+    if order.len() < nodes.len() {
+        let stuck = (0..nodes.len()).find(|&i| indegree[i] > 0).unwrap_or(0);
+        return Err(bad(format!("node '{}' is on a cycle", ids[stuck])));
+    }
+    Ok(order)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,460 @@
+//! The importer against hand-computed counts of the committed fixtures
+//! (`tests/fixtures/onnx/`, written by `tools/onnx_fixtures.py`), and against models built
+//! here for each way a file can be wrong.
+
+use super::proto::*;
+use super::*;
+
+fn fixture(name: &str) -> Bytes {
+    let path = format!(
+        "{}/tests/fixtures/onnx/{name}.onnx",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    Bytes::from(std::fs::read(&path).unwrap())
+}
+
+fn imp(name: &str, opts: &Options) -> Imported {
+    import(fixture(name), name, opts).unwrap()
+}
+
+fn node<'a>(g: &'a Graph, id: &str) -> &'a crate::model::graph::Node {
+    &g.nodes[g.node_index(id).unwrap_or_else(|| panic!("no node {id}")) as usize]
+}
+
+fn cost(g: &Graph, id: &str) -> f64 {
+    node(g, id).cost.unwrap()
+}
+
+/// Bytes of the edge `src -> dst`.
+fn edge_bytes(g: &Graph, src: &str, dst: &str) -> f64 {
+    let (s, d) = (g.node_index(src).unwrap(), g.node_index(dst).unwrap());
+    g.edges
+        .iter()
+        .find(|e| e.src == s && e.dst == d)
+        .unwrap()
+        .bytes
+}
+
+#[test]
+fn tiny_cnn_counts_are_the_hand_computed_ones() {
+    let Imported { graph: g, report } = imp("tiny_cnn", &Options::default());
+    assert_eq!(g.node_count(), 11);
+    assert!(report.unsized_ops.is_empty(), "{report:?}");
+    // conv1: x 1x3x16x16, 8 filters 3x3, pad 1 -> 1x8x16x16: 2 x 8*256 x 3*9 MACs.
+    assert_eq!(cost(&g, "/conv1/Conv"), 2.0 * 8.0 * 256.0 * 27.0);
+    // Weights 8x3x3x3 + bias 8, fp32.
+    assert_eq!(node(&g, "/conv1/Conv").mem, (216.0 + 8.0) * 4.0);
+    assert_eq!(
+        edge_bytes(&g, "/conv1/Conv", "/bn1/BatchNormalization"),
+        2048.0 * 4.0
+    );
+    // Batch norm: 2 FLOPs per element; its four vectors of 8.
+    assert_eq!(cost(&g, "/bn1/BatchNormalization"), 2.0 * 2048.0);
+    assert_eq!(node(&g, "/bn1/BatchNormalization").mem, 4.0 * 8.0 * 4.0);
+    // MaxPool 2x2 stride 2 -> 1x8x8x8: kernel elements per output element.
+    assert_eq!(cost(&g, "/pool/MaxPool"), 512.0 * 4.0);
+    // conv2: groups 2 (4 input channels per group), stride 2, pad 1 -> 1x8x4x4.
+    assert_eq!(cost(&g, "/conv2/Conv"), 2.0 * 128.0 * 4.0 * 9.0);
+    // conv3: dilation 2 (span 5), pad 2 -> 1x8x4x4, 8 input channels.
+    assert_eq!(cost(&g, "/conv3/Conv"), 2.0 * 128.0 * 8.0 * 9.0);
+    assert_eq!(cost(&g, "/add/Add"), 128.0);
+    assert_eq!(cost(&g, "/gap/GlobalAveragePool"), 128.0);
+    assert_eq!(cost(&g, "/flatten/Flatten"), 0.0);
+    // Gemm 1x8 by 8x10 (transB).
+    assert_eq!(cost(&g, "/fc/Gemm"), 2.0 * 10.0 * 8.0);
+    assert_eq!(cost(&g, "/softmax/Softmax"), 3.0 * 10.0);
+    assert_eq!(edge_bytes(&g, "/fc/Gemm", "/softmax/Softmax"), 40.0);
+    let params = (216.0 + 8.0 + 4.0 * 8.0 + 8.0 * 4.0 * 9.0 + 8.0 * 8.0 * 9.0 + 80.0 + 10.0) * 4.0;
+    assert_eq!(report.param_bytes, params);
+    let total: f64 = g.nodes.iter().map(|n| n.mem).sum();
+    assert_eq!(total, params, "every initializer's bytes on one node");
+    // A layer per name scope, in order.
+    assert_eq!(node(&g, "/conv1/Conv").layer, Some(0));
+    assert_eq!(node(&g, "/softmax/Softmax").layer, Some(10));
+}
+
+#[test]
+fn gemm_and_shape_arithmetic_of_an_mlp() {
+    let Imported { graph: g, report } = imp("mlp", &Options::default());
+    assert_eq!(g.node_count(), 8);
+    assert!(report.unsized_ops.is_empty(), "{report:?}");
+    assert_eq!(cost(&g, "/fc1/Gemm"), 2.0 * 4.0 * 32.0 * 16.0);
+    assert_eq!(cost(&g, "/fc2/Gemm"), 2.0 * 4.0 * 8.0 * 32.0);
+    // Shape -> Gather -> Unsqueeze -> Concat gave Reshape its target [4, 2, 4].
+    assert_eq!(edge_bytes(&g, "/view/Shape", "/view/Gather"), 16.0);
+    assert_eq!(edge_bytes(&g, "/view/Concat", "/view/Reshape"), 24.0);
+    // Relu shares its Gemm's scope, so its layer.
+    assert_eq!(node(&g, "/fc1/Relu").layer, node(&g, "/fc1/Gemm").layer);
+}
+
+#[test]
+fn batched_matmuls_broadcast() {
+    let Imported { graph: g, .. } = imp("matmul_batched", &Options::default());
+    // [2,3,4,5] x [5,6]: 6 batches of 4x5 by 5x6.
+    assert_eq!(cost(&g, "/attn/q/MatMul"), 2.0 * 6.0 * 4.0 * 6.0 * 5.0);
+    // [2,3,4,6] x [2,3,6,4] (transposed keys).
+    assert_eq!(cost(&g, "/attn/scores/MatMul"), 2.0 * 6.0 * 4.0 * 4.0 * 6.0);
+    assert_eq!(cost(&g, "/attn/ctx/MatMul"), 2.0 * 6.0 * 4.0 * 6.0 * 4.0);
+    // [2,3,4,6] x [1,3,6,7]: the batch broadcasts to 2x3.
+    assert_eq!(cost(&g, "/out/MatMul"), 2.0 * 6.0 * 4.0 * 7.0 * 6.0);
+    assert_eq!(cost(&g, "/attn/Softmax"), 3.0 * 96.0);
+    assert_eq!(
+        edge_bytes(&g, "/attn/Transpose", "/attn/scores/MatMul"),
+        144.0 * 4.0
+    );
+}
+
+#[test]
+fn lstm_and_gru_count_their_gates() {
+    let Imported { graph: g, report } = imp("rnn", &Options::default());
+    assert!(report.unsized_ops.is_empty(), "{report:?}");
+    // Bidirectional LSTM, seq 5, batch 2, input 4, hidden 3: 4 gates of 3 over 4 + 3.
+    assert_eq!(cost(&g, "/lstm/LSTM"), 2.0 * 5.0 * 2.0 * 2.0 * 12.0 * 7.0);
+    // GRU over the 6 features of both directions, hidden 4: 3 gates of 4 over 6 + 4.
+    assert_eq!(cost(&g, "/gru/GRU"), 2.0 * 5.0 * 2.0 * 12.0 * 10.0);
+    assert_eq!(node(&g, "/lstm/LSTM").mem, (96.0 + 72.0 + 48.0) * 4.0);
+    // Y of the LSTM: 5 x 2 directions x 2 x 3.
+    assert_eq!(edge_bytes(&g, "/lstm/LSTM", "/t/Transpose"), 60.0 * 4.0);
+}
+
+#[test]
+fn a_dynamic_input_names_itself_until_given_a_size() {
+    let e = import(fixture("dynamic"), "d", &Options::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("input 'x'") && e.contains("'batch'") && e.contains("--batch"),
+        "{e}"
+    );
+    let batch = Options {
+        batch: Some(32),
+        ..Options::default()
+    };
+    let g = import(fixture("dynamic"), "d", &batch).unwrap().graph;
+    assert_eq!(cost(&g, "relu"), 32.0 * 8.0);
+    // --batch on a model whose batch is static: an error naming the input's shape.
+    let e = import(fixture("tiny_cnn"), "t", &batch)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("--batch 32") && e.contains("'x' is 1x3x16x16"),
+        "{e}"
+    );
+    let mut shaped = Options::default();
+    shaped.input_shapes.insert("x".into(), vec![3, 8]);
+    assert_eq!(
+        cost(
+            &import(fixture("dynamic"), "d", &shaped).unwrap().graph,
+            "relu"
+        ),
+        24.0
+    );
+    shaped.input_shapes.insert("nope".into(), vec![1]);
+    let e = import(fixture("dynamic"), "d", &shaped)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("'nope'") && e.contains("inputs: x"), "{e}");
+}
+
+#[test]
+fn training_adds_gradients_and_colocated_updates() {
+    let opts = Options {
+        train: true,
+        ..Options::default()
+    };
+    let g = imp("tiny_cnn", &opts).graph;
+    // 11 forward ops, 11 gradients (all float), 5 updates (conv1, bn1, conv2, conv3, fc).
+    assert_eq!(g.node_count(), 11 + 11 + 5);
+    assert_eq!(
+        cost(&g, "gradient//conv1/Conv"),
+        2.0 * cost(&g, "/conv1/Conv")
+    );
+    assert_eq!(node(&g, "gradient//conv1/Conv").op, "ConvGrad");
+    // SGD: 2 FLOPs per parameter element; colocated with the op holding the weights.
+    assert_eq!(cost(&g, "update//conv1/Conv"), 2.0 * 224.0);
+    let (f, u) = (node(&g, "/conv1/Conv"), node(&g, "update//conv1/Conv"));
+    assert!(f.group.is_some() && f.group == u.group);
+    assert_eq!(
+        edge_bytes(&g, "gradient//conv1/Conv", "update//conv1/Conv"),
+        896.0
+    );
+    // The gradient of conv1's output flows back from bn1's gradient, the activation forward.
+    assert_eq!(
+        edge_bytes(
+            &g,
+            "gradient//bn1/BatchNormalization",
+            "gradient//conv1/Conv"
+        ),
+        8192.0
+    );
+    assert_eq!(
+        edge_bytes(&g, "/conv1/Conv", "gradient//bn1/BatchNormalization"),
+        8192.0
+    );
+    // The loss's gradient starts at the last op's own output.
+    assert_eq!(
+        edge_bytes(&g, "/softmax/Softmax", "gradient//softmax/Softmax"),
+        40.0
+    );
+    // Integer shape arithmetic has no gradient.
+    let m = imp("mlp", &opts).graph;
+    assert!(m.node_index("gradient//view/Shape").is_none());
+    assert!(m.node_index("gradient//view/Reshape").is_some());
+}
+
+// --- models built here -------------------------------------------------------------------
+
+fn vi(name: &str, dims: &[i64]) -> ValueInfoProto {
+    ValueInfoProto {
+        name: name.into(),
+        r#type: Some(TypeProto {
+            tensor_type: Some(TensorTypeProto {
+                elem_type: 1,
+                shape: Some(TensorShapeProto {
+                    dim: dims
+                        .iter()
+                        .map(|&d| Dimension {
+                            dim_value: Some(d),
+                            dim_param: None,
+                        })
+                        .collect(),
+                }),
+            }),
+        }),
+    }
+}
+
+fn op(op_type: &str, name: &str, inputs: &[&str], outputs: &[&str]) -> NodeProto {
+    NodeProto {
+        input: inputs.iter().map(|s| s.to_string()).collect(),
+        output: outputs.iter().map(|s| s.to_string()).collect(),
+        name: name.into(),
+        op_type: op_type.into(),
+        ..NodeProto::default()
+    }
+}
+
+fn model(nodes: Vec<NodeProto>, opset: i64) -> ModelProto {
+    ModelProto {
+        ir_version: 8,
+        opset_import: vec![OperatorSetIdProto {
+            domain: String::new(),
+            version: opset,
+        }],
+        graph: Some(GraphProto {
+            node: nodes,
+            name: "g".into(),
+            input: vec![vi("x", &[2, 4])],
+            ..GraphProto::default()
+        }),
+        ..ModelProto::default()
+    }
+}
+
+fn run(m: &ModelProto) -> Result<Imported> {
+    import(Bytes::from(m.encode_to_vec()), "m", &Options::default())
+}
+
+#[test]
+fn bad_files_give_one_clear_error() {
+    let good = fixture("tiny_cnn");
+    let err = |b: Bytes| import(b, "m", &Options::default()).unwrap_err().to_string();
+    let e = err(good.slice(..good.len() / 2));
+    assert!(
+        e.contains("not an ONNX model") && e.contains("truncated"),
+        "{e}"
+    );
+    let e = err(Bytes::from_static(br#"{"nodes": []}"#));
+    assert!(e.contains("ONNX model"), "{e}");
+    assert!(err(Bytes::new()).contains("empty"));
+    let e = run(&model(vec![op("Relu", "r", &["x"], &["y"])], 99))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("opset 99") && e.contains(&MAX_OPSET.to_string()),
+        "{e}"
+    );
+    let mut m = model(vec![op("Relu", "r", &["x"], &["y"])], 13);
+    m.opset_import[0].domain = "com.example".into();
+    assert!(run(&m)
+        .unwrap_err()
+        .to_string()
+        .contains("no opset of the default"));
+    let e = run(&model(vec![op("Relu", "r", &["nowhere"], &["y"])], 13))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("node 'r' (Relu) reads 'nowhere'"), "{e}");
+    let cycle = vec![
+        op("Add", "a", &["x", "b_out"], &["a_out"]),
+        op("Relu", "b", &["a_out"], &["b_out"]),
+    ];
+    let e = run(&model(cycle, 13)).unwrap_err().to_string();
+    assert!(e.contains("on a cycle"), "{e}");
+    let twice = vec![
+        op("Relu", "a", &["x"], &["y"]),
+        op("Relu", "b", &["x"], &["y"]),
+    ];
+    assert!(run(&model(twice, 13))
+        .unwrap_err()
+        .to_string()
+        .contains("node 'b' (Relu) writes 'y'"));
+    let mut m = model(vec![], 13);
+    m.ir_version = 0;
+    assert!(run(&m).unwrap_err().to_string().contains("IR version 0"));
+}
+
+#[test]
+fn ops_it_cannot_size_are_reported_and_cost_nothing() {
+    let mut custom = op("FusedThing", "f", &["y"], &["z"]);
+    custom.domain = "com.example".into();
+    let nodes = vec![
+        op("Relu", "r", &["x"], &["y"]),
+        op("NonZero", "nz1", &["y"], &["i1"]),
+        op("NonZero", "nz2", &["y"], &["i2"]),
+        custom,
+        op("Relu", "after", &["z"], &["w"]),
+    ];
+    let mut m = model(nodes, 13);
+    // The model's own shape for z lets the op after the custom one be sized.
+    m.graph.as_mut().unwrap().value_info.push(vi("z", &[2, 4]));
+    let Imported { graph: g, report } = run(&m).unwrap();
+    assert_eq!(g.node_count(), 5);
+    let names: Vec<(&str, usize)> = report
+        .unsized_ops
+        .iter()
+        .map(|u| (u.op.as_str(), u.count))
+        .collect();
+    assert_eq!(names, [("NonZero", 2), ("com.example.FusedThing", 1)]);
+    assert_eq!(report.unsized_ops[0].nodes, ["nz1", "nz2"]);
+    assert_eq!(cost(&g, "nz1"), 0.0);
+    assert_eq!(cost(&g, "after"), 8.0);
+    let lines = report.lines().join("\n");
+    assert!(
+        lines.contains("2 x NonZero not sized (cost 0): nz1, nz2"),
+        "{lines}"
+    );
+    assert!(lines.contains("value_info"), "{lines}");
+}
+
+#[test]
+fn external_weights_are_sized_from_their_dims() {
+    let mut m = model(vec![op("MatMul", "mm", &["x", "w"], &["y"])], 13);
+    m.graph.as_mut().unwrap().initializer.push(TensorProto {
+        dims: vec![4, 5],
+        data_type: 1,
+        name: "w".into(),
+        data_location: 1,
+        external_data: vec![StringStringEntryProto {
+            key: "location".into(),
+            value: "weights.bin".into(),
+        }],
+        ..TensorProto::default()
+    });
+    let Imported { graph: g, report } = run(&m).unwrap();
+    assert_eq!(cost(&g, "mm"), 2.0 * 2.0 * 5.0 * 4.0);
+    assert_eq!(node(&g, "mm").mem, 80.0);
+    assert!(
+        report.notes[0].contains("'weights.bin'"),
+        "{:?}",
+        report.notes
+    );
+}
+
+#[test]
+fn unnamed_and_duplicate_names_get_unique_ids() {
+    let nodes = vec![
+        op("Relu", "", &["x"], &["a"]),
+        op("Relu", "r", &["a"], &["b"]),
+        op("Relu", "r", &["b"], &["c"]),
+    ];
+    let g = run(&model(nodes, 13)).unwrap().graph;
+    let ids: Vec<&str> = g.nodes.iter().map(|n| n.id.as_str()).collect();
+    assert_eq!(ids, ["Relu_0", "r", "r_1"]);
+}
+
+#[test]
+fn scopes_are_the_name_before_the_last_slash() {
+    assert_eq!(
+        scope("/layer1/layer1.0/conv1/Conv"),
+        "layer1/layer1.0/conv1"
+    );
+    assert_eq!(scope("model/dense/MatMul"), "model/dense");
+    assert_eq!(scope("relu"), "relu");
+    assert_eq!(scope("/Relu"), "Relu");
+}
+
+#[test]
+fn json_does_not_look_like_onnx() {
+    assert!(is_onnx("m.ONNX", b"{"));
+    assert!(is_onnx("upload", &[0x08, 0x07]));
+    assert!(!is_onnx("g.json", b"{\"nodes\": []}"));
+    assert!(!is_onnx("g.json", b""));
+}
+
+fn attr_s(name: &str, s: &str) -> AttributeProto {
+    AttributeProto {
+        name: name.into(),
+        s: Bytes::from(s.as_bytes().to_vec()),
+        ..AttributeProto::default()
+    }
+}
+
+fn int64_init(name: &str, values: &[i64]) -> TensorProto {
+    TensorProto {
+        dims: if values.len() == 1 {
+            vec![]
+        } else {
+            vec![values.len() as i64]
+        },
+        data_type: 7,
+        name: name.into(),
+        int64_data: values.to_vec(),
+        ..TensorProto::default()
+    }
+}
+
+#[test]
+fn einsum_range_and_depth_to_space() {
+    // x is 2x4: "ij,jk->ik" with w 4x5 is a 2x4 by 4x5 product.
+    let mut e = op("Einsum", "e", &["x", "w"], &["y"]);
+    e.attribute.push(attr_s("equation", "ij,jk->ik"));
+    let mut implicit = op("Einsum", "t", &["y"], &["yt"]);
+    implicit.attribute.push(attr_s("equation", "ba"));
+    let nodes = vec![
+        e,
+        implicit,
+        op("Range", "r", &["zero", "five", "one"], &["idx"]),
+        op("Gather", "g", &["yt", "idx"], &["picked"]),
+    ];
+    let mut m = model(nodes, 13);
+    let g = m.graph.as_mut().unwrap();
+    g.initializer.push(TensorProto {
+        dims: vec![4, 5],
+        data_type: 1,
+        name: "w".into(),
+        raw_data: Bytes::from(vec![0u8; 80]),
+        ..TensorProto::default()
+    });
+    g.initializer.extend([
+        int64_init("zero", &[0]),
+        int64_init("five", &[5]),
+        int64_init("one", &[1]),
+    ]);
+    let Imported { graph, report } = run(&m).unwrap();
+    assert!(report.unsized_ops.is_empty(), "{report:?}");
+    assert_eq!(cost(&graph, "e"), 2.0 * 2.0 * 4.0 * 5.0);
+    // Implicit output of "ba": labels used once, sorted: "ab", a transpose of y (2x5 -> 5x2).
+    assert_eq!(edge_bytes(&graph, "t", "g"), 40.0);
+    // Range 0..5 indexes 5 rows of the 5x2 tensor.
+    assert_eq!(edge_bytes(&graph, "r", "g"), 40.0);
+    let mut d2s = op("DepthToSpace", "d", &["x4"], &["y4"]);
+    d2s.attribute.push(AttributeProto {
+        name: "blocksize".into(),
+        i: 2,
+        ..AttributeProto::default()
+    });
+    let mut m = model(vec![d2s, op("Relu", "r", &["y4"], &["z"])], 13);
+    m.graph.as_mut().unwrap().input = vec![vi("x4", &[1, 8, 3, 3])];
+    let graph = run(&m).unwrap().graph;
+    assert_eq!(cost(&graph, "r"), 2.0 * 6.0 * 6.0);
+}

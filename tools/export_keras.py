@@ -1,0 +1,71 @@
+#!/usr/bin/env python3
+"""A Keras model as placesim graph JSON, with FLOPs and bytes at a fixed batch size.
+
+    python3 tools/export_keras.py keras.applications:ResNet50 --batch 32 > resnet50.json
+    python3 tools/export_keras.py mypkg.models:build --batch 8 --train > g.json
+
+MODEL is `module:callable` returning a `keras.Model` (called without arguments; pass
+`weights=None` in your own factory to skip a download). The model's concrete TensorFlow
+graph, traced at the batch size given (`tf.function` with a static input signature), is
+converted to ONNX by `tf2onnx` (Keras layer names become the node scopes, so layers follow
+Keras layers), then read by `placesim import`, so FLOP counts, tensor bytes, layers and the
+training pass follow docs/onnx.md exactly (one implementation, in the engine). Needs
+`tensorflow` and `tf2onnx`, and a built placesim (`cargo build --release`, or PLACESIM=path).
+"""
+import argparse
+import importlib
+import os
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CLI = os.environ.get("PLACESIM", os.path.join(ROOT, "target", "release", "placesim"))
+
+
+def load_model(spec):
+    module, _, name = spec.partition(":")
+    if not name:
+        sys.exit(f"export_keras: MODEL must be module:callable, got '{spec}'")
+    return getattr(importlib.import_module(module), name)()
+
+
+def export(model, batch, path, opset):
+    import tensorflow as tf
+    import tf2onnx
+
+    # One static TensorSpec per model input, the batch dimension fixed.
+    signature = [
+        tf.TensorSpec([batch] + list(x.shape[1:]), x.dtype, name=x.name.split(":")[0])
+        for x in model.inputs
+    ]
+    if any(d is None for spec in signature for d in spec.shape):
+        sys.exit("export_keras: the model has dynamic dimensions besides the batch; build it with static input shapes")
+    tf2onnx.convert.from_keras(model, input_signature=signature, opset=opset, output_path=path)
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("model", help="module:callable returning a keras.Model")
+    p.add_argument("--batch", type=int, default=1, help="the batch size the graph is sized at")
+    p.add_argument("--train", action="store_true", help="add the backward pass and the updates")
+    p.add_argument("--opset", type=int, default=17)
+    p.add_argument("-o", "--output", help="write the graph JSON here instead of stdout")
+    a = p.parse_args(argv)
+    model = load_model(a.model)
+    name = a.model.partition(":")[2]
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, f"{name}.onnx")
+        export(model, a.batch, path, a.opset)
+        cmd = [CLI, "import", path] + (["--train"] if a.train else [])
+        out = subprocess.run(cmd, check=True, capture_output=True, text=True)
+    sys.stderr.write(out.stderr)
+    if a.output:
+        with open(a.output, "w") as f:
+            f.write(out.stdout)
+    else:
+        sys.stdout.write(out.stdout)
+
+
+if __name__ == "__main__":
+    main()
