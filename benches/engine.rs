@@ -98,13 +98,13 @@ fn bench_orderings() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let path = root.join("scenarios/tictac19_inception_v3_fw.json");
     let scenario = Scenario::from_json(&std::fs::read_to_string(&path).unwrap()).unwrap();
-    let read = |f: placesim::scenario::load::FileRef| -> placesim::Result<String> {
+    let read = |f: placesim::scenario::load::FileRef| -> placesim::Result<Vec<u8>> {
         use placesim::scenario::load::FileRef;
         let p = match f {
             FileRef::BundledGraph(name) => root.join("graphs").join(format!("{name}.json")),
             FileRef::GraphFile(p) | FileRef::ClusterFile(p) => root.join("scenarios").join(p),
         };
-        Ok(std::fs::read_to_string(p).unwrap())
+        Ok(std::fs::read(p).unwrap())
     };
     let loaded = placesim::scenario::load::load(scenario, &read).unwrap();
     let (s, g, c) = (
