@@ -128,11 +128,15 @@ function renderGrouped(width, comparison, results, spec, options, tip) {
   const height = options.height || 340;
   const title = options.title ?? spec.title;
   const placers = distinct(results, 'placer');
-  const schedulers = distinct(results, 'scheduler');
-  const colors = schedulerColors(comparison);
+  // A bar per scheduler, or per scheduler and link order when the rows have several orders.
+  const multi = distinct(results, 'link_order').length > 1;
+  /** @param {{scheduler: string, link_order?: string}} r */
+  const ser = (r) => (multi ? `${r.scheduler} · ${r.link_order}` : r.scheduler);
+  const schedulers = distinct(results.map((r) => ({ s: ser(r) })), 's');
+  const colors = multi ? new Map(schedulers.map((s, i) => [s, seriesColor(i)])) : schedulerColors(comparison);
   const seeds = comparison?.scenario?.seeds;
-  const byPair = new Map(results.map((r) => [`${r.placer}\u0000${r.scheduler}`, r]));
-  const hl = options.highlight && byPair.get(`${options.highlight.placer}\u0000${options.highlight.scheduler}`);
+  const byPair = new Map(results.map((r) => [`${r.placer}\u0000${ser(r)}`, r]));
+  const hl = options.highlight && byPair.get(`${options.highlight.placer}\u0000${ser(options.highlight)}`);
 
   // Vertical domain.
   let maxV = 0;
@@ -264,7 +268,8 @@ function renderGrouped(width, comparison, results, spec, options, tip) {
       const g = svgEl('g', {
         class: 'pc-bar',
         'data-placer': placer,
-        'data-scheduler': scheduler,
+        'data-scheduler': r.scheduler,
+        'data-order': r.link_order,
         'data-value': infeasible ? '' : v,
         'data-clickable': '',
         tabindex: -1,
@@ -337,7 +342,7 @@ function renderGrouped(width, comparison, results, spec, options, tip) {
       });
       g.addEventListener('mouseleave', () => tip.hide());
       const select = () => {
-        if (typeof options.onSelect === 'function') options.onSelect(placer, scheduler);
+        if (typeof options.onSelect === 'function') options.onSelect(placer, r.scheduler, r.link_order);
       };
       g.addEventListener('click', select);
       g.addEventListener('keydown', (ev) => {
