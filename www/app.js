@@ -1538,7 +1538,7 @@ function orderAnswer(c) {
       return `${r.link_order} ${formatSeconds(p)} (${p <= b ? '' : '+'}${((p / b - 1) * 100).toFixed(1)}%)`;
     });
     const who = groups.size > 1 ? `${base.placer} / ${base.scheduler}: ` : '';
-    out.push(` ${who}median iteration ${base.link_order} ${formatSeconds(b)}, ${parts.join(', ')}.`);
+    out.push(` ${who}Median iteration: ${base.link_order} ${formatSeconds(b)}, ${parts.join(', ')}.`);
   }
   return out;
 }
