@@ -677,8 +677,9 @@ function lossCandidates() {
   while ((m = re.exec(graphText)) && found.size < 200) {
     if (m[1].includes(LOSS_OP)) found.add(JSON.parse(`"${m[1]}"`));
   }
-  const grad = (id) => (/(^|\/)gradients/.test(id) ? 1 : 0);
-  return [...found].sort((a, b) => grad(a) - grad(b) || a.length - b.length || (a < b ? -1 : 1));
+  // The op itself (its own name is the loss op's), outside gradients, then the shortest id.
+  const rank = (id) => (/(^|\/)gradients/.test(id) ? 2 : id.split('/').pop().includes(LOSS_OP) ? 0 : 1);
+  return [...found].sort((a, b) => rank(a) - rank(b) || a.length - b.length || (a < b ? -1 : 1));
 }
 
 /** A comma-separated list of ids, trimmed, empty items dropped. */
