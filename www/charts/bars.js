@@ -1,4 +1,5 @@
-// Grouped bar charts of a comparison: one group per placer, one bar per scheduler.
+// Grouped bar charts of a comparison: one group per placer, one bar per scheduler (per
+// scheduler and link order when the rows have several orders).
 //   drawMakespan(container, comparison, options)  mean makespan (+-std error bars with several
 //                                                 seeds), lower bound, best pairs starred,
 //                                                 linear or logarithmic axis
@@ -22,8 +23,8 @@ export function schedulerColors(comparison) {
 
 /**
  * Makespan per pair. options:
- *   highlight: {placer, scheduler} | null   the selected pair (outlined, others dimmed)
- *   onSelect(placer, scheduler)              called when a bar is clicked (or Enter/Space);
+ *   highlight: {placer, scheduler, link_order} | null   the selected row (outlined, others dimmed)
+ *   onSelect(placer, scheduler, order)       called when a bar is clicked (or Enter/Space);
  *                                            also for infeasible bars (show their error)
  *   height: number (default 340)            title: string (default set; '' for none)
  *   log: boolean                             logarithmic value axis (short bars stay visible)
