@@ -92,6 +92,15 @@ test('a TicTac19 replica link: a row per link order, tao beats random, CDF and o
   // The timeline runs the chosen row's order (the best: tao), and shows the server -> worker links.
   await page.waitForFunction(() => window.placesim.pairRun?.order === 'tao');
   assert.equal(JSON.parse(await page.evaluate(() => window.placesim.pairRun.scenario)).link_order, 'tao');
+  // The timeline is one iteration of that row: within the row's iteration times (the replica's
+  // balanced bandwidths and all).
+  const within = (order) => page.evaluate((o) => {
+    const { comparison, pairRun } = window.placesim;
+    const it = comparison.results.find((r) => r.link_order === o).iteration_time;
+    const t = pairRun.result.timeline.makespan;
+    return it.min <= t && t <= it.max ? 'ok' : `${t} outside ${it.min} .. ${it.max}`;
+  }, order);
+  assert.equal(await within('tao'), 'ok');
   await page.waitForSelector('#chart-timeline [data-links]');
   assert.ok(Number(await page.getAttribute('#chart-timeline [data-links]', 'data-links')) >= 4);
   // Choosing the random row (the keyboard on the CDF: End is the last line, Home the first).
@@ -100,6 +109,7 @@ test('a TicTac19 replica link: a row per link order, tao beats random, CDF and o
   await page.keyboard.press('Enter');
   await page.waitForFunction(() => window.placesim.pairRun?.order === 'random');
   assert.equal(await page.evaluate(() => window.placesim.state.pair), 'pinned/fifo/random');
+  assert.equal(await within('random'), 'ok');
   assert.match(await page.textContent('#timeline-status'), /pinned \/ fifo \/ random, seed 0.*random order/);
   assert.equal(await page.$eval('#results-table tr.chosen', (tr) => tr.dataset.order), 'random');
   assert.equal(await page.$eval('#pair-select', (s) => s.value), 'pinned\nfifo\nrandom');
