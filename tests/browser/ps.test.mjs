@@ -66,6 +66,17 @@ test('a TicTac19 replica link: a row per link order, tao beats random, CDF and o
   assert.ok(cells.some((t) => /^\d.* s$/.test(t)) && cells.some((t) => /%$/.test(t)), `${cells}`);
   assert.match(await page.textContent('#answer'), /Median iteration: random .* tao .*%\)/);
 
+  // The CSV has a row per order with its iteration and ordering figures.
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('#export-csv')]);
+  const csv = (await readFile(/** @type {string} */ (await download.path()), 'utf8')).trim().split('\n').map((l) => l.split(','));
+  const col = (k) => csv[0].indexOf(k);
+  assert.deepEqual(csv.slice(1).map((l) => l[col('link_order')]), ['random', 'tio', 'tao']);
+  for (const l of csv.slice(1)) {
+    const r = fromCli.results.find((x) => x.link_order === l[col('link_order')]);
+    assert.equal(Number(l[col('iteration_p50')]), r.iteration_time.p50);
+    assert.equal(Number(l[col('straggler')]), r.ordering.straggler.mean);
+  }
+
   // Fig. 8: a CDF line per row, as many steps as iterations.
   assert.equal(await page.isVisible('#chart-cdf svg'), true);
   const lines = await page.$$eval('#chart-cdf .pc-line', (ls) => ls.map((l) => [l.getAttribute('data-order'), l.getAttribute('data-count')]));
