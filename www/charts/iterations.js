@@ -103,7 +103,7 @@ function renderCdf(width, rows, options, tip) {
   const title = 'Iteration time, cumulative distribution';
   svg.setAttribute('aria-label', `${title}: one line per row`);
   svg.setAttribute('role', 'group');
-  svgText(svg, 12, 23, title, { 'font-size': 14, 'font-weight': 600, class: 'pc-title' });
+  svgText(svg, 12, 23, ellipsize(title, width - 24, 14, 600), { 'font-size': 14, 'font-weight': 600, class: 'pc-title' });
   const ss = series(rows);
   const top = legend(svg, ss.map((s) => ({
     color: s.color, label: `${s.name}: p50 ${formatSeconds(s.it.p50)}, p95 ${formatSeconds(s.it.p95)}`,
@@ -241,11 +241,11 @@ function renderOrdering(width, rows, options, tip) {
   const title = 'Throughput, ordering efficiency and straggler per row';
   svg.setAttribute('aria-label', title);
   svg.setAttribute('role', 'group');
-  svgText(svg, 12, 23, title, { 'font-size': 14, 'font-weight': 600, class: 'pc-title' });
+  svgText(svg, 12, 23, ellipsize(title, width - 24, 14, 600), { 'font-size': 14, 'font-weight': 600, class: 'pc-title' });
   const legendBottom = legend(svg, [
     ...ss.map((s) => ({ color: s.color, label: s.name })),
-    { kind: 'dash', color: BEST, dash: null, label: 'theoretical best (every worker at its Eq. 2 bound)' },
-    { kind: 'dash', color: WORST, dash: '4 3', label: 'theoretical worst (Eq. 1 bound)' },
+    { kind: 'dash', color: BEST, dash: null, label: 'theoretical best (Eq. 2 bounds)' },
+    { kind: 'dash', color: WORST, dash: '4 3', label: 'theoretical worst (Eq. 1 bounds)' },
   ], svgTop, width);
   const chosenAny = ss.some((s) => isChosen(s.r, options.highlight));
   const labels = ss.map((s) => s.name);
