@@ -1498,9 +1498,10 @@ function renderResults() {
   $('results-notes').textContent = (c.notes ?? []).join(' ');
   $('results-notes').hidden = !c.notes?.length;
   document.body.classList.toggle('what-if', whatIfActive(state));
-  document.body.classList.toggle('has-orders', manyOrders(c));
-  document.body.classList.toggle('has-iterations', c.results.some((r) => r.iteration_time));
-  document.body.classList.toggle('has-ordering', c.results.some((r) => r.ordering));
+  const cols = columnsOf(c);
+  document.body.classList.toggle('has-orders', cols.orders);
+  document.body.classList.toggle('has-iterations', cols.iterations);
+  document.body.classList.toggle('has-ordering', cols.ordering);
   answer.append(...orderAnswer(c));
   renderTable();
   renderPairSelect();
@@ -1544,10 +1545,17 @@ function orderAnswer(c) {
   return out;
 }
 
-/** Columns after placer and scheduler (a failed row spans them): the visible ones. */
-function tableCols(c) {
-  // The link order cell stays outside the span (it names the failed row).
-  return 8 + (c.results.some((r) => r.iteration_time) ? 2 : 0) + (c.results.some((r) => r.ordering) ? 2 : 0);
+/** Columns after placer and scheduler (and link order) that a failed row spans, besides
+ * the iteration and ordering columns. */
+const TABLE_COLS = 8;
+
+/** Which of the TicTac19 columns a comparison has (the body's has-* classes show their heads). */
+function columnsOf(c) {
+  return {
+    orders: manyOrders(c),
+    iterations: c.results.some((r) => r.iteration_time),
+    ordering: c.results.some((r) => r.ordering),
+  };
 }
 
 function renderTable() {
@@ -1571,6 +1579,7 @@ function renderTable() {
   body.replaceChildren();
   const best = bestMakespan(rows);
   const chosen = chosenPair();
+  const cols = columnsOf(current.comparison);
   /** @type {Map<string, string>} a failure message -> the first pair that showed it */
   const said = new Map();
   for (const r of rows) {
@@ -1596,7 +1605,8 @@ function renderTable() {
     // Names stay whole; a long one (an uploaded strategy list, a hash) wraps inside its cell.
     td(r.placer, r.placer.length > 20 ? 'name long' : 'name');
     td(r.scheduler, r.scheduler.length > 20 ? 'name long' : 'name');
-    td(r.link_order, 'name order-col');
+    // The TicTac19 cells only when the comparison has them (a plain table keeps its cells).
+    if (cols.orders) td(r.link_order, 'name order-col');
     /** The failure message once per distinct message: collapsible; later rows point to it. */
     const failure = (el, lead) => {
       const key = /** @type {string} */ (r.error);
@@ -1617,18 +1627,22 @@ function renderTable() {
     if (failed) {
       tr.classList.add('failed');
       const el = td('', 'failure');
-      el.colSpan = tableCols(current.comparison);
+      el.colSpan = TABLE_COLS + (cols.iterations ? 2 : 0) + (cols.ordering ? 2 : 0);
       failure(el, 'failed on every seed');
     } else {
       const d = r.delta;
       td(formatSeconds(r.makespan), 'num', String(r.makespan));
       const change = d == null ? '' : d > 0.05 ? 'worse' : d < -0.05 ? 'better' : '';
       td(d == null ? '' : `${d > 0 ? '+' : ''}${d.toFixed(1)}%`, `num delta-col ${change}`);
-      td(r.p50 == null ? '–' : formatSeconds(r.p50), 'num iter-col', r.p50 == null ? undefined : String(r.p50));
-      td(r.p95 == null ? '–' : formatSeconds(r.p95), 'num iter-col', r.p95 == null ? undefined : String(r.p95));
-      td(r.efficiency == null ? '–' : formatSig(r.efficiency, 3), 'num ord-col',
-        r.efficiency == null ? 'no worker has distinct Eq. 1 and Eq. 2 bounds' : String(r.efficiency));
-      td(r.straggler == null ? '–' : formatShare(r.straggler), 'num ord-col', r.straggler == null ? undefined : String(r.straggler));
+      if (cols.iterations) {
+        td(r.p50 == null ? '–' : formatSeconds(r.p50), 'num iter-col', r.p50 == null ? undefined : String(r.p50));
+        td(r.p95 == null ? '–' : formatSeconds(r.p95), 'num iter-col', r.p95 == null ? undefined : String(r.p95));
+      }
+      if (cols.ordering) {
+        td(r.efficiency == null ? '–' : formatSig(r.efficiency, 3), 'num ord-col',
+          r.efficiency == null ? 'no worker has distinct Eq. 1 and Eq. 2 bounds' : String(r.efficiency));
+        td(r.straggler == null ? '–' : formatShare(r.straggler), 'num ord-col', r.straggler == null ? undefined : String(r.straggler));
+      }
       td(current.comparison.scenario.seeds > 1 ? formatSeconds(r.makespan_std) : '–', 'num');
       td(formatRatio(r.gap), 'num');
       td(formatBytes(r.traffic_bytes), 'num', String(r.traffic_bytes));
