@@ -85,8 +85,27 @@ for p in sorted(glob.glob("scenarios/*.json")):
     seeds = sc.get("seeds", 1)
     rnd = ", op costs and tensor sizes drawn per seed" if sc.get("randomize") else ""
     n = lambda xs, what: f"{len(xs)} {what}{'s' if len(xs) != 1 else ''} ({', '.join(xs)})" if xs else f"every {what}"
-    sentence = (f"{n(pl, 'placer')} x {n(sch, 'scheduler')} on {where}{rnd}; "
-                f"{seeds} seed{'s' if seeds != 1 else ''}.")
+    orders = sc.get("link_order", "fifo")
+    orders = orders if isinstance(orders, list) else [orders]
+    its = sc.get("iterations", 1)
+    rep = sc.get("replica")
+    if rep:
+        # TicTac19: the replica, not the placers, says what runs where.
+        w, ps = rep["workers"], rep["ps"]
+        target = rep.get("forward_target")
+        mode = "forward" if target else ("training" if "train" in graph else "inference")
+        what = {"forward": f"the forward pass of its replica, to {(target or '').split('/')[-1]}",
+                "training": "its replica's training step (forward, backward, updates to the servers)",
+                "inference": "its whole replica (an inference graph)"}[mode]
+        sentence = (f"{len(w)} worker{'s' if len(w) != 1 else ''} ({', '.join(w)}) and {len(ps)} parameter "
+                    f"server{'s' if len(ps) != 1 else ''} ({', '.join(ps)}): each worker runs {what}; "
+                    f"{n(orders, 'link order')} under {sc.get('links', 'parallel')} links; "
+                    f"{its} iteration{'s' if its != 1 else ''} x {seeds} seed{'s' if seeds != 1 else ''}; {where}.")
+        short = f"{len(ps)} server{'s' if len(ps) != 1 else ''} + {len(w)} worker{'s' if len(w) != 1 else ''}, {mode}"
+    else:
+        sentence = (f"{n(pl, 'placer')} x {n(sch, 'scheduler')}"
+                    f"{' x ' + n(orders, 'link order') if orders != ['fifo'] else ''} on {where}{rnd}; "
+                    f"{f'{its} iterations x ' if its != 1 else ''}{seeds} seed{'s' if seeds != 1 else ''}.")
     json.dump(sc, open(f"www/scenarios/{stem}.json", "w"), indent=1)
     out["scenarios"].append({"name": stem, "title": f"{paper}: {titles.get(graph, graph)} on {short}",
                              "sentence": sentence})

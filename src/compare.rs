@@ -409,7 +409,13 @@ pub fn realize(
             scenario.seeds
         )));
     }
-    scenario.realize(graph, fixed, seed_index)
+    let mut real = scenario.realize(graph, fixed, seed_index)?;
+    // A replica's balance sets its server-worker bandwidths here, so that every path that
+    // runs a seed (a comparison, the CLI's `run`, the page's timeline) runs the same cluster.
+    if let Some(r) = &scenario.replica {
+        replica_roles(r, graph, &mut real.cluster)?;
+    }
+    Ok(real)
 }
 
 /// Runs one pair at one seed with the full schedule recorded: the one "run a pair" path of
@@ -639,9 +645,9 @@ fn seed_sample(
         )));
     }
     let total = item_units(resolved, item);
-    let mut real = real;
+    // The cluster is balanced already (realize).
     let workers = match &scenario.replica {
-        Some(r) => replica_roles(r, graph, &mut real.cluster)?,
+        Some(r) => replica_devices(r, &real.cluster)?.0,
         None => Vec::new(),
     };
     let problem = Problem::with_overrides(graph, &real.cluster, real.overrides.as_ref())?;
@@ -741,6 +747,34 @@ fn replica_roles(
     graph: &Graph,
     cluster: &mut Cluster,
 ) -> Result<Vec<crate::model::cluster::DevIx>> {
+    let (workers, servers) = replica_devices(r, cluster)?;
+    if let Some(ratio) = r.balance {
+        let problem = Problem::new(graph, cluster)?;
+        let placement =
+            (place::pinned::INFO.make)().place(&problem, &Default::default(), &mut Rng::new(0))?;
+        let transfers = sim::transfers_of(&problem, &placement);
+        let b = analysis::ordering::balanced_bandwidth(
+            &problem, &placement, &transfers, workers[0], ratio,
+        )?;
+        for &w in &workers {
+            for &p in &servers {
+                cluster.set_bandwidth(p, w, b);
+                cluster.set_bandwidth(w, p, b);
+            }
+        }
+    }
+    Ok(workers)
+}
+
+/// A replica's worker and server devices in `cluster`; an id that is not one is an error.
+#[allow(clippy::type_complexity)]
+fn replica_devices(
+    r: &crate::scenario::Replication,
+    cluster: &Cluster,
+) -> Result<(
+    Vec<crate::model::cluster::DevIx>,
+    Vec<crate::model::cluster::DevIx>,
+)> {
     let find = |field: &str, ids: &[String]| {
         ids.iter()
             .map(|id| {
@@ -760,22 +794,7 @@ fn replica_roles(
     };
     let workers = find("replica.workers", &r.workers)?;
     let servers = find("replica.ps", &r.ps)?;
-    if let Some(ratio) = r.balance {
-        let problem = Problem::new(graph, cluster)?;
-        let placement =
-            (place::pinned::INFO.make)().place(&problem, &Default::default(), &mut Rng::new(0))?;
-        let transfers = sim::transfers_of(&problem, &placement);
-        let b = analysis::ordering::balanced_bandwidth(
-            &problem, &placement, &transfers, workers[0], ratio,
-        )?;
-        for &w in &workers {
-            for &p in &servers {
-                cluster.set_bandwidth(p, w, b);
-                cluster.set_bandwidth(w, p, b);
-            }
-        }
-    }
-    Ok(workers)
+    Ok((workers, servers))
 }
 
 /// A pair's sample at one seed: iteration 0's run `r` and every iteration's time.

@@ -54,8 +54,6 @@ struct StrategyInfo {
 #[derive(Serialize)]
 struct Strategies {
     placers: Vec<StrategyInfo>,
-    /// The placers a scenario runs when it names none (all but `pinned`).
-    default_placers: Vec<String>,
     schedulers: Vec<StrategyInfo>,
     link_queues: Vec<StrategyInfo>,
 }
@@ -73,7 +71,6 @@ pub fn strategies() -> Result<JsValue, JsError> {
             .iter()
             .map(|p| info(p.name, p.summary, p.params))
             .collect(),
-        default_placers: crate::place::default_placers(),
         schedulers: crate::schedule::SCHEDULERS
             .iter()
             .map(|s| info(s.name, s.summary, s.params))

@@ -63,3 +63,42 @@ fn w_on_one_worker_tao_reaches_the_optimum() {
         "no order: not always the best"
     );
 }
+
+/// A replica's `balance` sets the server-worker bandwidth for every path that runs a seed:
+/// the one-pair run behind the CLI's `run` and the page's timeline gives the comparison's
+/// iteration time (`tao` is deterministic, so every iteration is the same).
+#[test]
+fn a_balanced_replica_runs_one_pair_as_the_comparison_does() {
+    let base = Graph::from_json(W, "w").unwrap();
+    let mut spec = ReplicaSpec::new(&["w0"], &["ps0"]);
+    spec.params_from_sources = true;
+    let g = replicate(&base, &spec).unwrap().transformed.graph;
+    let c = Cluster::from_json(CLUSTER, "c").unwrap();
+    let mut s = Scenario::new(
+        GraphSource::Bundled("w".into()),
+        ClusterSource::File("c".into()),
+    );
+    s.placers = vec!["pinned".into()];
+    s.schedulers = vec!["fifo".into()];
+    s.links = LinkModel::Fcfs;
+    s.link_order = vec!["tao".into()];
+    s.iterations = 3;
+    s.replica = Some(placesim::scenario::Replication {
+        workers: vec!["w0".into()],
+        ps: vec!["ps0".into()],
+        forward_target: None,
+        aggregate: false,
+        param_ops: None,
+        params_from_sources: true,
+        balance: Some(0.25),
+    });
+    let r = compare::run(&s, &g, Some(&c), &mut |_, _| true).unwrap();
+    assert!(r.results[0].error.is_none(), "{:?}", r.results[0].error);
+    let real = compare::realize(&s, &g, Some(&c), 0).unwrap();
+    let one = compare::run_one(&s, &g, &real.cluster, None, ("pinned", "fifo", None), 0).unwrap();
+    let it = r.results[0].iteration_time.as_ref().unwrap();
+    assert_eq!((it.min, it.max), (one.sim.makespan, one.sim.makespan));
+    // The balance changed the bandwidth (else this test would not tell the paths apart).
+    let plain = compare::run_one(&s, &g, &c, None, ("pinned", "fifo", None), 0).unwrap();
+    assert_ne!(plain.sim.makespan, one.sim.makespan);
+}

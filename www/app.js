@@ -8,11 +8,11 @@
 
 import init, * as engine from './pkg/placesim.js';
 import {
-  State, linkOf, stateOf, scenarioOf, whatIfActive, setCluster,
+  State, linkOf, stateOf, scenarioOf, whatIfActive, setCluster, needsFcfs,
 } from './state.js';
 import {
   setAbstractUnits, isAbstractSpeed, formatSeconds, formatWallSeconds, formatBytes, formatRatio, formatSig,
-  formatSpeed, unitNames, isBest, abstractUnits,
+  formatSpeed, unitNames, isBest, abstractUnits, formatRate, formatShare,
 } from './units.js';
 
 // Elements by id, untyped: the type check is for the engine's data and the State (an
@@ -31,7 +31,7 @@ const state = new State();
 /** @type {import('./state.js').Registry} */
 let all = { placers: [], schedulers: [] };
 /** @type {Strategies} */
-let strategyInfo = { placers: [], default_placers: [], schedulers: [], link_queues: [] };
+let strategyInfo = { placers: [], schedulers: [], link_queues: [] };
 let graphIndex = [];
 let clusterIndex = [];
 let graphText = null; // text of the current graph (bundled or uploaded), null when missing
@@ -40,7 +40,7 @@ let graphName = null;
 let current = null;
 /** @type {Run | null} */
 let baseline = null;
-/** @type {{placer: string, scheduler: string, seed: number, result: PairRun, scenario: string,
+/** @type {{placer: string, scheduler: string, order: string, seed: number, result: PairRun, scenario: string,
  *   graphText?: string | null, trace: Blob | null} | null} */
 let pairRun = null;
 let charts = null;
@@ -294,7 +294,23 @@ function debounce(fn, ms) {
   return (...args) => { clearTimeout(t); t = setTimeout(() => fn(...args), ms); };
 }
 
-function pairKey(p, s) { return `${p}/${s}`; }
+/**
+ * A row's key in the state's `pair` (and the link's): `placer/scheduler`, and
+ * `/order` when the comparison has several link orders.
+ * @param {string} p @param {string} s @param {string} [o]
+ */
+function pairKey(p, s, o) { return o ? `${p}/${s}/${o}` : `${p}/${s}`; }
+
+/** @param {{placer: string, scheduler: string, link_order: string}} a @param {{placer: string, scheduler: string, link_order: string}} b */
+function sameRow(a, b) { return a.placer === b.placer && a.scheduler === b.scheduler && a.link_order === b.link_order; }
+
+/** Whether a comparison has rows of several link orders (the table's link order column). */
+function manyOrders(c) { return new Set(c.results.map((r) => r.link_order)).size > 1; }
+
+/** A row's name: `placer / scheduler`, and `/ order` when there are several. */
+function rowLabel(r, many = !!current && manyOrders(current.comparison)) {
+  return many ? `${r.placer} / ${r.scheduler} / ${r.link_order}` : `${r.placer} / ${r.scheduler}`;
+}
 
 // ---------------------------------------------------------------------------------------
 // Graph.
@@ -356,6 +372,7 @@ async function loadGraph(known) {
     graphText = text;
     graphName = name;
     try { comparePool.preload(JSON.stringify(scenarioOf(state, all, false)), text); } catch { /* the run says why */ }
+    if (state.replica) renderPs(); // the loss op candidates are this graph's
     $('graph-info').textContent = `${info.name}: ${info.nodes} ops, ${info.edges} edges, `
       + `${info.colocation_groups} colocation groups${state.upload ? ' (uploaded)' : ''}`
       + (state.upload ? (importNotes.get(state.upload) ?? []).map((n) => `\n${n}`).join('') : '');
@@ -479,8 +496,8 @@ function renderControls() {
   }
   renderClusterPresets();
   $('links').value = state.links;
-  $('order').value = state.order;
   renderStrategies();
+  renderPs();
   setNum($('rand-cost-lo'), state.randcost?.[0]);
   setNum($('rand-cost-hi'), state.randcost?.[1]);
   setNum($('rand-bytes-lo'), state.randbytes?.[0]);
@@ -591,7 +608,7 @@ function renderStrategies() {
       box.checked = chosen.includes(s.name);
       box.addEventListener('change', () => {
         const picked = [...el.querySelectorAll('input:checked')].map((b) => b.value);
-        state[field] = picked.length === all[field].length ? null : picked;
+        state[field] = picked.length === all[field].length && picked.every((x, i) => x === all[field][i]) ? null : picked;
         staleResults();
       });
       const name = document.createElement('b');
@@ -630,9 +647,178 @@ function renderStrategies() {
     }
   }
   if (!params.childElementCount) params.textContent = 'No strategy has parameters.';
-  const order = $('order');
-  order.replaceChildren(...strategyInfo.link_queues.map((q) => new Option(`${q.name}: ${q.summary}`, q.name)));
-  order.value = state.order;
+  const orders = $('order-list');
+  orders.replaceChildren();
+  for (const q of strategyInfo.link_queues) {
+    const label = document.createElement('label');
+    label.title = q.summary;
+    const box = document.createElement('input');
+    box.type = 'checkbox';
+    box.value = q.name;
+    box.checked = state.orders.includes(q.name);
+    box.setAttribute('aria-describedby', 'ps-note');
+    label.append(box, ` ${q.name}`);
+    orders.append(label);
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Parameter servers (TicTac19), iterations and link orders.
+
+/** The engine's most iterations per seed (src/scenario/mod.rs MAX_ITERATIONS). */
+const MAX_ITERATIONS = 10000;
+/** TensorFlow's loss op, the end of TicTac19's forward runs. */
+const LOSS_OP = 'SparseSoftmaxCrossEntropyWithLogits';
+/** The forward/training choice while forward-only has no loss op yet (the state says training). */
+let forwardWanted = false;
+/** Why the panel changed something else (links, orders): said under it. */
+let psNote = '';
+
+/** The device ids of the state's cluster (a generated one's are d0 .. d{n-1}). */
+function deviceIds() {
+  if (state.cluster === 'generate' && !state.clusterJson) return Array.from({ length: state.devices }, (_, i) => `d${i}`);
+  return state.dev.map((d) => d.id);
+}
+
+/**
+ * The node ids of the current graph that contain TensorFlow's loss op name, the most likely
+ * first (outside gradients, shortest). A text search: the graph is never parsed here.
+ * @returns {string[]}
+ */
+function lossCandidates() {
+  if (!graphText || !graphText.includes(LOSS_OP)) return [];
+  const found = new Set();
+  const re = /"id"\s*:\s*"((?:[^"\\]|\\.)*)"/g;
+  let m;
+  while ((m = re.exec(graphText)) && found.size < 200) {
+    if (m[1].includes(LOSS_OP)) found.add(JSON.parse(`"${m[1]}"`));
+  }
+  // The op itself (its own name is the loss op's), outside gradients, then the shortest id.
+  const rank = (id) => (/(^|\/)gradients/.test(id) ? 2 : id.split('/').pop().includes(LOSS_OP) ? 0 : 1);
+  return [...found].sort((a, b) => rank(a) - rank(b) || a.length - b.length || (a < b ? -1 : 1));
+}
+
+/** A comma-separated list of ids, trimmed, empty items dropped. */
+function idList(text) { return text.split(',').map((x) => x.trim()).filter((x) => x); }
+
+function renderPs() {
+  const r = state.replica;
+  $('replica-on').checked = !!r;
+  $('replica-box').hidden = !r;
+  if (r) {
+    $('replica-workers').value = r.workers.join(', ');
+    $('replica-ps').value = r.ps.join(', ');
+    const forward = r.target !== null || forwardWanted;
+    $('replica-forward').checked = forward;
+    $('replica-train').checked = !forward;
+    $('replica-target-label').hidden = !forward;
+    $('replica-target').value = r.target ?? '';
+    setNum($('replica-balance'), r.balance);
+    $('replica-aggregate').checked = r.aggregate;
+    const cands = lossCandidates();
+    $('replica-target-list').replaceChildren(...cands.slice(0, 20).map((id) => new Option(id, id)));
+    const ids = new Set(deviceIds());
+    const unknown = [...r.workers, ...r.ps].filter((id) => !ids.has(id));
+    $('replica-target-info').textContent = [
+      forward && r.target === null
+        ? (graphText && !cands.length
+          ? `This graph has no node whose id contains ${LOSS_OP}: type the id of its loss op, or choose training.`
+          : 'Type the id of the loss op (the forward pass is pruned to it and its ancestors).')
+        : '',
+      unknown.length ? `Not devices of this cluster: ${unknown.join(', ')} (the cluster has ${[...ids].slice(0, 8).join(', ')}${ids.size > 8 ? ', …' : ''}).` : '',
+    ].filter((x) => x).join(' ');
+  }
+  $('iterations').value = String(state.iterations);
+  for (const box of $('order-list').querySelectorAll('input')) box.checked = state.orders.includes(box.value);
+  const forced = needsFcfs(state);
+  const links = $('links');
+  links.disabled = forced;
+  const why = state.replica ? 'a replica' : `the link order${state.orders.length > 1 ? 's' : ''} ${state.orders.filter((o) => o !== 'fifo').join(', ')}`;
+  show($('links-note'), forced ? `Links are fcfs: ${why} orders transfers that wait for a link, and parallel links never make one wait.` : '');
+  show($('ps-note'), psNote);
+}
+
+/** A replica of the state's cluster: its first device the server, the others workers. */
+function defaultReplica() {
+  const ids = deviceIds();
+  const loss = lossCandidates()[0] ?? null;
+  return {
+    workers: ids.slice(1), ps: ids.slice(0, 1), target: loss, aggregate: false, balance: null, paramOps: null, sources: false,
+  };
+}
+
+function bindPs() {
+  const changed = (note = '') => {
+    psNote = note;
+    if (needsFcfs(state) && state.links !== 'fcfs') {
+      state.links = 'fcfs';
+      $('links').value = 'fcfs';
+    }
+    renderPs();
+    staleResults();
+  };
+  $('replica-on').addEventListener('change', (e) => {
+    if (!e.target.checked) { state.replica = null; forwardWanted = false; changed(); return; }
+    const ids = deviceIds();
+    if (ids.length < 2) {
+      e.target.checked = false;
+      changed('A replica needs at least two devices: a parameter server and a worker.');
+      return;
+    }
+    state.replica = defaultReplica();
+    forwardWanted = state.replica.target !== null;
+    const notes = [`Server ${state.replica.ps.join(', ')}, workers ${state.replica.workers.join(', ')}: edit them above.`];
+    if (state.orders.length === 1 && state.orders[0] === 'fifo') {
+      state.orders = strategyInfo.link_queues.map((q) => q.name).filter((n) => ['random', 'tio', 'tao'].includes(n));
+      notes.push(`Link orders set to ${state.orders.join(', ')} (TicTac19's comparison).`);
+    }
+    if (state.links !== 'fcfs') notes.push('Links set to fcfs.');
+    changed(notes.join(' '));
+  });
+  const ids = (id, field) => $(id).addEventListener('change', (e) => {
+    if (!state.replica) return;
+    state.replica[field] = idList(e.target.value);
+    changed();
+  });
+  ids('replica-workers', 'workers');
+  ids('replica-ps', 'ps');
+  for (const id of ['replica-forward', 'replica-train']) {
+    $(id).addEventListener('change', (e) => {
+      if (!state.replica) return;
+      forwardWanted = e.target.value === 'forward';
+      state.replica.target = forwardWanted ? (lossCandidates()[0] ?? null) : null;
+      changed();
+    });
+  }
+  $('replica-target').addEventListener('change', (e) => {
+    if (!state.replica) return;
+    state.replica.target = e.target.value.trim() || null;
+    changed();
+  });
+  $('replica-balance').addEventListener('change', (e) => {
+    if (!state.replica) return;
+    const v = num(e.target);
+    state.replica.balance = v != null && v > 0 ? v : null;
+    changed();
+  });
+  $('replica-aggregate').addEventListener('change', (e) => {
+    if (!state.replica) return;
+    state.replica.aggregate = e.target.checked;
+    changed();
+  });
+  $('iterations').addEventListener('change', (e) => {
+    const n = Math.round(Number(e.target.value));
+    if (n >= 1 && n <= MAX_ITERATIONS) { state.iterations = n; changed(); return; }
+    e.target.value = String(state.iterations);
+    changed(`Iterations go from 1 to ${MAX_ITERATIONS} (the engine's limit); kept ${state.iterations}.`);
+  });
+  $('order-list').addEventListener('change', () => {
+    const picked = [...$('order-list').querySelectorAll('input:checked')].map((b) => b.value);
+    if (!picked.length) { changed(`Choose at least one link order; kept ${state.orders.join(', ')}.`); return; }
+    const was = state.links;
+    state.orders = picked;
+    changed(needsFcfs(state) && was !== 'fcfs' ? 'Links set to fcfs: a link order other than fifo orders transfers that wait for a link.' : '');
+  });
 }
 
 function bindControls() {
@@ -756,7 +942,6 @@ function bindControls() {
     staleResults();
   });
   $('links').addEventListener('change', (e) => { state.links = e.target.value; staleResults(); });
-  $('order').addEventListener('change', (e) => { state.order = e.target.value; staleResults(); });
   const randRange = (lo, hi, field) => {
     const update = () => {
       const a = num($(lo));
@@ -912,7 +1097,7 @@ function bindControls() {
       }
       $('timeline-status').textContent = pairStatus(p);
     }
-    download(`${p.placer}-${p.scheduler}-seed${p.seed}.trace.json`, p.trace);
+    download(`${p.placer}-${p.scheduler}-${p.order}-seed${p.seed}.trace.json`, p.trace);
   });
   $('share').addEventListener('click', async () => {
     let url;
@@ -925,8 +1110,8 @@ function bindControls() {
     try { await navigator.clipboard.writeText(url); notice('Link copied.'); } catch { notice('The link is in the box above: copy it from there.'); }
   });
   $('pair-select').addEventListener('change', (e) => {
-    const [p, s] = e.target.value.split('\n');
-    choosePair(p, s);
+    const [p, s, o] = e.target.value.split('\n');
+    choosePair(p, s, o);
   });
   $('pair-seed').addEventListener('change', (e) => {
     const n = Number(e.target.value);
@@ -1190,8 +1375,8 @@ function chosenPair() {
   if (!current) return null;
   const rs = current.comparison.results;
   if (state.pair) {
-    const [p, s] = state.pair.split('/');
-    const r = rs.find((x) => x.placer === p && x.scheduler === s && !x.error);
+    const [p, s, o] = state.pair.split('/');
+    const r = rs.find((x) => x.placer === p && x.scheduler === s && (o === undefined || x.link_order === o) && !x.error);
     if (r) return r;
   }
   // The first of the best pairs (the table's and the chart's tolerance), in the comparison's order.
@@ -1199,14 +1384,17 @@ function chosenPair() {
   return rs.find((r) => !r.error && isBest(r.makespan, best)) ?? null;
 }
 
-function choosePair(placer, scheduler) {
-  const r = current?.comparison.results.find((x) => x.placer === placer && x.scheduler === scheduler);
+/** @param {string} placer @param {string} scheduler @param {string} [order] the row's link order */
+function choosePair(placer, scheduler, order) {
+  const r = current?.comparison.results.find((x) => x.placer === placer && x.scheduler === scheduler
+    && (order === undefined || x.link_order === order));
   if (r?.error && !r.makespans.length) {
     // Infeasible on every seed: there is no schedule to show, only the reason.
-    $('timeline-status').textContent = `${placer} / ${scheduler} has no schedule: ${r.error}`;
+    $('timeline-status').textContent = `${rowLabel(r)} has no schedule: ${r.error}`;
     return;
   }
-  state.pair = pairKey(placer, scheduler);
+  // The order is in the key only when the comparison has several (old links stay valid).
+  state.pair = pairKey(placer, scheduler, r && current && manyOrders(current.comparison) ? r.link_order : undefined);
   try { writeHash(); } catch (e) { show($('run-error'), e.message); }
   renderPairSelect();
   drawCharts();
@@ -1214,7 +1402,9 @@ function choosePair(placer, scheduler) {
 }
 
 function pairStatus(p) {
-  return `${p.placer} / ${p.scheduler}, seed ${p.seed}: makespan ${formatSeconds(p.result.timeline.makespan)}`;
+  const order = current && manyOrders(current.comparison) ? ` / ${p.order}` : '';
+  return `${p.placer} / ${p.scheduler}${order}, seed ${p.seed}: makespan ${formatSeconds(p.result.timeline.makespan)}`
+    + (current?.comparison.scenario.replica ? `; the link lanes show each server -> worker link's transfers in ${p.order} order` : '');
 }
 
 async function runPair() {
@@ -1229,15 +1419,17 @@ async function runPair() {
   // The state's seed, within the comparison's seeds.
   const seed = Math.min(state.pairSeed, current.comparison.scenario.seeds - 1);
   $('pair-seed').value = String(seed);
-  $('timeline-status').textContent = `running ${r.placer} / ${r.scheduler}…`;
+  $('timeline-status').textContent = `running ${rowLabel(r)}…`;
   try {
-    const scenario = JSON.stringify(current.comparison.scenario);
+    // One row: the engine runs the scenario's first link order, so the scenario names the row's.
+    const scenario = JSON.stringify({ ...current.comparison.scenario, link_order: r.link_order });
     const res = await pairRunner.run({
       type: 'pair', scenario, graphText: current.graphText,
       placer: r.placer, scheduler: r.scheduler, seedIndex: seed,
     });
     pairRun = {
-      placer: r.placer, scheduler: r.scheduler, seed, result: res.result, scenario, graphText: current.graphText, trace: null,
+      placer: r.placer, scheduler: r.scheduler, order: r.link_order, seed, result: res.result, scenario,
+      graphText: current.graphText, trace: null,
     };
     timings.lastPairMs = res.ms;
     $('timeline-status').textContent = pairStatus(pairRun);
@@ -1253,13 +1445,17 @@ async function runPair() {
 
 /** @param {Comparison} c */
 function rowsOf(c) {
-  const base = new Map((baseline?.comparison.results || []).map((r) => [pairKey(r.placer, r.scheduler), r]));
+  const base = new Map((baseline?.comparison.results || []).map((r) => [pairKey(r.placer, r.scheduler, r.link_order), r]));
   const delta = whatIfActive(state) && baseline;
   return c.results.map((r) => {
-    const b = base.get(pairKey(r.placer, r.scheduler));
+    const b = base.get(pairKey(r.placer, r.scheduler, r.link_order));
     return {
       ...r,
       peak: r.devices.reduce((m, d) => Math.max(m, d.peak_memory), 0),
+      p50: r.iteration_time?.p50 ?? null,
+      p95: r.iteration_time?.p95 ?? null,
+      efficiency: r.ordering?.efficiency ?? null,
+      straggler: r.ordering?.straggler.mean ?? null,
       delta: delta && b && !b.error && !r.error && b.makespan > 0 ? (r.makespan / b.makespan - 1) * 100 : null,
     };
   });
@@ -1307,7 +1503,7 @@ function renderResults() {
   answer.replaceChildren();
   if (winners.length) {
     const b = document.createElement('b');
-    b.textContent = winners.map((r) => `${r.placer} / ${r.scheduler}`).slice(0, 4).join(', ')
+    b.textContent = winners.map((r) => rowLabel(r)).slice(0, 4).join(', ')
       + (winners.length > 4 ? ` and ${winners.length - 4} more` : '');
     answer.append(winners.length > 1 ? 'Fastest (tied): ' : 'Fastest: ', b,
       `, makespan ${formatSeconds(best)}${bound > 0 ? `, ${formatRatio(best / bound)} the lower bound` : ''}.`);
@@ -1318,6 +1514,11 @@ function renderResults() {
   $('results-notes').textContent = (c.notes ?? []).join(' ');
   $('results-notes').hidden = !c.notes?.length;
   document.body.classList.toggle('what-if', whatIfActive(state));
+  const cols = columnsOf(c);
+  document.body.classList.toggle('has-orders', cols.orders);
+  document.body.classList.toggle('has-iterations', cols.iterations);
+  document.body.classList.toggle('has-ordering', cols.ordering);
+  answer.append(...orderAnswer(c));
   renderTable();
   renderPairSelect();
   drawCharts();
@@ -1329,8 +1530,49 @@ function sortOf(s) {
   return s.startsWith('-') ? { key: s.slice(1), dir: -1 } : { key: s, dir: 1 };
 }
 
-/** Columns after placer and scheduler (a failed row spans them). */
+/**
+ * What the link orders changed, when there are several: each order's median iteration time
+ * against `random`'s (TicTac19's baseline) or the first order's, per placer and scheduler.
+ * @param {Comparison} c
+ * @returns {string[]}
+ */
+function orderAnswer(c) {
+  if (!manyOrders(c)) return [];
+  const ok = c.results.filter((r) => !r.error && r.iteration_time);
+  const groups = new Map();
+  for (const r of ok) {
+    const k = `${r.placer}/${r.scheduler}`;
+    if (!groups.has(k)) groups.set(k, []);
+    groups.get(k).push(r);
+  }
+  const out = [];
+  for (const rows of [...groups.values()].slice(0, 3)) {
+    const base = rows.find((r) => r.link_order === 'random') ?? rows[0];
+    const others = rows.filter((r) => r !== base);
+    if (!others.length || !base.iteration_time) continue;
+    const b = base.iteration_time.p50;
+    const parts = others.map((r) => {
+      const p = /** @type {import('./types.js').Distribution} */ (r.iteration_time).p50;
+      return `${r.link_order} ${formatSeconds(p)} (${p <= b ? '' : '+'}${((p / b - 1) * 100).toFixed(1)}%)`;
+    });
+    const who = groups.size > 1 ? `${base.placer} / ${base.scheduler}: ` : '';
+    out.push(` ${who}Median iteration: ${base.link_order} ${formatSeconds(b)}, ${parts.join(', ')}.`);
+  }
+  return out;
+}
+
+/** Columns after placer and scheduler (and link order) that a failed row spans, besides
+ * the iteration and ordering columns. */
 const TABLE_COLS = 8;
+
+/** Which of the TicTac19 columns a comparison has (the body's has-* classes show their heads). */
+function columnsOf(c) {
+  return {
+    orders: manyOrders(c),
+    iterations: c.results.some((r) => r.iteration_time),
+    ordering: c.results.some((r) => r.ordering),
+  };
+}
 
 function renderTable() {
   if (!current) return;
@@ -1353,18 +1595,21 @@ function renderTable() {
   body.replaceChildren();
   const best = bestMakespan(rows);
   const chosen = chosenPair();
+  const cols = columnsOf(current.comparison);
   /** @type {Map<string, string>} a failure message -> the first pair that showed it */
   const said = new Map();
   for (const r of rows) {
     const tr = document.createElement('tr');
     tr.dataset.placer = r.placer;
     tr.dataset.scheduler = r.scheduler;
+    tr.dataset.order = r.link_order;
     tr.dataset.makespan = String(r.makespan);
+    if (r.p50 != null) tr.dataset.p50 = String(r.p50);
     tr.tabIndex = -1;
     const failed = !!r.error && !r.makespans.length;
     if (r.error) tr.dataset.error = r.error;
     if (!r.error && isBest(r.makespan, best)) tr.classList.add('best');
-    if (chosen && chosen.placer === r.placer && chosen.scheduler === r.scheduler) tr.classList.add('chosen');
+    if (chosen && sameRow(chosen, r)) tr.classList.add('chosen');
     const td = (text, cls, title) => {
       const el = document.createElement('td');
       el.textContent = text;
@@ -1376,6 +1621,8 @@ function renderTable() {
     // Names stay whole; a long one (an uploaded strategy list, a hash) wraps inside its cell.
     td(r.placer, r.placer.length > 20 ? 'name long' : 'name');
     td(r.scheduler, r.scheduler.length > 20 ? 'name long' : 'name');
+    // The TicTac19 cells only when the comparison has them (a plain table keeps its cells).
+    if (cols.orders) td(r.link_order, 'name order-col');
     /** The failure message once per distinct message: collapsible; later rows point to it. */
     const failure = (el, lead) => {
       const key = /** @type {string} */ (r.error);
@@ -1384,7 +1631,7 @@ function renderTable() {
         el.textContent = `${lead}: the same reason as ${first}`;
         return;
       }
-      said.set(key, `${r.placer} / ${r.scheduler}`);
+      said.set(key, rowLabel(r));
       const details = document.createElement('details');
       const summary = document.createElement('summary');
       summary.textContent = `${lead}: why`;
@@ -1396,13 +1643,22 @@ function renderTable() {
     if (failed) {
       tr.classList.add('failed');
       const el = td('', 'failure');
-      el.colSpan = TABLE_COLS;
+      el.colSpan = TABLE_COLS + (cols.iterations ? 2 : 0) + (cols.ordering ? 2 : 0);
       failure(el, 'failed on every seed');
     } else {
       const d = r.delta;
       td(formatSeconds(r.makespan), 'num', String(r.makespan));
       const change = d == null ? '' : d > 0.05 ? 'worse' : d < -0.05 ? 'better' : '';
       td(d == null ? '' : `${d > 0 ? '+' : ''}${d.toFixed(1)}%`, `num delta-col ${change}`);
+      if (cols.iterations) {
+        td(r.p50 == null ? '–' : formatSeconds(r.p50), 'num iter-col', r.p50 == null ? undefined : String(r.p50));
+        td(r.p95 == null ? '–' : formatSeconds(r.p95), 'num iter-col', r.p95 == null ? undefined : String(r.p95));
+      }
+      if (cols.ordering) {
+        td(r.efficiency == null ? '–' : formatSig(r.efficiency, 3), 'num ord-col',
+          r.efficiency == null ? 'no worker has distinct Eq. 1 and Eq. 2 bounds' : String(r.efficiency));
+        td(r.straggler == null ? '–' : formatShare(r.straggler), 'num ord-col', r.straggler == null ? undefined : String(r.straggler));
+      }
       td(current.comparison.scenario.seeds > 1 ? formatSeconds(r.makespan_std) : '–', 'num');
       td(formatRatio(r.gap), 'num');
       td(formatBytes(r.traffic_bytes), 'num', String(r.traffic_bytes));
@@ -1424,9 +1680,10 @@ function bindTableRows() {
   const rowOf = (t) => (t instanceof Element ? t.closest('tr') : null);
   const choose = (tr) => {
     if (!tr || tr.classList.contains('failed')) return;
-    choosePair(tr.dataset.placer, tr.dataset.scheduler);
+    choosePair(tr.dataset.placer, tr.dataset.scheduler, tr.dataset.order);
     // The table was redrawn: keep the focus on the same pair.
-    const again = [...body.rows].find((x) => x.dataset.placer === tr.dataset.placer && x.dataset.scheduler === tr.dataset.scheduler);
+    const again = [...body.rows].find((x) => x.dataset.placer === tr.dataset.placer && x.dataset.scheduler === tr.dataset.scheduler
+      && x.dataset.order === tr.dataset.order);
     again?.focus();
   };
   body.addEventListener('click', (e) => {
@@ -1457,29 +1714,47 @@ function renderPairSelect() {
   sel.replaceChildren();
   for (const r of current?.comparison.results ?? []) {
     if (r.error) continue;
-    sel.append(new Option(`${r.placer} / ${r.scheduler}`, `${r.placer}\n${r.scheduler}`));
+    sel.append(new Option(rowLabel(r), `${r.placer}\n${r.scheduler}\n${r.link_order}`));
   }
   const r = chosenPair();
-  if (r) sel.value = `${r.placer}\n${r.scheduler}`;
+  if (r) sel.value = `${r.placer}\n${r.scheduler}\n${r.link_order}`;
   for (const tr of $('results-table').tBodies[0].rows) {
-    tr.classList.toggle('chosen', !!r && tr.dataset.placer === r.placer && tr.dataset.scheduler === r.scheduler);
+    tr.classList.toggle('chosen', !!r && tr.dataset.placer === r.placer && tr.dataset.scheduler === r.scheduler
+      && tr.dataset.order === r.link_order);
   }
-  $('memory-caption').textContent = r ? `(${r.placer} / ${r.scheduler})` : '';
+  $('memory-caption').textContent = r ? `(${rowLabel(r)})` : '';
 }
 
 /** @param {Comparison} c */
 function toCsv(c) {
-  const cols = ['placer', 'scheduler', 'makespan', 'makespan_std', 'makespan_min', 'makespan_max', 'lower_bound',
-    'gap', 'traffic_bytes', 'transfers', 'placement_seconds', 'peak_memory', 'oom', 'error'];
+  const cols = ['placer', 'scheduler', 'link_order', 'makespan', 'makespan_std', 'makespan_min', 'makespan_max', 'lower_bound',
+    'gap', 'traffic_bytes', 'transfers', 'placement_seconds', 'peak_memory', 'oom', 'error',
+    'iteration_p5', 'iteration_p50', 'iteration_p95', 'throughput', 'efficiency', 'speedup', 'straggler', 'straggler_p95',
+    'theoretical_best', 'theoretical_worst'];
+  /** @param {import('./types.js').PairResult} r @param {string} k */
+  const value = (r, k) => {
+    const it = r.iteration_time;
+    const o = r.ordering;
+    switch (k) {
+      case 'peak_memory': return r.devices.reduce((m, d) => Math.max(m, d.peak_memory), 0);
+      case 'iteration_p5': return it?.p5;
+      case 'iteration_p50': return it?.p50;
+      case 'iteration_p95': return it?.p95;
+      case 'efficiency': return o?.efficiency;
+      case 'speedup': return o?.speedup;
+      case 'straggler': return o?.straggler.mean;
+      case 'straggler_p95': return o?.straggler.p95;
+      case 'theoretical_best': return o?.theoretical_best;
+      case 'theoretical_worst': return o?.theoretical_worst;
+      default: return /** @type {any} */ (r)[k];
+    }
+  };
   const q = (v) => {
     const s = v == null ? '' : String(v);
     return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
   };
   const lines = [cols.join(',')];
-  for (const r of c.results) {
-    const peak = r.devices.reduce((m, d) => Math.max(m, d.peak_memory), 0);
-    lines.push(cols.map((k) => q(k === 'peak_memory' ? peak : r[k])).join(','));
-  }
+  for (const r of c.results) lines.push(cols.map((k) => q(value(r, k))).join(','));
   return lines.join('\n') + '\n';
 }
 
@@ -1490,28 +1765,49 @@ function toCsv(c) {
 function toMarkdown(c) {
   setAbstractUnits(unitsOf(c));
   const cell = (v) => String(v).replace(/\|/g, '\\|').replace(/\n/g, ' ');
-  const head = ['placer', 'scheduler', 'makespan', 'std', 'gap to bound', 'traffic', 'peak memory', 'OOM', 'error'];
-  const lines = [`| ${head.join(' | ')} |`, `|${head.map((h, i) => (i >= 2 && i <= 6 ? ' ---: ' : ' --- ')).join('|')}|`];
+  const many = manyOrders(c);
+  const iter = c.results.some((r) => r.iteration_time);
+  const ord = c.results.some((r) => r.ordering);
+  /** @type {[string, boolean, (r: import('./types.js').PairResult, ran: boolean) => string][]} */
+  const cols = [
+    ['placer', false, (r) => r.placer],
+    ['scheduler', false, (r) => r.scheduler],
+    ...(many ? [/** @type {[string, boolean, (r: any) => string]} */ (['link order', false, (r) => r.link_order])] : []),
+    ['makespan', true, (r, ran) => (ran ? formatSeconds(r.makespan) : '')],
+    ...(iter ? /** @type {[string, boolean, (r: any, ran: boolean) => string][]} */ ([
+      ['p50 iteration', true, (r, ran) => (ran && r.iteration_time ? formatSeconds(r.iteration_time.p50) : '')],
+      ['p95 iteration', true, (r, ran) => (ran && r.iteration_time ? formatSeconds(r.iteration_time.p95) : '')],
+      ['throughput', true, (r, ran) => (ran && r.throughput != null ? formatRate(r.throughput) : '')],
+    ]) : []),
+    ...(ord ? /** @type {[string, boolean, (r: any, ran: boolean) => string][]} */ ([
+      ['E', true, (r, ran) => (ran && r.ordering?.efficiency != null ? formatSig(r.ordering.efficiency, 3) : '')],
+      ['straggler', true, (r, ran) => (ran && r.ordering ? formatShare(r.ordering.straggler.mean) : '')],
+    ]) : []),
+    ['std', true, (r, ran) => (ran && c.scenario.seeds > 1 ? formatSeconds(r.makespan_std) : '')],
+    ['gap to bound', true, (r, ran) => (ran ? formatRatio(r.gap) : '')],
+    ['traffic', true, (r, ran) => (ran ? formatBytes(r.traffic_bytes) : '')],
+    ['peak memory', true, (r, ran) => (ran ? formatBytes(r.devices.reduce((m, d) => Math.max(m, d.peak_memory), 0)) : '')],
+    ['OOM', false, (r) => (r.oom ? 'OOM' : '')],
+    ['error', false, (r) => r.error ?? ''],
+  ];
+  const lines = [`| ${cols.map((x) => x[0]).join(' | ')} |`, `|${cols.map((x) => (x[1] ? ' ---: ' : ' --- ')).join('|')}|`];
   for (const r of c.results) {
-    const peak = r.devices.reduce((m, d) => Math.max(m, d.peak_memory), 0);
     const ran = !r.error || r.makespans.length > 0;
-    lines.push(`| ${[r.placer, r.scheduler,
-      ran ? formatSeconds(r.makespan) : '', ran && c.scenario.seeds > 1 ? formatSeconds(r.makespan_std) : '',
-      ran ? formatRatio(r.gap) : '', ran ? formatBytes(r.traffic_bytes) : '', ran ? formatBytes(peak) : '',
-      r.oom ? 'OOM' : '', r.error ?? ''].map(cell).join(' | ')} |`);
+    lines.push(`| ${cols.map((x) => cell(x[2](r, ran))).join(' | ')} |`);
   }
-  return `${c.graph.name}: ${c.graph.nodes} ops, ${c.scenario.seeds} seed(s)\n\n${lines.join('\n')}\n`;
+  const its = (c.scenario.iterations ?? 1) > 1 ? `, ${c.scenario.iterations} iterations per seed` : '';
+  return `${c.graph.name}: ${c.graph.nodes} ops, ${c.scenario.seeds} seed(s)${its}\n\n${lines.join('\n')}\n`;
 }
 
 // ---------------------------------------------------------------------------------------
 // Charts (www/charts/*: one module per chart).
 
 async function loadCharts() {
-  const [bars, memory, timeline, exp] = await Promise.all([
+  const [bars, memory, timeline, exp, iterations] = await Promise.all([
     import('./charts/bars.js'), import('./charts/memory.js'),
-    import('./charts/timeline.js'), import('./charts/export.js'),
+    import('./charts/timeline.js'), import('./charts/export.js'), import('./charts/iterations.js'),
   ]);
-  return { ...bars, ...memory, ...timeline, ...exp };
+  return { ...bars, ...memory, ...timeline, ...exp, ...iterations };
 }
 
 // Each draw* replaces its container's content (and disposes the chart drawn there before).
@@ -1531,18 +1827,28 @@ function drawCharts() {
   if (!current) return;
   const c = current.comparison;
   const r = chosenPair();
-  const highlight = r ? { placer: r.placer, scheduler: r.scheduler } : null;
+  const highlight = r ? { placer: r.placer, scheduler: r.scheduler, link_order: r.link_order } : null;
   setAbstractUnits(unitsOf(c));
   $('log-scale').checked = state.logScale;
   const best = bestMakespan(c.results);
   const isWinner = (row) => !row.error && isBest(row.makespan, best);
+  /** @type {(placer: string, scheduler: string, order?: string) => void} */
+  const onSelect = (placer, scheduler, order) => choosePair(placer, scheduler, order);
   draw('chart-makespan', (el) => charts.drawMakespan(el, c, {
-    highlight, log: state.logScale, isBest: isWinner, onSelect: (placer, scheduler) => choosePair(placer, scheduler),
+    highlight, log: state.logScale, isBest: isWinner, onSelect,
   }));
   draw('chart-traffic', (el) => charts.drawTraffic(el, c));
-  draw('chart-memory', (el) => charts.drawMemory(el, c, {
-    placer: r?.placer, scheduler: r?.scheduler, highlight, onSelect: (placer, scheduler) => choosePair(placer, scheduler),
+  // The chosen row's memory (rows of other link orders place the same way, but are theirs).
+  const mine = r ? { ...c, results: c.results.filter((x) => x.link_order === r.link_order) } : c;
+  draw('chart-memory', (el) => charts.drawMemory(el, mine, {
+    placer: r?.placer, scheduler: r?.scheduler, highlight, onSelect,
   }));
+  const iter = c.results.some((x) => x.iteration_time?.sorted?.length);
+  $('card-cdf').hidden = !iter;
+  if (iter) draw('chart-cdf', (el) => charts.drawCdf(el, c, { highlight, onSelect }));
+  const ord = c.results.some((x) => x.ordering);
+  $('card-ordering').hidden = !ord;
+  if (ord) draw('chart-ordering', (el) => charts.drawOrdering(el, c, { highlight, onSelect }));
 }
 
 function describe(info) {
@@ -1570,7 +1876,8 @@ function drawTimelineChart() {
   draw('chart-timeline', (el) => {
     if (!pairRun) return;
     // One placement time per pair: the comparison's (the timeline's run placed it again).
-    const row = current?.comparison.results.find((x) => x.placer === pairRun?.placer && x.scheduler === pairRun?.scheduler);
+    const row = current?.comparison.results.find((x) => x.placer === pairRun?.placer && x.scheduler === pairRun?.scheduler
+      && x.link_order === pairRun?.order);
     const tl = row ? { ...pairRun.result.timeline, placement_seconds: row.placement_seconds } : pairRun.result.timeline;
     timelineChart = charts.drawTimeline(el, tl, {
       onHover: (info) => { $('timeline-hover').textContent = describe(info); },
@@ -1618,6 +1925,8 @@ async function openLink(hash) {
   }
   show($('link-error'), '');
   for (const k of Object.keys(s)) state[k] = s[k];
+  forwardWanted = false;
+  psNote = '';
   baseline = null;
   renderControls();
   if (await loadGraph()) {
@@ -1630,10 +1939,9 @@ async function openLink(hash) {
 async function main() {
   await init();
   strategyInfo = engine.strategies();
-  all = {
-    placers: strategyInfo.default_placers,
-    schedulers: strategyInfo.schedulers.map((s) => s.name),
-  };
+  // The default lists: every scheduler, every placer but `pinned` (which follows pins only).
+  const d = engine.default_scenario();
+  all = { placers: d.placers, schedulers: d.schedulers };
   let index = {};
   try {
     const r = await fetch('graphs/index.json');
@@ -1654,6 +1962,7 @@ async function main() {
   renderPresets();
   renderHelp();
   bindControls();
+  bindPs();
   renderControls();
   const hash = location.hash;
   let fromLink = false;
@@ -1713,6 +2022,8 @@ async function openPreset(name) {
     return;
   }
   $('preset-info').textContent = `${p.title}. ${p.sentence}`;
+  forwardWanted = false;
+  psNote = '';
   baseline = null;
   renderControls();
   syncUrl();

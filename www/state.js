@@ -18,7 +18,21 @@
  * @typedef {import('./types.js').GraphHash} GraphHash
  * @typedef {import('./types.js').PageView} PageView
  * @typedef {import('./types.js').Range} Range
- * @typedef {{placers: string[], schedulers: string[]}} Registry every registered name
+ * @typedef {import('./types.js').Replication} Replication
+ * @typedef {{placers: string[], schedulers: string[]}} Registry the default strategy lists
+ *   (the engine's `default_scenario`: every scheduler, every placer but `pinned`)
+ */
+
+/**
+ * @typedef {object} Replica The page's replica settings (the scenario's `replica`).
+ * @property {string[]} workers device ids of the workers
+ * @property {string[]} ps device ids of the parameter servers
+ * @property {string | null} target forward only: the op the graph is pruned to (the loss);
+ *   null: training (forward and backward, each worker's update goes to the servers)
+ * @property {boolean} aggregate the servers sum the workers' updates before one update
+ * @property {number | null} balance server-worker transfer time / compute time on the first worker
+ * @property {string[] | null} paramOps op types that read a parameter (null: the engine's)
+ * @property {boolean} sources every source with outgoing bytes is a parameter read
  */
 
 /** The version of the scenario JSON the page writes. */
@@ -72,7 +86,15 @@ export class State {
   params = {};
   /** @type {'parallel' | 'fcfs'} */
   links = 'parallel';
-  order = 'fifo';
+  // Link-queue orders under fcfs links: each is a third axis of the comparison (a row per
+  // placer x scheduler x order).
+  /** @type {string[]} */
+  orders = ['fifo'];
+  // Simulated steps per seed, each with fresh runtime randomness (TicTac19 §5).
+  iterations = 1;
+  // TicTac19's parameter-server replicas: null, or the workers and servers (device ids).
+  /** @type {Replica | null} */
+  replica = null;
   seeds = 1;
   seed = 0;
   /** @type {Range | null} */
@@ -154,7 +176,13 @@ export function stateOf(link, all) {
   s.schedulers = same(sc.schedulers, all.schedulers) ? null : sc.schedulers;
   s.params = { ...sc.params };
   s.links = sc.links;
-  s.order = sc.link_order;
+  s.orders = Array.isArray(sc.link_order) ? [...sc.link_order] : [sc.link_order ?? 'fifo'];
+  s.iterations = sc.iterations ?? 1;
+  const r = sc.replica;
+  s.replica = r ? {
+    workers: [...r.workers], ps: [...r.ps], target: r.forward_target ?? null, aggregate: !!r.aggregate,
+    balance: r.balance ?? null, paramOps: r.param_ops ? [...r.param_ops] : null, sources: !!r.params_from_sources,
+  } : null;
   s.seeds = sc.seeds;
   s.seed = sc.seed;
   s.randcost = sc.randomize?.cost ?? null;
@@ -254,10 +282,12 @@ export function scenarioOf(s, all, whatIf = true) {
     schedulers: s.schedulers ?? all.schedulers,
     params: { ...s.params },
     links: s.links,
-    link_order: s.order,
+    link_order: s.orders.length === 1 ? s.orders[0] : [...s.orders],
     seeds: s.seeds,
     seed: s.seed,
   };
+  if (s.iterations !== 1) sc.iterations = s.iterations;
+  if (s.replica) sc.replica = replicationOf(s.replica);
   if (s.randcost || s.randbytes || s.randmem) {
     sc.randomize = {};
     if (s.randcost) sc.randomize.cost = s.randcost;
@@ -268,6 +298,31 @@ export function scenarioOf(s, all, whatIf = true) {
     sc.what_if = { compute: s.whatifCompute, bandwidth: s.whatifBandwidth, speeds: { ...s.whatifSpeeds } };
   }
   return sc;
+}
+
+/**
+ * The scenario's `replica` of the page's replica settings.
+ * @param {Replica} r
+ * @returns {Replication}
+ */
+export function replicationOf(r) {
+  /** @type {Replication} */
+  const o = { workers: [...r.workers], ps: [...r.ps] };
+  if (r.target != null) o.forward_target = r.target;
+  if (r.aggregate) o.aggregate = true;
+  if (r.paramOps) o.param_ops = [...r.paramOps];
+  if (r.sources) o.params_from_sources = true;
+  if (r.balance != null) o.balance = r.balance;
+  return o;
+}
+
+/**
+ * Whether the state needs contended (fcfs) links: a replica, or a link order other than
+ * fifo (the engine refuses either under parallel links).
+ * @param {State} s
+ */
+export function needsFcfs(s) {
+  return s.replica !== null || s.orders.some((o) => o !== 'fifo');
 }
 
 /** @param {State} s */

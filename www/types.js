@@ -43,6 +43,45 @@
  * @property {DeviceResult[]} devices
  * @property {SolveReport[]} [plan_reports] the placer's own report per seed, when it plans
  * @property {string} [error] why the pair has no numbers
+ * @property {string} link_order the row's link-queue order
+ * @property {Distribution} [iteration_time] every iteration of every seed (several
+ *   iterations or a replica), with the sorted times for a CDF
+ * @property {number} [throughput] iterations per second, 1 / mean iteration time
+ * @property {OrderingResult} [ordering] TicTac19's ordering metrics (replica scenarios)
+ */
+
+/**
+ * @typedef {object} Distribution One number over runs (compare::Distribution).
+ * @property {number} mean
+ * @property {number} std
+ * @property {number} min
+ * @property {number} max
+ * @property {number} p5
+ * @property {number} p50
+ * @property {number} p95
+ * @property {number[]} [sorted] every value, ascending (for a CDF)
+ */
+
+/**
+ * @typedef {object} WorkerOrdering One worker's TicTac19 Eq. 1-4 figures.
+ * @property {string} id
+ * @property {number} time mean time the worker finished
+ * @property {number} upper Eq. 1 bound (everything sequential)
+ * @property {number} lower Eq. 2 bound (its busiest resource)
+ * @property {number | null} efficiency Eq. 3
+ * @property {number | null} speedup Eq. 4
+ */
+
+/**
+ * @typedef {object} OrderingResult TicTac19's ordering metrics of a replica row.
+ * @property {WorkerOrdering[]} workers
+ * @property {number | null} efficiency E, mean over the workers (1 best order, 0 worst)
+ * @property {number | null} speedup S, mean over the workers
+ * @property {Distribution} straggler (slowest worker - fastest) / iteration time
+ * @property {number} straggler_tail
+ * @property {number} theoretical_best iteration time if every worker hit its Eq. 2 bound
+ * @property {number} theoretical_worst iteration time if every worker took its Eq. 1 bound
+ * @property {Distribution} normalized theoretical best / iteration time
  */
 
 /**
@@ -112,6 +151,17 @@
  */
 
 /**
+ * @typedef {object} Replication TicTac19's parameter-server replicas (src/scenario/mod.rs).
+ * @property {string[]} workers
+ * @property {string[]} ps
+ * @property {string} [forward_target] prune the graph to this op and its ancestors first
+ * @property {boolean} [aggregate]
+ * @property {string[]} [param_ops]
+ * @property {boolean} [params_from_sources]
+ * @property {number} [balance]
+ */
+
+/**
  * @typedef {object} WhatIf
  * @property {number} compute
  * @property {number} bandwidth
@@ -128,7 +178,9 @@
  * @property {string[]} schedulers
  * @property {Record<string, number>} [params] `strategy.parameter` -> value
  * @property {'parallel' | 'fcfs'} links
- * @property {string} link_order
+ * @property {string | string[]} link_order one order, or several (a row per order)
+ * @property {Replication} [replica] TicTac19's parameter-server replicas
+ * @property {number} [iterations] simulated steps per seed (1 when absent)
  * @property {number} seeds
  * @property {number} seed
  * @property {WhatIf} [what_if]
@@ -185,7 +237,6 @@
 /**
  * @typedef {object} Strategies What `strategies()` returns.
  * @property {StrategyInfo[]} placers
- * @property {string[]} default_placers the placers a scenario runs when it names none (all but `pinned`)
  * @property {StrategyInfo[]} schedulers
  * @property {StrategyInfo[]} link_queues
  */

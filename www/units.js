@@ -145,3 +145,15 @@ export const BEST_TOLERANCE = 1e-9;
 export function isBest(x, best) {
   return Number.isFinite(x) && Number.isFinite(best) && x <= best + Math.abs(best) * BEST_TOLERANCE;
 }
+
+/** A rate per time unit: iterations per second (12.5 /s), or per abstract time unit. */
+export function formatRate(x, digits = 3) {
+  if (x === null || x === undefined || !Number.isFinite(x)) return '–';
+  return `${formatSig(x, digits)} ${abstract ? '/unit' : '/s'}`;
+}
+
+/** A share of a whole as a percentage: 0.123 -> 12.3%. */
+export function formatShare(x, digits = 3) {
+  if (x === null || x === undefined || !Number.isFinite(x)) return '–';
+  return `${formatSig(x * 100, digits)}%`;
+}

@@ -93,7 +93,7 @@ test('a comparison on a bundled graph fills the table, every chart and the timel
   assert.deepEqual(json, JSON.parse(JSON.stringify(c)));
   const csv = (await downloadText(page, () => page.click('#export-csv'))).trim().split('\n');
   assert.equal(csv.length, c.results.length + 1);
-  assert.match(csv[0], /^placer,scheduler,makespan,/);
+  assert.match(csv[0], /^placer,scheduler,link_order,makespan,/);
   const trace = JSON.parse(await downloadText(page, () => page.click('#export-trace')));
   assert.ok(trace.traceEvents.some((e) => e.ph === 'X'));
   // Chart exports produce files.
@@ -163,8 +163,9 @@ test('a page state comes back whole from the link the engine writes for it', asy
   const cases = await page.evaluate(async () => {
     const engine = await import('./pkg/placesim.js');
     const { State, linkOf, stateOf, scenarioOf, setCluster } = await import('./state.js');
-    const info = engine.strategies();
-    const all = { placers: info.default_placers, schedulers: info.schedulers.map((s) => s.name) };
+    // The page's default lists: the engine's (every placer but pinned, every scheduler).
+    const d = engine.default_scenario();
+    const all = { placers: d.placers, schedulers: d.schedulers };
     const states = [new State()];
     let s = new State();
     Object.assign(s, { graph: 'vgg19_layers', devices: 50, speed: [10, 100], bandwidth: [10, 60], latency: [0, 0],
@@ -187,6 +188,16 @@ test('a page state comes back whole from the link the engine writes for it', asy
     states.push(s);
     s = new State();
     s.graphHash = { sha256: 'ab'.repeat(32), name: 'a big graph' };
+    states.push(s);
+    // TicTac19: a replica, link orders (a row per order), iterations (format v2).
+    s = new State();
+    setCluster(s, { devices: [{ id: 'ps0', speed: 1e11 }, { id: 'w 1', speed: 1e11 }, { id: 'w2', speed: 1e11 }], bandwidth: 1.25e8, latency: 1e-4 });
+    Object.assign(s, { graph: 'alexnet_ops_train', placers: ['pinned'], links: 'fcfs', orders: ['random', 'tio', 'tao'], iterations: 50,
+      replica: { workers: ['w 1', 'w2'], ps: ['ps0'], target: 'loss/op', aggregate: true, balance: 0.5, paramOps: ['VariableV2'], sources: true },
+      pair: 'pinned/fifo/tao' });
+    states.push(s);
+    s = new State();
+    Object.assign(s, { links: 'fcfs', orders: ['tao'], iterations: 3 });
     states.push(s);
     return states.map((st) => {
       const l = linkOf(st, all);
@@ -212,6 +223,8 @@ test('a page state comes back whole from the link the engine writes for it', asy
   assert.match(cases[3].f, /^#v=1&graphz=[A-Za-z0-9_-]+$/);
   assert.match(cases[4].f, /^#v=1&clusterz=[A-Za-z0-9_-]+&whatif\.speeds=g:2e13$/);
   assert.equal(cases[5].f, `#v=1&graphsha256=${'ab'.repeat(32)}&graphname=a%20big%20graph`);
+  assert.match(cases[6].f, /^#v=2&graph=alexnet_ops_train&cluster=explicit&dev=ps0::1e11:,w%201::1e11:,w2::1e11:&bw=1\.25e8&lat=1e-4&placers=pinned&links=fcfs&order=random,tio,tao&iterations=50&replica\.workers=w%201,w2&replica\.ps=ps0&replica\.target=loss%2Fop&replica\.aggregate=1&replica\.paramops=VariableV2&replica\.sources=1&replica\.balance=0\.5&pair=pinned%2Ffifo%2Ftao$/);
+  assert.equal(cases[7].f, '#v=2&links=fcfs&order=tao&iterations=3');
   assert.deepEqual(page.errors, []);
   await page.context().close();
 });

@@ -1,4 +1,5 @@
-// Grouped bar charts of a comparison: one group per placer, one bar per scheduler.
+// Grouped bar charts of a comparison: one group per placer, one bar per scheduler (per
+// scheduler and link order when the rows have several orders).
 //   drawMakespan(container, comparison, options)  mean makespan (+-std error bars with several
 //                                                 seeds), lower bound, best pairs starred,
 //                                                 linear or logarithmic axis
@@ -22,8 +23,8 @@ export function schedulerColors(comparison) {
 
 /**
  * Makespan per pair. options:
- *   highlight: {placer, scheduler} | null   the selected pair (outlined, others dimmed)
- *   onSelect(placer, scheduler)              called when a bar is clicked (or Enter/Space);
+ *   highlight: {placer, scheduler, link_order} | null   the selected row (outlined, others dimmed)
+ *   onSelect(placer, scheduler, order)       called when a bar is clicked (or Enter/Space);
  *                                            also for infeasible bars (show their error)
  *   height: number (default 340)            title: string (default set; '' for none)
  *   log: boolean                             logarithmic value axis (short bars stay visible)
@@ -128,11 +129,15 @@ function renderGrouped(width, comparison, results, spec, options, tip) {
   const height = options.height || 340;
   const title = options.title ?? spec.title;
   const placers = distinct(results, 'placer');
-  const schedulers = distinct(results, 'scheduler');
-  const colors = schedulerColors(comparison);
+  // A bar per scheduler, or per scheduler and link order when the rows have several orders.
+  const multi = distinct(results, 'link_order').length > 1;
+  /** @param {{scheduler: string, link_order?: string}} r */
+  const ser = (r) => (multi ? `${r.scheduler} · ${r.link_order}` : r.scheduler);
+  const schedulers = distinct(results.map((r) => ({ s: ser(r) })), 's');
+  const colors = multi ? new Map(schedulers.map((s, i) => [s, seriesColor(i)])) : schedulerColors(comparison);
   const seeds = comparison?.scenario?.seeds;
-  const byPair = new Map(results.map((r) => [`${r.placer}\u0000${r.scheduler}`, r]));
-  const hl = options.highlight && byPair.get(`${options.highlight.placer}\u0000${options.highlight.scheduler}`);
+  const byPair = new Map(results.map((r) => [`${r.placer}\u0000${ser(r)}`, r]));
+  const hl = options.highlight && byPair.get(`${options.highlight.placer}\u0000${ser(options.highlight)}`);
 
   // Vertical domain.
   let maxV = 0;
@@ -264,7 +269,8 @@ function renderGrouped(width, comparison, results, spec, options, tip) {
       const g = svgEl('g', {
         class: 'pc-bar',
         'data-placer': placer,
-        'data-scheduler': scheduler,
+        'data-scheduler': r.scheduler,
+        'data-order': r.link_order,
         'data-value': infeasible ? '' : v,
         'data-clickable': '',
         tabindex: -1,
@@ -337,7 +343,7 @@ function renderGrouped(width, comparison, results, spec, options, tip) {
       });
       g.addEventListener('mouseleave', () => tip.hide());
       const select = () => {
-        if (typeof options.onSelect === 'function') options.onSelect(placer, scheduler);
+        if (typeof options.onSelect === 'function') options.onSelect(placer, r.scheduler, r.link_order);
       };
       g.addEventListener('click', select);
       g.addEventListener('keydown', (ev) => {
