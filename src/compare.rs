@@ -22,7 +22,7 @@ use crate::error::{Error, Result};
 use crate::model::cluster::Cluster;
 use crate::model::graph::Graph;
 use crate::model::problem::Problem;
-use crate::place::plan::BoundScope;
+use crate::place::plan::{BoundScope, LinkRules};
 use crate::place::{self, PlaceContext, Placement, Plan, SolveReport};
 use crate::rng::Rng;
 use crate::scenario::{Resolved, Scenario};
@@ -188,6 +188,17 @@ pub fn place(
     ctx.wants_order = resolved.pairs.iter().any(|&(p, si)| {
         p == pi && (resolved.schedulers[si].info.needs_plan || resolved.link_order.info.needs_plan)
     });
+    let order = &resolved.link_order;
+    ctx.links = LinkRules {
+        model: scenario.links,
+        order: order.info,
+        params: order.params.clone(),
+        rng: Rng::derive(
+            scenario.seed,
+            &["link_order", name, "given", order.info.name],
+            seed_index as u64,
+        ),
+    };
     let clock = Clock::start();
     let plan = (placer.info.make)().plan(problem, &placer.params, &mut ctx)?;
     let seconds = clock.seconds();

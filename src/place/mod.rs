@@ -27,6 +27,7 @@ pub mod heft;
 pub mod m_etf;
 pub mod m_topo;
 pub mod mite;
+pub mod pesto;
 pub mod plan;
 mod scores;
 pub mod single;
@@ -77,7 +78,12 @@ pub static PLACERS: &[PlacerInfo] = &[
     m_topo::INFO,
     m_etf::INFO,
     expert::INFO,
+    pesto::INFO,
 ];
+
+/// Placers a scenario runs only when it names them: searches that take seconds where the
+/// others take milliseconds (a scenario without a `placers` list gets every other placer).
+pub const OPT_IN: &[&str] = &["pesto"];
 
 /// Looks up a placer by name.
 pub fn placer(name: &str) -> Result<&'static PlacerInfo> {

@@ -115,7 +115,11 @@ fn fifo() -> String {
     "fifo".into()
 }
 fn all_placers() -> Vec<String> {
-    PLACERS.iter().map(|p| p.name.to_string()).collect()
+    PLACERS
+        .iter()
+        .filter(|p| !crate::place::OPT_IN.contains(&p.name))
+        .map(|p| p.name.to_string())
+        .collect()
 }
 fn all_schedulers() -> Vec<String> {
     SCHEDULERS.iter().map(|s| s.name.to_string()).collect()
@@ -319,7 +323,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(s.seeds, 1);
-        assert_eq!(s.placers.len(), PLACERS.len());
+        assert_eq!(s.placers.len(), PLACERS.len() - crate::place::OPT_IN.len());
         let e = Scenario::from_json(
             r#"{"graph":{"bundled":"x"},"cluster":{"file":"c.json"},"placers":["nope"]}"#,
         )
