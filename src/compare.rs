@@ -198,6 +198,10 @@ pub fn place(
             &["link_order", name, "given", order.info.name],
             seed_index as u64,
         ),
+        work_conserving: scenario
+            .params
+            .get(&format!("given.{}", place::plan::REPLAY_MODE.name))
+            .is_some_and(|&v| v != 0.0),
     };
     let clock = Clock::start();
     let plan = (placer.info.make)().plan(problem, &placer.params, &mut ctx)?;

@@ -69,7 +69,8 @@
 //!   priorities when their replay reaches the optimum, else as strict sequences (device
 //!   order and link order, which the default strict `given` scheduler and link order
 //!   replay); either way the objective is the decoded makespan and the status is
-//!   `optimal` only when that equals the proven optimum.
+//!   `optimal` only when that equals the proven optimum. With `pesto.congestion=0` the exact
+//!   search does not run (it would prove the optimum of another problem).
 //! - A search stopped by its node limit reports `feasible` with the instance bound. The
 //!   exact mode never runs on a coarsened graph, so this placer never claims `coarse_optimal`.
 //! - Why our own B&B and not a CP solver: the note's §5.5b spike found `pumpkin-core` fast,
@@ -77,7 +78,7 @@
 //!   this issue; this search needs none, shares the simulator's semantics exactly and is
 //!   deterministic. Its speed is measured in `benches/engine.rs`.
 //!
-//! The objective is the makespan of `pesto × given` with `given`'s defaults under the
+//! The objective is the makespan of `pesto × given` (in the scenario's `given` mode) under the
 //! scenario's link model and link order, bit for bit (a test checks it). With the `random`
 //! link order the decoder draws from the stream the pair `pesto × given` gets.
 
@@ -218,10 +219,10 @@ struct Decoder<'p, 'a> {
 }
 
 impl Decoder<'_, '_> {
-    /// Makespan of `placement` replayed by `order` under the default (strict) `given`
-    /// scheduler and the scenario's link order; infinite for a replay that deadlocks.
+    /// Makespan of `placement` replayed by `order` under the `given` scheduler (in the
+    /// scenario's mode) and the scenario's link order; infinite for a replay that deadlocks.
     fn decode(&mut self, placement: &[DevIx], order: &Order) -> f64 {
-        let mut s = Given::new(false);
+        let mut s = Given::new(self.links.work_conserving);
         s.hint(order);
         let mut q = (self.links.order.make)(&self.links.params, self.links.rng.clone());
         q.hint(order);
@@ -716,20 +717,22 @@ impl Placer for Pesto {
         best.makespan = dec.decode(&best.placement, &best.order);
         let k = problem.device_count();
         let fine = units.coarse.is_none();
-        let exact = match mode {
-            2 => {
-                let count = super::Units::new(problem).len();
-                if count > EXACT_MAX_UNITS {
-                    return Err(Error::placement(
+        // An exact proof under other links than the scenario's would prove nothing.
+        let exact = congestion
+            && match mode {
+                2 => {
+                    let count = super::Units::new(problem).len();
+                    if count > EXACT_MAX_UNITS {
+                        return Err(Error::placement(
                         INFO.name,
                         format!("pesto.mode=2 (exact) handles at most {EXACT_MAX_UNITS} placement units; this graph has {count}"),
                     ));
+                    }
+                    true
                 }
-                true
-            }
-            1 => false,
-            _ => fine && k <= 4 && units.len() <= exact_units,
-        };
+                1 => false,
+                _ => fine && k <= 4 && units.len() <= exact_units,
+            };
         let cp_work = lower_bound(problem);
         let mut report = SolveReport {
             objective: best.makespan,
@@ -1250,5 +1253,342 @@ impl<'p, 'a> Exact<'p, 'a> {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::SimResult;
+    use crate::testutil::{cluster, graph};
+
+    /// Two identical GPUs, speed 1, bandwidth 1, latency 0 (the note's §7 conventions), with
+    /// `memory` bytes each when given.
+    fn gpus(memory: Option<f64>) -> crate::model::cluster::Cluster {
+        let m = memory.map_or(String::new(), |m| format!(r#","memory":{m}"#));
+        cluster(&format!(
+            r#"{{"devices":[{{"id":"g0","kind":"gpu","speed":1{m}}},{{"id":"g1","kind":"gpu","speed":1{m}}}],"bandwidth":1}}"#
+        ))
+    }
+
+    fn ctx(links: LinkModel) -> PlaceContext<'static> {
+        let mut ctx = PlaceContext::quiet(Rng::new(7));
+        ctx.links.model = links;
+        ctx
+    }
+
+    /// The plan, and the makespan `pesto x given` simulates (the registry's `given` scheduler
+    /// and the context's link order, as a comparison builds them).
+    fn solve(p: &Problem, links: LinkModel, params: Params) -> (Plan, SimResult) {
+        let mut c = ctx(links);
+        let plan = Pesto.plan(p, &params, &mut c).unwrap();
+        verify(p, &plan.placement).unwrap();
+        plan.check(p).unwrap();
+        let given = crate::schedule::scheduler("given").unwrap();
+        let mut s = (given.make)(&Params::defaults(given.params), Rng::new(0));
+        let mut q = (c.links.order.make)(&c.links.params, c.links.rng.clone());
+        let order = plan.order.as_ref().unwrap();
+        s.hint(order);
+        q.hint(order);
+        let r = simulate(
+            p,
+            &plan.placement,
+            s.as_mut(),
+            q.as_mut(),
+            SimOptions {
+                links,
+                record: true,
+            },
+        );
+        assert_eq!(r.unfinished, 0);
+        (plan, r)
+    }
+
+    fn report(plan: &Plan) -> &SolveReport {
+        plan.report.as_ref().unwrap()
+    }
+
+    /// Asserts a proven optimum: status, bound == objective == the simulated makespan.
+    fn assert_optimal(plan: &Plan, r: &SimResult, want: f64) {
+        let rep = report(plan);
+        assert_eq!(rep.status, SolveStatus::Optimal, "{rep:?}");
+        assert_eq!(rep.objective, want, "{rep:?}");
+        assert_eq!(rep.bound, Some(want));
+        assert_eq!(rep.bound_of, BoundScope::Instance);
+        assert_eq!(r.makespan, want);
+    }
+
+    fn defaults() -> Params {
+        Params::defaults(INFO.params)
+    }
+
+    fn exact() -> Params {
+        defaults().with("mode", 2.0)
+    }
+
+    /// T1 diamond: A(2) -> B(6), A -> C(6), B -> D(2), C -> D(2), every edge 1 byte.
+    /// OPT = 11 under fcfs and parallel links: {A,B} | {C,D} (or its mirror), each path
+    /// 2 + 6 + 1 + 2; B and C on one device give >= 16, D with B gives 12. LB: CP 10.
+    #[test]
+    fn t1_diamond_is_proven_optimal_at_11() {
+        let g = graph(
+            r#"{"nodes":[{"id":"A","cost":2},{"id":"B","cost":6},{"id":"C","cost":6},{"id":"D","cost":2}],
+                "edges":[{"src":"A","dst":"B","bytes":1},{"src":"A","dst":"C","bytes":1},
+                         {"src":"B","dst":"D","bytes":1},{"src":"C","dst":"D","bytes":1}]}"#,
+        );
+        let c = gpus(None);
+        let p = Problem::new(&g, &c).unwrap();
+        for links in [LinkModel::Fcfs, LinkModel::Parallel] {
+            let (plan, r) = solve(&p, links, exact());
+            assert_optimal(&plan, &r, 11.0);
+            let pl = &plan.placement;
+            assert_eq!(pl[0], pl[1]);
+            assert_eq!(pl[2], pl[3]);
+            assert_ne!(pl[0], pl[2]);
+        }
+    }
+
+    /// T2 congestion + memory (footprint = `mem`, the note's reading): S(1, mem 5) -> X and
+    /// Y (1, mem 5 each); X -> T(1, mem 0), Y -> T; every edge 3 bytes; 10 bytes per GPU.
+    /// fcfs OPT = 8 at {S,X} | {Y,T} (S->Y [1,4], X->T [4,7], T [7,8]); parallel OPT = 6.
+    #[test]
+    fn t2_congestion_and_memory() {
+        let g = graph(
+            r#"{"nodes":[{"id":"S","cost":1,"mem":5},{"id":"X","cost":1,"mem":5},{"id":"Y","cost":1,"mem":5},{"id":"T","cost":1}],
+                "edges":[{"src":"S","dst":"X","bytes":3},{"src":"S","dst":"Y","bytes":3},
+                         {"src":"X","dst":"T","bytes":3},{"src":"Y","dst":"T","bytes":3}]}"#,
+        );
+        let c = gpus(Some(10.0));
+        let mut p = Problem::new(&g, &c).unwrap();
+        p.footprint = p.mem.clone();
+        let (plan, r) = solve(&p, LinkModel::Fcfs, exact());
+        assert_optimal(&plan, &r, 8.0);
+        let (plan, r) = solve(&p, LinkModel::Parallel, exact());
+        assert_optimal(&plan, &r, 6.0);
+        // The instance bound max(CP, work) = 3 is valid but loose.
+        assert_eq!(lower_bound(&p), 3.0);
+    }
+
+    /// T3 order only: A(1) -> B(4), A -> C(1), C -> D(4); A, B, C pinned to g0, D to g1.
+    /// OPT = 7: g0 runs A, C, B; C->D in [2,3]; D in [3,7]. B before C gives 11.
+    #[test]
+    fn t3_order_matters() {
+        let g = graph(
+            r#"{"nodes":[{"id":"A","cost":1,"device":"g0"},{"id":"B","cost":4,"device":"g0"},
+                         {"id":"C","cost":1,"device":"g0"},{"id":"D","cost":4,"device":"g1"}],
+                "edges":[{"src":"A","dst":"B","bytes":1},{"src":"A","dst":"C","bytes":1},{"src":"C","dst":"D","bytes":1}]}"#,
+        );
+        let c = gpus(None);
+        let p = Problem::new(&g, &c).unwrap();
+        let (plan, r) = solve(&p, LinkModel::Fcfs, exact());
+        assert_optimal(&plan, &r, 7.0);
+        let ops = &r.trace.as_ref().unwrap().ops;
+        assert_eq!(ops[2], (1.0, 2.0));
+        assert_eq!(ops[3], (3.0, 7.0));
+    }
+
+    /// T4, six ops (brute force in the note): p = [2,5,1,4,2,1] for A..F; A->B 1, A->C 1,
+    /// C->D 2, A->E 1, B->F 1, D->F 1, E->F 1 bytes. OPT = 10. LB: CP 8, work 7.5.
+    #[test]
+    fn t4_six_ops() {
+        let g = graph(
+            r#"{"nodes":[{"id":"A","cost":2},{"id":"B","cost":5},{"id":"C","cost":1},{"id":"D","cost":4},{"id":"E","cost":2},{"id":"F","cost":1}],
+                "edges":[{"src":"A","dst":"B","bytes":1},{"src":"A","dst":"C","bytes":1},{"src":"C","dst":"D","bytes":2},
+                         {"src":"A","dst":"E","bytes":1},{"src":"B","dst":"F","bytes":1},{"src":"D","dst":"F","bytes":1},{"src":"E","dst":"F","bytes":1}]}"#,
+        );
+        let c = gpus(None);
+        let p = Problem::new(&g, &c).unwrap();
+        assert_eq!(lower_bound(&p), 8.0);
+        let (plan, r) = solve(&p, LinkModel::Fcfs, exact());
+        assert_optimal(&plan, &r, 10.0);
+        // Mode 0 proves it by itself on a graph this small.
+        let (plan, r) = solve(&p, LinkModel::Fcfs, defaults());
+        assert_optimal(&plan, &r, 10.0);
+    }
+
+    fn t5() -> crate::model::graph::Graph {
+        graph(
+            r#"{"nodes":[{"id":"S","cost":3,"mem":2},{"id":"X","cost":1,"mem":3},{"id":"Y","cost":4,"mem":3},{"id":"Z","cost":2,"mem":1}],
+                "edges":[{"src":"S","dst":"X","bytes":4},{"src":"S","dst":"Y","bytes":3},{"src":"S","dst":"Z","bytes":2}]}"#,
+        )
+    }
+
+    /// T5, Fig. 5 in miniature: S(3, mem 2) -> X(1, mem 3) [4 bytes], Y(4, mem 3) [3],
+    /// Z(2, mem 1) [2]; 6 bytes per GPU. fcfs OPT = 9 at {S,Y,Z} | {X}; parallel OPT = 8 at
+    /// {S,Y} | {X,Z}, which scores 10 or 11 under fcfs. `pesto.congestion=0` (searching as if
+    /// links never contended) picks that placement and so does worse under fcfs than the
+    /// congestion-aware search.
+    #[test]
+    fn t5_congestion_awareness() {
+        let g = t5();
+        let c = gpus(Some(6.0));
+        let mut p = Problem::new(&g, &c).unwrap();
+        p.footprint = p.mem.clone();
+        let (plan, r) = solve(&p, LinkModel::Fcfs, exact());
+        assert_optimal(&plan, &r, 9.0);
+        let pl = &plan.placement;
+        assert_eq!(
+            (pl[0] == pl[2], pl[0] == pl[3], pl[0] == pl[1]),
+            (true, true, false)
+        );
+        let (plan, r) = solve(&p, LinkModel::Parallel, exact());
+        assert_optimal(&plan, &r, 8.0);
+        let (plan, r) = solve(&p, LinkModel::Fcfs, defaults().with("congestion", 0.0));
+        let rep = report(&plan);
+        assert!(rep.objective >= 10.0, "{rep:?}");
+        assert_eq!(rep.objective, r.makespan);
+        assert_eq!(rep.status, SolveStatus::Feasible);
+        let pl = &plan.placement;
+        assert_eq!(
+            (pl[0] == pl[2], pl[1] == pl[3], pl[0] == pl[1]),
+            (true, true, false)
+        );
+    }
+
+    /// A budget of 0 (and other out-of-range values) is an error naming the parameter.
+    #[test]
+    fn bad_parameters_are_errors_naming_them() {
+        let g = t5();
+        let c = gpus(None);
+        let p = Problem::new(&g, &c).unwrap();
+        for (name, value) in [("budget", 0.0), ("mode", 3.0), ("exact_nodes", 0.5)] {
+            let e = Pesto
+                .plan(&p, &defaults().with(name, value), &mut ctx(LinkModel::Fcfs))
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains(&format!("pesto.{name}")), "{e}");
+        }
+    }
+
+    /// A user who cancels stops the search with `Error::Cancelled`.
+    #[test]
+    fn cancel_is_honoured() {
+        let g = t5();
+        let c = gpus(None);
+        let p = Problem::new(&g, &c).unwrap();
+        let mut calls = 0;
+        let mut stop = |_: f64| {
+            calls += 1;
+            calls < 3
+        };
+        let mut c = PlaceContext::new(Rng::new(1), &mut stop);
+        let e = Pesto.plan(&p, &defaults(), &mut c).unwrap_err();
+        assert!(matches!(e, Error::Cancelled), "{e}");
+    }
+
+    /// A random layered instance (the benchmarks' generator) of `n` ops on `k` identical
+    /// GPUs with bandwidth 1 and latency 0.
+    fn random_instance(
+        n: usize,
+        k: usize,
+        seed: u64,
+    ) -> (crate::model::graph::Graph, crate::model::cluster::Cluster) {
+        let mut r = Rng::new(seed);
+        let mut nodes = Vec::new();
+        let mut edges = Vec::new();
+        for j in 0..n {
+            nodes.push(format!(r#"{{"id":"n{j}","cost":{}}}"#, 1 + r.below(9)));
+            for i in j.saturating_sub(4)..j {
+                if r.below(3) == 0 || (i + 1 == j && r.below(2) == 0) {
+                    edges.push(format!(
+                        r#"{{"src":"n{i}","dst":"n{j}","bytes":{}}}"#,
+                        1 + r.below(5)
+                    ));
+                }
+            }
+        }
+        let devices: Vec<String> = (0..k)
+            .map(|d| format!(r#"{{"id":"g{d}","kind":"gpu","speed":1}}"#))
+            .collect();
+        (
+            crate::testutil::joined(&nodes, &edges),
+            cluster(&format!(
+                r#"{{"devices":[{}],"bandwidth":1}}"#,
+                devices.join(",")
+            )),
+        )
+    }
+
+    /// H1 (the note's smoke test, smaller): on random 8-op instances on 2 and 3 GPUs with
+    /// fcfs links, exact mode proves an optimum; the anytime mode never goes below it and
+    /// reaches it with the default budget; no pair of the heuristics beats it.
+    #[test]
+    fn h1_anytime_reaches_the_proven_optimum() {
+        let mut proven = 0;
+        for seed in 0..6u64 {
+            let k = 2 + (seed % 2) as usize;
+            let (g, c) = random_instance(8, k, seed);
+            let p = Problem::new(&g, &c).unwrap();
+            let (plan, r) = solve(&p, LinkModel::Fcfs, exact());
+            let rep = report(&plan);
+            assert_eq!(rep.objective, r.makespan);
+            if rep.status != SolveStatus::Optimal {
+                continue;
+            }
+            proven += 1;
+            let opt = rep.objective;
+            let (any, ra) = solve(&p, LinkModel::Fcfs, defaults().with("mode", 1.0));
+            let a = report(&any);
+            assert_eq!(a.objective, ra.makespan);
+            assert_eq!(a.status, SolveStatus::Feasible);
+            assert!(a.bound.unwrap() <= opt);
+            assert_eq!(
+                a.objective, opt,
+                "seed {seed}: anytime {} vs optimum {opt}",
+                a.objective
+            );
+        }
+        assert!(proven >= 5, "only {proven} of 6 proven");
+    }
+
+    /// Coarsened graphs: units are coarse vertices, the plan expands to the full graph, the
+    /// objective is still the simulated makespan, and nothing claims optimality.
+    #[test]
+    fn coarse_search_expands_and_never_claims_optimality() {
+        let (g, c) = random_instance(60, 3, 11);
+        let p = Problem::new(&g, &c).unwrap();
+        let params = defaults()
+            .with("target", 15.0)
+            .with("budget", 2e5)
+            .with("mode", 2.0);
+        let (plan, r) = solve(&p, LinkModel::Fcfs, params.clone());
+        let rep = report(&plan);
+        assert_eq!(rep.objective, r.makespan);
+        assert!(rep.bound.unwrap() <= rep.objective);
+        // mode 2 on 60 units runs the exact search, which its node limit stops here or not;
+        // mode 0 on a coarsened graph never does.
+        let (plan, _) = solve(&p, LinkModel::Fcfs, params.with("mode", 0.0));
+        assert_eq!(report(&plan).status, SolveStatus::Feasible);
+        let units = SearchUnits::new(&p, 15).unwrap();
+        assert!(
+            units.coarse.is_some() && units.len() <= 20,
+            "{}",
+            units.len()
+        );
+    }
+
+    /// The anytime result is never worse than any warm start under the same decoder, and the
+    /// same inputs give the same plan.
+    #[test]
+    fn never_worse_than_a_warm_start_and_deterministic() {
+        for seed in 0..3u64 {
+            let (g, c) = random_instance(40, 2 + seed as usize, seed);
+            let p = Problem::new(&g, &c).unwrap();
+            let params = defaults().with("budget", 3e5);
+            let (plan, r) = solve(&p, LinkModel::Fcfs, params.clone());
+            let (again, _) = solve(&p, LinkModel::Fcfs, params);
+            assert_eq!(plan, again);
+            let mut c = ctx(LinkModel::Fcfs);
+            let mut dec = Decoder {
+                problem: &p,
+                links: c.links.clone(),
+                per_eval: 1,
+                used: 0,
+                evals: 0,
+            };
+            let warm = warm_starts(&p, &mut c, &mut dec).unwrap();
+            assert!(warm.len() >= 8, "{}", warm.len());
+            assert!(r.makespan <= warm[0].makespan);
+        }
     }
 }

@@ -260,8 +260,8 @@ pub struct PlaceContext<'a> {
     pub links: LinkRules,
 }
 
-/// The scenario's link model and link order, as a `placer x given` pair will be simulated
-/// with them.
+/// The scenario's link model and link order, and the `given` scheduler's mode: how a
+/// `placer x given` pair will be simulated.
 #[derive(Clone)]
 pub struct LinkRules {
     pub model: LinkModel,
@@ -270,6 +270,9 @@ pub struct LinkRules {
     /// The link order's own stream for the pair `placer x given` (a `random` link order
     /// draws from it).
     pub rng: Rng,
+    /// Whether the `given` scheduler replays by priority (`given.work_conserving=1`) rather
+    /// than strictly.
+    pub work_conserving: bool,
 }
 
 impl Default for LinkRules {
@@ -281,6 +284,7 @@ impl Default for LinkRules {
             order,
             params: Params::defaults(order.params),
             rng: Rng::new(0),
+            work_conserving: false,
         }
     }
 }
