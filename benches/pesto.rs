@@ -98,21 +98,7 @@ fn main() {
     println!("exact mode (pesto.mode=2), 20 ops, fcfs links:");
     for k in 2..=4 {
         for seed in 0..seeds {
-            run(
-                20,
-                k,
-                seed,
-                &[
-                    ("mode", 2.0),
-                    (
-                        "budget",
-                        std::env::var("B")
-                            .ok()
-                            .and_then(|b| b.parse().ok())
-                            .unwrap_or(1e7),
-                    ),
-                ],
-            );
+            run(20, k, seed, &[("mode", 2.0)]);
         }
     }
     println!("anytime mode, default settings, 150 ops, fcfs links:");

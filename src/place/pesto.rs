@@ -531,7 +531,7 @@ fn anneal(
     let start_used = dec.used;
     while dec.used - start_used < budget && nu > 0 {
         let used = (dec.used - start_used) as f64 / budget as f64;
-        if dec.evals % 64 == 0 {
+        if dec.evals.is_multiple_of(64) {
             ctx.progress(0.05 + 0.9 * used)?;
             if seconds > 0.0 && clock.seconds() > seconds {
                 break;
@@ -870,10 +870,9 @@ impl Network {
         let na = n + xs.len();
         let mut dur = Vec::with_capacity(na);
         let mut res = Vec::with_capacity(na);
-        for v in 0..n {
-            let d = placement[v];
+        for (v, &d) in placement.iter().enumerate() {
             dur.push(problem.exec(v as NodeIx, d));
-            res.push(d as u32);
+            res.push(d);
         }
         let mut preds: Vec<Vec<u32>> = vec![Vec::new(); na];
         for (i, x) in xs.iter().enumerate() {
@@ -957,7 +956,6 @@ struct Exact<'p, 'a> {
     nodes: u64,
     limit: u64,
     aborted: bool,
-    leaves: u64,
 }
 
 /// Inner search state for one placement.
@@ -991,9 +989,9 @@ impl<'p, 'a> Exact<'p, 'a> {
                 continue;
             }
             class[d] = d;
-            for e in d + 1..k {
-                if class[e] == usize::MAX && same(d as DevIx, e as DevIx) {
-                    class[e] = d;
+            for (e, c) in class.iter_mut().enumerate().skip(d + 1) {
+                if *c == usize::MAX && same(d as DevIx, e as DevIx) {
+                    *c = d;
                 }
             }
         }
@@ -1018,7 +1016,6 @@ impl<'p, 'a> Exact<'p, 'a> {
             nodes: 0,
             limit,
             aborted: false,
-            leaves: 0,
         }
     }
 
@@ -1034,12 +1031,6 @@ impl<'p, 'a> Exact<'p, 'a> {
         let mut load = vec![0.0; k];
         let mut used = vec![0usize; k];
         self.outer(0, &mut placement, &mut load, &mut used, ctx)?;
-        if std::env::var_os("PESTO_DEBUG").is_some() {
-            eprintln!(
-                "bb: nodes {} leaves {} aborted {} inc {}",
-                self.nodes, self.leaves, self.aborted, self.incumbent
-            );
-        }
         Ok(!self.aborted)
     }
 
@@ -1048,7 +1039,7 @@ impl<'p, 'a> Exact<'p, 'a> {
         if self.nodes >= self.limit {
             self.aborted = true;
         }
-        if self.nodes % 4096 == 0 {
+        if self.nodes.is_multiple_of(4096) {
             ctx.progress(0.95 + 0.05 * self.nodes as f64 / self.limit as f64)?;
         }
         Ok(!self.aborted)
@@ -1061,43 +1052,69 @@ impl<'p, 'a> Exact<'p, 'a> {
         let p = self.problem;
         let g = p.graph;
         let k = p.device_count();
-        let mut finish = vec![0.0f64; g.node_count()];
+        let n = g.node_count();
+        let unplaced = super::UNPLACED;
+        let comm = |e: u32, du: DevIx, dv: DevIx| {
+            if du != unplaced && dv != unplaced {
+                p.edge_transfer_time(e, du, dv)
+            } else {
+                0.0
+            }
+        };
+        let run = |v: NodeIx| match placement[v as usize] {
+            d if d == unplaced => p.min_exec(v),
+            d => p.exec(v, d),
+        };
+        let mut head = vec![0.0f64; n];
+        let mut tail = vec![0.0f64; n];
         let mut best = 0.0f64;
-        let mut busy = vec![0.0f64; k];
         let mut work = 0.0;
         let speed: Vec<f64> = p.cluster.devices.iter().map(|d| d.speed).collect();
         for &v in g.topo_order() {
             let dv = placement[v as usize];
-            let mut start = 0.0f64;
             for &e in g.in_edges(v) {
                 let u = g.edges[e as usize].src;
-                let du = placement[u as usize];
-                let comm = if du != super::UNPLACED && dv != super::UNPLACED {
-                    p.edge_transfer_time(e, du, dv)
-                } else {
-                    0.0
-                };
-                start = start.max(finish[u as usize] + comm);
+                let ready = head[u as usize] + run(u) + comm(e, placement[u as usize], dv);
+                head[v as usize] = head[v as usize].max(ready);
             }
-            let run = if dv == super::UNPLACED {
-                work += (0..k)
+            best = best.max(head[v as usize] + run(v));
+            work += if dv == unplaced {
+                (0..k)
                     .map(|d| p.exec(v, d as DevIx) * speed[d])
-                    .fold(f64::INFINITY, f64::min);
-                p.min_exec(v)
+                    .fold(f64::INFINITY, f64::min)
             } else {
-                let t = p.exec(v, dv);
-                busy[dv as usize] += t;
-                work += t * speed[dv as usize];
-                t
+                p.exec(v, dv) * speed[dv as usize]
             };
-            finish[v as usize] = start + run;
-            best = best.max(start + run);
+        }
+        for &v in g.topo_order().iter().rev() {
+            let dv = placement[v as usize];
+            for &e in g.out_edges(v) {
+                let w = g.edges[e as usize].dst;
+                let after = comm(e, dv, placement[w as usize]) + run(w) + tail[w as usize];
+                tail[v as usize] = tail[v as usize].max(after);
+            }
+        }
+        // One machine per device: its placed ops run one at a time, after the earliest
+        // head and before the shortest tail among them.
+        let mut busy = vec![0.0f64; k];
+        let mut first = vec![f64::INFINITY; k];
+        let mut last = vec![f64::INFINITY; k];
+        for v in 0..n {
+            let d = placement[v];
+            if d != unplaced {
+                busy[d as usize] += p.exec(v as NodeIx, d);
+                first[d as usize] = first[d as usize].min(head[v]);
+                last[d as usize] = last[d as usize].min(tail[v]);
+            }
         }
         let total_speed: f64 = speed.iter().sum();
-        busy.iter()
-            .copied()
-            .fold(best, f64::max)
-            .max(work / total_speed)
+        let mut lb = best.max(work / total_speed);
+        for d in 0..k {
+            if busy[d] > 0.0 {
+                lb = lb.max(first[d] + busy[d] + last[d]);
+            }
+        }
+        lb
     }
 
     fn outer(
@@ -1112,7 +1129,6 @@ impl<'p, 'a> Exact<'p, 'a> {
             return Ok(());
         }
         if depth == self.unit_order.len() {
-            self.leaves += 1;
             return self.sequence(placement, ctx);
         }
         let k = self.problem.device_count();
