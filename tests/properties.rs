@@ -241,9 +241,9 @@ fn every_pair_is_feasible_ordered_bounded_and_deterministic() {
 
 /// `pesto` on random cases (up to 27 ops, 4 devices, colocation, device rules, memory):
 /// its objective is exactly what `pesto x given` simulates; its bound never exceeds any
-/// pair's makespan; a proven optimum is no worse than any other pair's makespan; the anytime
-/// result is never worse than `heft`'s plan replayed by priority (one of its warm starts,
-/// decoded the same way). Counts are floored so the property cannot pass vacuously.
+/// pair's makespan; a proven optimum is no worse than any other pair's makespan; the result
+/// is never worse than `heft x given` (strict), nor in anytime mode than `heft`'s plan
+/// replayed by priority (both are among its warm starts, decoded the same way). Counts are floored so the property cannot pass vacuously.
 #[test]
 fn pesto_is_honest_and_never_beaten_when_proven() {
     const CASES: u32 = 24;
@@ -255,8 +255,9 @@ fn pesto_is_honest_and_never_beaten_when_proven() {
     };
     let rng = proptest::test_runner::TestRng::deterministic_rng(config.rng_algorithm);
     let mut runner = proptest::test_runner::TestRunner::new_with_rng(config, rng);
-    // Link orders that draw nothing at random, so `heft x given` and the decoder agree.
-    let orders = ["fifo", "tio", "tao", "given"];
+    // Link orders that draw nothing at random (`tio` and `tao` break ties at random), so
+    // `heft x given` and pesto's decoder send the same transfers in the same order.
+    let orders = ["fifo", "given"];
     runner
         .run(
             &(case(), any::<bool>(), 0usize..orders.len()),
@@ -311,6 +312,16 @@ fn pesto_is_honest_and_never_beaten_when_proven() {
                             .unwrap()
                             .makespan;
                         prop_assert!(m >= bound * (1.0 - 1e-9), "bound {} > {}", bound, m);
+                        let sched = resolved.schedulers[pair.1].info.name;
+                        if resolved.placers[qi].info.name == "heft" && sched == "given" {
+                            // heft's whole plan is one of the warm starts.
+                            prop_assert!(
+                                rep.objective <= m,
+                                "{} > heft x given {}",
+                                rep.objective,
+                                m
+                            );
+                        }
                         if optimal {
                             prop_assert!(
                                 m >= rep.objective * (1.0 - 1e-9),

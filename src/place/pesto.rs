@@ -30,8 +30,10 @@
 //! - Warm starts: the plans of `heft`, `m-etf`, `m-topo`, `critical-path`, `tf-greedy` and
 //!   `single` (through the registry; those that fail, e.g. for memory, are skipped), each
 //!   decoded with HEFT's upward rank as priority and, for a planning placer, with its own
-//!   order's priorities. The best decoded one is the incumbent, so the result is never worse
-//!   than the best warm start under the same decoder. The search starts from its projection
+//!   order's priorities and with its whole order (HEFT's strict sequences: `heft × given`
+//!   itself). The best decoded one is the incumbent, so the result is never worse than the
+//!   best warm start under the same decoder, `heft × given` included; when that one wins, the
+//!   plan carries its sequences. The search starts from its projection
 //!   onto units (majority device, memory repaired; priority = the members' highest).
 //! - Moves: relocate a unit to another allowed device with memory left (40%), swap the
 //!   devices of two units (20%), shift a unit's priority just above or below another unit's,
@@ -460,11 +462,14 @@ fn warm_starts(problem: &Problem, ctx: &mut PlaceContext, dec: &mut Decoder) -> 
             errors.push(format!("{name}: {e}"));
             continue;
         }
-        let mut orders = vec![("rank", by_priority(rank.clone()))];
+        let mut orders = vec![by_priority(rank.clone())];
         if let Some(o) = &plan.order {
-            orders.push(("plan", by_priority(o.priority.clone())));
+            orders.push(by_priority(o.priority.clone()));
+            if o.sequences.is_some() || o.transfers.is_some() {
+                orders.push(o.clone());
+            }
         }
-        for (_, order) in orders {
+        for order in orders {
             let makespan = dec.decode(&plan.placement, &order);
             out.push(Best {
                 placement: plan.placement.clone(),
@@ -1636,7 +1641,7 @@ mod tests {
                 evals: 0,
             };
             let warm = warm_starts(&p, &mut c, &mut dec).unwrap();
-            assert_eq!(warm.len(), WARM.len() + 1);
+            assert_eq!(warm.len(), WARM.len() + 2);
             assert!(r.makespan <= warm[0].makespan);
         }
     }
