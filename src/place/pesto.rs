@@ -55,7 +55,8 @@
 //! - Outer level: each colocation unit, in topological order, on an allowed device with
 //!   memory left; identical devices (same run times, memory and links) are opened in index
 //!   order (symmetry). Pruned by the longest path with the communication already forced by
-//!   placed pairs (fastest device for unplaced ops), the per-device load and the work bound.
+//!   placed pairs (fastest device for unplaced ops), a one-machine bound per device (earliest
+//!   head + its placed ops' run time + shortest tail) and the work bound.
 //! - Inner level, for a full placement: activities are the ops and the placement's
 //!   transfers (one per tensor and consuming device, as the simulator routes them; under
 //!   `fcfs` a transfer of more than 0 bytes occupies its directed link, a 0-byte one is a
@@ -76,9 +77,13 @@
 //! - A search stopped by its node limit reports `feasible` with the instance bound. The
 //!   exact mode never runs on a coarsened graph, so this placer never claims `coarse_optimal`.
 //! - Why our own B&B and not a CP solver: the note's §5.5b spike found `pumpkin-core` fast,
-//!   but adopting it means three new dependencies of a young API to vet for wasm within
-//!   this issue; this search needs none, shares the simulator's semantics exactly and is
-//!   deterministic. Its speed is measured in `benches/engine.rs`.
+//!   but adopting it means three new dependencies of a young API to vet for wasm; this
+//!   search needs none, shares the simulator's semantics exactly (so its optimum replays
+//!   bit for bit) and is deterministic. It was not measured against Pumpkin here. Its speed
+//!   is printed by `benches/pesto.rs`: it proves many 20-op, 2-GPU instances in well under
+//!   a second but leaves harder ones (and most 3-4 GPU ones) unproven at the default node
+//!   limit, where the placement level's bounds are weak. A CP model is the way to stronger
+//!   proofs.
 //!
 //! The objective is the makespan of `pesto × given` (in the scenario's `given` mode) under the
 //! scenario's link model and link order, bit for bit (a test checks it). With the `random`
