@@ -1503,6 +1503,26 @@ mod tests {
         );
     }
 
+    /// E1, the 2x2 LSTM grid: emb(1), l0t0(2), l0t1(2), l1t0(2), l1t1(2), sm(1); 1-byte edges
+    /// emb->l0t0, l0t0->l0t1, l0t0->l1t0, l0t1->l1t1, l1t0->l1t1, l1t1->sm. The note's brute
+    /// force gives OPT 9 (Expert's layer split reaches it: emb[0,1], l0t0[1,3], xfer[3,4],
+    /// l0t1[3,5], l1t0[4,6], xfer[5,6], l1t1[6,8], sm[8,9]); one device takes 10.
+    #[test]
+    fn e1_lstm_grid_optimum_is_9() {
+        let g = graph(
+            r#"{"nodes":[{"id":"emb","cost":1,"layer":0},{"id":"l0t0","cost":2,"layer":0},{"id":"l0t1","cost":2,"layer":0},
+                         {"id":"l1t0","cost":2,"layer":1},{"id":"l1t1","cost":2,"layer":1},{"id":"sm","cost":1,"layer":1}],
+                "edges":[{"src":"emb","dst":"l0t0","bytes":1},{"src":"l0t0","dst":"l0t1","bytes":1},{"src":"l0t0","dst":"l1t0","bytes":1},
+                         {"src":"l0t1","dst":"l1t1","bytes":1},{"src":"l1t0","dst":"l1t1","bytes":1},{"src":"l1t1","dst":"sm","bytes":1}]}"#,
+        );
+        let c = gpus(None);
+        let p = Problem::new(&g, &c).unwrap();
+        for links in [LinkModel::Fcfs, LinkModel::Parallel] {
+            let (plan, r) = solve(&p, links, exact());
+            assert_optimal(&plan, &r, 9.0);
+        }
+    }
+
     /// A budget of 0 (and other out-of-range values) is an error naming the parameter.
     #[test]
     fn bad_parameters_are_errors_naming_them() {
