@@ -22,7 +22,7 @@ use crate::error::{Error, Result};
 use crate::model::cluster::Cluster;
 use crate::model::graph::Graph;
 use crate::model::problem::Problem;
-use crate::place::plan::BoundScope;
+use crate::place::plan::{BoundScope, LinkRules};
 use crate::place::{self, PlaceContext, Placement, Plan, SolveReport};
 use crate::rng::Rng;
 use crate::scenario::{Resolved, Scenario};
@@ -277,6 +277,23 @@ pub fn place(
         p == pi
             && (resolved.schedulers[si].info.needs_plan || resolved.link_orders[oi].info.needs_plan)
     });
+    // A placer plans once for every row of its pairs: it decodes with the scenario's first
+    // link order (a planning placer's objective is that row's makespan).
+    let order = &resolved.link_orders[0];
+    ctx.links = LinkRules {
+        model: scenario.links,
+        order: order.info,
+        params: order.params.clone(),
+        rng: Rng::derive(
+            scenario.seed,
+            &["link_order", name, "given", order.info.name],
+            seed_index as u64,
+        ),
+        work_conserving: scenario
+            .params
+            .get(&format!("given.{}", place::plan::REPLAY_MODE.name))
+            .is_some_and(|&v| v != 0.0),
+    };
     let clock = Clock::start();
     let plan = (placer.info.make)().plan(problem, &placer.params, &mut ctx)?;
     let seconds = clock.seconds();

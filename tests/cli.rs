@@ -879,3 +879,55 @@ fn hardware_presets_load_by_name() {
         }
     }
 }
+
+/// `pesto` is listed with its parameters, runs only when named, proves the fork-join's
+/// optimum on 2 devices with fcfs links (its plan report says so, and `pesto x given`
+/// simulates exactly the objective), and a budget of 0 is a scenario error naming it.
+#[test]
+fn pesto_runs_when_named_and_reports_its_proof() {
+    let (ok, out, _) = run(&["list"]);
+    assert!(
+        ok && out.contains("pesto") && out.contains("exact_nodes"),
+        "{out}"
+    );
+    let g = tmp("pesto_fork_join.json", FORK_JOIN);
+    let g = g.to_str().unwrap();
+    let (ok, out, err) = run(&[
+        "compare",
+        "--graph",
+        g,
+        "--devices",
+        "2",
+        "--links",
+        "fcfs",
+        "--json",
+    ]);
+    assert!(ok, "{err}");
+    assert!(!out.contains("\"pesto\""), "pesto ran unnamed");
+    let args = [
+        "compare",
+        "--graph",
+        g,
+        "--devices",
+        "2",
+        "--links",
+        "fcfs",
+        "--placers",
+        "pesto",
+        "--schedulers",
+        "given",
+        "--json",
+    ];
+    let (ok, out, err) = run(&args);
+    assert!(ok, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let row = &v["results"][0];
+    let rep = &row["plan_reports"][0];
+    assert_eq!(rep["status"], "optimal", "{rep}");
+    assert_eq!(rep["objective"], row["makespan"]);
+    assert_eq!(rep["bound"], row["makespan"]);
+    let mut bad = args.to_vec();
+    bad.extend(["--param", "pesto.budget=0"]);
+    let (ok, _, err) = run(&bad);
+    assert!(!ok && err.contains("pesto.budget"), "{err}");
+}

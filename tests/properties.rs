@@ -244,3 +244,128 @@ fn every_pair_is_feasible_ordered_bounded_and_deterministic() {
     // 13 placers x 6 schedulers (given only with heft) on 48 cases, some infeasible.
     assert!(ran >= CASES as usize * 20, "only {ran} pairs ran");
 }
+
+/// `pesto` on random cases (up to 27 ops, 4 devices, colocation, device rules, memory):
+/// its objective is exactly what `pesto x given` simulates; its bound never exceeds any
+/// pair's makespan; a proven optimum is no worse than any other pair's makespan; the result
+/// is never worse than `heft x given` (strict), nor in anytime mode than `heft`'s plan
+/// replayed by priority (both are among its warm starts, decoded the same way). Counts are floored so the property cannot pass vacuously.
+#[test]
+fn pesto_is_honest_and_never_beaten_when_proven() {
+    const CASES: u32 = 24;
+    use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+    let (ran, proven) = (AtomicUsize::new(0), AtomicUsize::new(0));
+    let config = ProptestConfig {
+        cases: CASES,
+        ..ProptestConfig::default()
+    };
+    let rng = proptest::test_runner::TestRng::deterministic_rng(config.rng_algorithm);
+    let mut runner = proptest::test_runner::TestRunner::new_with_rng(config, rng);
+    // Link orders that draw nothing at random (`tio` and `tao` break ties at random), so
+    // `heft x given` and pesto's decoder send the same transfers in the same order.
+    let orders = ["fifo", "given"];
+    runner
+        .run(
+            &(case(), any::<bool>(), 0usize..orders.len()),
+            |(c, fcfs, order)| {
+                let g = Graph::from_json(&c.graph, "g").unwrap();
+                let cl = Cluster::from_json(&c.cluster, "c").unwrap();
+                let Ok(p) = Problem::new(&g, &cl) else {
+                    return Ok(());
+                };
+                let mut s = Scenario::new(
+                    GraphSource::Bundled("g".into()),
+                    ClusterSource::File("c".into()),
+                );
+                s.links = if fcfs {
+                    LinkModel::Fcfs
+                } else {
+                    LinkModel::Parallel
+                };
+                // A link order orders contended links only (parallel links queue nothing).
+                let order = if fcfs { orders[order] } else { "fifo" };
+                s.link_order = vec![order.to_string()];
+                s.placers.push("pesto".into());
+                s.params.insert("pesto.mode".into(), 2.0);
+                s.params.insert("pesto.budget".into(), 5e4);
+                s.params.insert("pesto.exact_nodes".into(), 2e5);
+                let resolved = s.resolve().unwrap();
+                let pi = resolved.placers.len() - 1;
+                let plan = match compare::place(&p, &s, &resolved, pi, 0, &mut |_| true) {
+                    Ok((plan, _)) => plan,
+                    Err(Error::Placement { .. }) => return Ok(()),
+                    Err(e) => panic!("pesto: {e}"),
+                };
+                let rep = plan.report.clone().unwrap();
+                let given = resolved
+                    .pairs
+                    .iter()
+                    .copied()
+                    .find(|&(x, si, _)| x == pi && resolved.schedulers[si].info.name == "given")
+                    .unwrap();
+                let r = compare::simulate(&p, &s, &resolved, &plan, given, 0, false).unwrap();
+                prop_assert_eq!(r.makespan, rep.objective);
+                let bound = rep.bound.unwrap();
+                prop_assert!(bound <= rep.objective);
+                let optimal = rep.status == placesim::place::plan::SolveStatus::Optimal;
+                ran.fetch_add(1, Relaxed);
+                proven.fetch_add(optimal as usize, Relaxed);
+                for (qi, _) in resolved.placers.iter().enumerate().take(pi) {
+                    let Ok((other, _)) = compare::place(&p, &s, &resolved, qi, 0, &mut |_| true)
+                    else {
+                        continue;
+                    };
+                    for &pair in resolved.pairs.iter().filter(|x| x.0 == qi) {
+                        let m = compare::simulate(&p, &s, &resolved, &other, pair, 0, false)
+                            .unwrap()
+                            .makespan;
+                        prop_assert!(m >= bound * (1.0 - 1e-9), "bound {} > {}", bound, m);
+                        let sched = resolved.schedulers[pair.1].info.name;
+                        if resolved.placers[qi].info.name == "heft" && sched == "given" {
+                            // heft's whole plan is one of the warm starts.
+                            prop_assert!(
+                                rep.objective <= m,
+                                "{} > heft x given {}",
+                                rep.objective,
+                                m
+                            );
+                        }
+                        if optimal {
+                            prop_assert!(
+                                m >= rep.objective * (1.0 - 1e-9),
+                                "{} x {} ran {} below the proven optimum {}",
+                                resolved.placers[qi].info.name,
+                                resolved.schedulers[pair.1].info.name,
+                                m,
+                                rep.objective
+                            );
+                        }
+                    }
+                }
+                // Anytime only, replays by priority: never worse than heft's plan so replayed.
+                let mut a = s.clone();
+                a.placers = vec!["heft".into(), "pesto".into()];
+                a.schedulers = vec!["given".into()];
+                a.params.insert("pesto.mode".into(), 1.0);
+                a.params.insert("given.work_conserving".into(), 1.0);
+                let ra = a.resolve().unwrap();
+                if let Ok((heft, _)) = compare::place(&p, &a, &ra, 0, 0, &mut |_| true) {
+                    let h = compare::simulate(&p, &a, &ra, &heft, (0, 0, 0), 0, false)
+                        .unwrap()
+                        .makespan;
+                    let (any, _) = compare::place(&p, &a, &ra, 1, 0, &mut |_| true).unwrap();
+                    let m = compare::simulate(&p, &a, &ra, &any, (1, 0, 0), 0, false)
+                        .unwrap()
+                        .makespan;
+                    prop_assert_eq!(m, any.report.unwrap().objective);
+                    prop_assert!(m <= h, "anytime {} worse than heft's plan {}", m, h);
+                }
+                Ok(())
+            },
+        )
+        .unwrap();
+    let (ran, proven) = (ran.into_inner(), proven.into_inner());
+    eprintln!("pesto ran on {ran} cases, proved {proven} optimal");
+    assert!(ran >= CASES as usize / 2, "pesto ran on only {ran} cases");
+    assert!(proven >= ran / 3, "only {proven} of {ran} proven");
+}

@@ -135,6 +135,13 @@ pub fn exercise(scenario: &Scenario, graph: &Graph, fixed: Option<&Cluster>, sal
         let q = SCHEDULERS[(salt / PLACERS.len()) % SCHEDULERS.len()]
             .name
             .to_string();
+        if p == "pesto" {
+            // The optimiser searches as long as its budget says: keep an input cheap.
+            for (key, cap) in [("pesto.budget", 1e5), ("pesto.exact_nodes", 1e4)] {
+                let v = s.params.get(key).copied().unwrap_or(f64::INFINITY).min(cap);
+                s.params.insert(key.into(), v);
+            }
+        }
         if !s.placers.contains(&p) {
             s.placers.push(p);
         }

@@ -80,6 +80,18 @@ mod tests {
         MTopo.place(&p, &Params::default(), &mut Rng::new(0))
     }
 
+    /// The note's vector B1 (Baechi's "uniform" quirk): memories [4, 4, 4, 4] on 2 devices
+    /// give a budget of floor(16 / 2) + 4 = 12, so the split is {0, 1, 2} | {3}: by count,
+    /// not balanced.
+    #[test]
+    fn b1_uniform_budget_splits_three_to_one() {
+        let four = r#"{"nodes":[{"id":"a","cost":1,"mem":4},{"id":"b","cost":1,"mem":4},{"id":"c","cost":1,"mem":4},
+                                {"id":"d","cost":1,"mem":4}],
+            "edges":[{"src":"a","dst":"b"},{"src":"b","dst":"c"},{"src":"c","dst":"d"}]}"#;
+        let two = r#"{"devices":[{"id":"d0","speed":1},{"id":"d1","speed":1}],"bandwidth":1}"#;
+        assert_eq!(place(four, two).unwrap(), vec![0, 0, 0, 1]);
+    }
+
     /// A chain a -> b -> c -> d -> e of ops with mem 4 each (no output bytes), 2 devices:
     /// total 20, budget floor(20 / 2) + 4 = 14: d0 takes a, b, c (12; a fourth would make
     /// 16 > 14), d1 takes d and e.

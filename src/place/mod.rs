@@ -27,6 +27,7 @@ pub mod heft;
 pub mod m_etf;
 pub mod m_topo;
 pub mod mite;
+pub mod pesto;
 pub mod pinned;
 pub mod plan;
 mod scores;
@@ -78,15 +79,20 @@ pub static PLACERS: &[PlacerInfo] = &[
     m_topo::INFO,
     m_etf::INFO,
     expert::INFO,
+    pesto::INFO,
     pinned::INFO,
 ];
 
-/// The placers a scenario runs when it names none: every placer but `pinned`, which only
-/// follows a graph's pins and fails on a graph that does not pin every op.
+/// Placers a scenario runs only when it names them: searches that take seconds where the
+/// others take milliseconds (`pesto`), and `pinned`, which only follows a graph's pins and
+/// fails on a graph that does not pin every op.
+pub const OPT_IN: &[&str] = &["pesto", "pinned"];
+
+/// The placers a scenario runs when it names none: every placer not [`OPT_IN`].
 pub fn default_placers() -> Vec<String> {
     PLACERS
         .iter()
-        .filter(|p| p.name != pinned::INFO.name)
+        .filter(|p| !OPT_IN.contains(&p.name))
         .map(|p| p.name.to_string())
         .collect()
 }

@@ -19,8 +19,10 @@ use crate::error::{Error, Result};
 use crate::model::cluster::DevIx;
 use crate::model::graph::{NodeIx, TensorIx};
 use crate::model::problem::Problem;
-use crate::params::{ParamKind, ParamSpec};
+use crate::params::{ParamKind, ParamSpec, Params};
 use crate::rng::Rng;
+use crate::sim::LinkModel;
+use crate::transfer::LinkQueueInfo;
 
 /// A placement, and for a planning placer the order it intends and its own report.
 #[derive(Debug, Clone, PartialEq)]
@@ -252,6 +254,39 @@ pub struct PlaceContext<'a> {
     /// Whether anything will replay the plan's order (a `given` policy): a placer may skip
     /// building an order nobody reads.
     pub wants_order: bool,
+    /// How the pair will be simulated: the link model and link order, so that a placer that
+    /// decodes candidates with the simulator (Pesto21's optimiser) decodes under the same
+    /// rules.
+    pub links: LinkRules,
+}
+
+/// The scenario's link model and link order, and the `given` scheduler's mode: how a
+/// `placer x given` pair will be simulated.
+#[derive(Clone)]
+pub struct LinkRules {
+    pub model: LinkModel,
+    pub order: &'static LinkQueueInfo,
+    pub params: Params,
+    /// The link order's own stream for the pair `placer x given` (a `random` link order
+    /// draws from it).
+    pub rng: Rng,
+    /// Whether the `given` scheduler replays by priority (`given.work_conserving=1`) rather
+    /// than strictly.
+    pub work_conserving: bool,
+}
+
+impl Default for LinkRules {
+    /// Parallel links, `fifo` order: the scenario defaults.
+    fn default() -> LinkRules {
+        let order = &crate::transfer::fifo::INFO;
+        LinkRules {
+            model: LinkModel::Parallel,
+            order,
+            params: Params::defaults(order.params),
+            rng: Rng::new(0),
+            work_conserving: false,
+        }
+    }
 }
 
 impl<'a> PlaceContext<'a> {
@@ -262,6 +297,7 @@ impl<'a> PlaceContext<'a> {
             rng,
             progress: Some(progress),
             wants_order: true,
+            links: LinkRules::default(),
         }
     }
 
@@ -271,6 +307,7 @@ impl<'a> PlaceContext<'a> {
             rng,
             progress: None,
             wants_order: true,
+            links: LinkRules::default(),
         }
     }
 

@@ -465,8 +465,7 @@ mod tests {
         assert_eq!(s.seeds, 1);
         assert_eq!(
             s.placers.len(),
-            crate::place::PLACERS.len() - 1,
-            "all but pinned"
+            crate::place::PLACERS.len() - crate::place::OPT_IN.len()
         );
         let e = Scenario::from_json(
             r#"{"graph":{"bundled":"x"},"cluster":{"file":"c.json"},"placers":["nope"]}"#,

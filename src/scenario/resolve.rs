@@ -254,7 +254,7 @@ mod tests {
         );
         assert_eq!(
             r.notes,
-            ["scheduler 'given' replays a placer's plan, so it runs only with placers that plan (heft); not run with hash, single"]
+            ["scheduler 'given' replays a placer's plan, so it runs only with placers that plan (heft, pesto); not run with hash, single"]
         );
         // A given link order keeps only the placers that plan, with every scheduler.
         let r = scenario(

@@ -1,0 +1,117 @@
+//! `pesto` benchmark (Pesto21 §3.2 optimiser): prints figures, asserts nothing.
+//!
+//! `cargo bench --bench pesto` runs, on random Pesto-style DAGs (op times 1-9, each op fed
+//! by some of the previous four, 1-5 bytes per edge) on identical GPUs with bandwidth 1,
+//! latency 0 and `fcfs` links:
+//! - exact mode (`pesto.mode=2`) on 20-op instances on 2, 3 and 4 GPUs: wall time, status,
+//!   objective, bound and gap (objective / bound), search work;
+//! - the anytime mode with default settings on 150-op instances on 2 and 4 GPUs: wall time,
+//!   objective, the instance bound and `heft × given`'s makespan; then with 5x the budget, to
+//!   show how far the default stops from what more search finds.
+//!
+//! `cargo bench --bench pesto -- quick` runs fewer instances.
+
+use std::time::Instant;
+
+use placesim::compare;
+use placesim::model::cluster::Cluster;
+use placesim::model::graph::Graph;
+use placesim::model::problem::Problem;
+use placesim::rng::Rng;
+use placesim::scenario::{ClusterSource, GraphSource, Scenario};
+use placesim::sim::LinkModel;
+
+fn instance(n: usize, k: usize, seed: u64) -> (Graph, Cluster) {
+    let mut r = Rng::new(seed);
+    let mut nodes = Vec::new();
+    let mut edges = Vec::new();
+    for j in 0..n {
+        nodes.push(format!(r#"{{"id":"n{j}","cost":{}}}"#, 1 + r.below(9)));
+        for i in j.saturating_sub(4)..j {
+            if r.below(3) == 0 || (i + 1 == j && r.below(2) == 0) {
+                edges.push(format!(
+                    r#"{{"src":"n{i}","dst":"n{j}","bytes":{}}}"#,
+                    1 + r.below(5)
+                ));
+            }
+        }
+    }
+    let devices: Vec<String> = (0..k)
+        .map(|d| format!(r#"{{"id":"g{d}","kind":"gpu","speed":1}}"#))
+        .collect();
+    let g = Graph::from_json(
+        &format!(
+            r#"{{"nodes":[{}],"edges":[{}]}}"#,
+            nodes.join(","),
+            edges.join(",")
+        ),
+        &format!("random{n}_{seed}"),
+    )
+    .unwrap();
+    let c = Cluster::from_json(
+        &format!(r#"{{"devices":[{}],"bandwidth":1}}"#, devices.join(",")),
+        "c",
+    )
+    .unwrap();
+    (g, c)
+}
+
+/// Runs `pesto` and `heft` (both under `given`) on one instance and prints one line.
+fn run(n: usize, k: usize, seed: u64, params: &[(&str, f64)]) {
+    let (g, c) = instance(n, k, seed);
+    let p = Problem::new(&g, &c).unwrap();
+    let mut s = Scenario::new(
+        GraphSource::Bundled(g.name.clone()),
+        ClusterSource::File("c".into()),
+    );
+    s.placers = vec!["pesto".into(), "heft".into()];
+    s.schedulers = vec!["given".into()];
+    s.links = LinkModel::Fcfs;
+    for (name, v) in params {
+        s.params.insert(format!("pesto.{name}"), *v);
+    }
+    let resolved = s.resolve().unwrap();
+    let t = Instant::now();
+    let (plan, _) = compare::place(&p, &s, &resolved, 0, 0, &mut |_| true).unwrap();
+    let secs = t.elapsed().as_secs_f64();
+    let sim = compare::simulate(&p, &s, &resolved, &plan, (0, 0), 0, false).unwrap();
+    let (heft, _) = compare::place(&p, &s, &resolved, 1, 0, &mut |_| true).unwrap();
+    let hsim = compare::simulate(&p, &s, &resolved, &heft, (1, 0), 0, false).unwrap();
+    let rep = plan.report.unwrap();
+    let bound = rep.bound.unwrap_or(0.0);
+    println!(
+        "  {n:>3} ops {k} GPUs seed {seed}: {secs:>7.3} s  {:<9} objective {:>6} (simulated {:>6})  bound {:>6.2}  gap {:>6.2}%  heft x given {:>6}  vs heft {:>+6.2}%  work {} {}",
+        format!("{:?}", rep.status).to_lowercase(),
+        rep.objective,
+        sim.makespan,
+        bound,
+        (rep.objective / bound - 1.0) * 100.0,
+        hsim.makespan,
+        (rep.objective / hsim.makespan - 1.0) * 100.0,
+        rep.work,
+        rep.work_unit,
+    );
+}
+
+fn main() {
+    let quick = std::env::args().any(|a| a == "quick");
+    let seeds = if quick { 2 } else { 4 };
+    println!("exact mode (pesto.mode=2), 20 ops, fcfs links:");
+    for k in 2..=4 {
+        for seed in 0..seeds {
+            run(20, k, seed, &[("mode", 2.0)]);
+        }
+    }
+    println!("anytime mode, default settings, 150 ops, fcfs links:");
+    for k in [2, 4] {
+        for seed in 0..seeds {
+            run(150, k, seed, &[]);
+        }
+    }
+    println!("anytime mode, 5x the default budget (pesto.budget=5e7), 150 ops, fcfs links:");
+    for k in [2, 4] {
+        for seed in 0..seeds {
+            run(150, k, seed, &[("budget", 5e7)]);
+        }
+    }
+}
