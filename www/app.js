@@ -882,7 +882,7 @@ function bindControls() {
     const f = e.target.files[0];
     e.target.value = '';
     if (!f) return;
-    try { useClusterText(await readFile(f), f.name); } catch (err) { show($('cluster-error'), `${f.name}: ${err.message}`); }
+    try { useClusterText((await readFile(f)).text, f.name); } catch (err) { show($('cluster-error'), `${f.name}: ${err.message}`); }
   });
   for (const id of ['mode-generate', 'mode-explicit']) {
     $(id).addEventListener('change', (e) => {

@@ -63,7 +63,7 @@ test('a comparison on a bundled graph fills the table, every chart and the timel
   assert.equal(replays, 1);
   assert.equal(rows.length, c.scenario.placers.length * (c.scenario.schedulers.length - 1) + 1);
   assert.ok(rows.some((r) => r.placer === 'heft' && r.scheduler === 'given'));
-  assert.match(await page.textContent('#results-notes'), /scheduler 'given' replays a placer's plan.*\(heft\)/);
+  assert.match(await page.textContent('#results-notes'), /scheduler 'given' replays a placer's plan.*\(heft, pesto\)/);
   for (const r of rows) {
     const want = c.results.find((x) => x.placer === r.placer && x.scheduler === r.scheduler);
     assert.equal(Number(r.makespan), want.makespan);
