@@ -19,19 +19,98 @@ pub fn num(x: f64) -> String {
     }
 }
 
-/// The comparison as an aligned table, best makespan first.
+/// How a comparison's numbers read: seconds and bytes when its devices have physical speeds
+/// (at least 1e6 work per second: FLOP/s), abstract units otherwise (Mayer17's speeds
+/// 10..100). The page's `www/units.js` decides by the same rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Units {
+    pub physical: bool,
+}
+
+impl Units {
+    /// The units of a comparison, from its devices' speeds.
+    pub fn of(c: &Comparison) -> Units {
+        let fastest = c
+            .results
+            .iter()
+            .flat_map(|r| &r.devices)
+            .map(|d| d.speed)
+            .fold(0.0, f64::max);
+        Units {
+            physical: fastest >= 1e6,
+        }
+    }
+
+    /// A time: `3.405 ms` (physical) or `3.405` (units).
+    pub fn time(self, x: f64) -> String {
+        if !self.physical {
+            return num(x);
+        }
+        scaled(x, &[(1.0, "s"), (1e-3, "ms"), (1e-6, "µs"), (1e-9, "ns")])
+    }
+
+    /// A size: `240.8 MB` (physical, decimal prefixes) or `2.408e8` (units).
+    pub fn bytes(self, x: f64) -> String {
+        if !self.physical {
+            return num(x);
+        }
+        scaled(
+            x,
+            &[
+                (1e12, "TB"),
+                (1e9, "GB"),
+                (1e6, "MB"),
+                (1e3, "kB"),
+                (1.0, "B"),
+            ],
+        )
+    }
+}
+
+/// `x` in the largest unit of `units` (largest first) it reaches, 4 significant digits.
+fn scaled(x: f64, units: &[(f64, &str)]) -> String {
+    let a = x.abs();
+    if x == 0.0 || !x.is_finite() {
+        // In the base unit (factor 1: seconds, bytes).
+        let base = units
+            .iter()
+            .find(|u| u.0 == 1.0)
+            .map_or(units[0].1, |u| u.1);
+        return format!("{} {base}", num(x));
+    }
+    let (f, name) = units
+        .iter()
+        .copied()
+        .find(|&(f, _)| a >= f)
+        .unwrap_or(units[units.len() - 1]);
+    format!("{} {name}", num(x / f))
+}
+
+/// The comparison as an aligned table, best makespan first. Columns for link orders,
+/// iterations and TicTac19's ordering metrics appear when the comparison has them.
 pub fn comparison(c: &Comparison) -> String {
-    let mut rows: Vec<Vec<String>> = vec![vec![
-        "placer".into(),
-        "scheduler".into(),
-        "makespan".into(),
-        "std".into(),
-        "/bound".into(),
+    let u = Units::of(c);
+    let orders = c.scenario.link_order.len() > 1;
+    let iterations = c.results.iter().any(|r| r.iteration_time.is_some());
+    let ordering = c.results.iter().any(|r| r.ordering.is_some());
+    let mut header: Vec<String> = vec!["placer".into(), "scheduler".into()];
+    if orders {
+        header.push("link order".into());
+    }
+    header.extend(["makespan".into(), "std".into(), "/bound".into()]);
+    if iterations {
+        header.extend(["iter p50".into(), "iter p95".into()]);
+    }
+    if ordering {
+        header.extend(["E".into(), "straggler".into()]);
+    }
+    header.extend([
         "traffic".into(),
         "peak mem".into(),
         "place s".into(),
         "oom".into(),
-    ]];
+    ]);
+    let mut rows: Vec<Vec<String>> = vec![header];
     let mut results: Vec<_> = c.results.iter().collect();
     results.sort_by(|a, b| {
         (a.error.is_some(), a.makespan)
@@ -39,26 +118,43 @@ pub fn comparison(c: &Comparison) -> String {
             .unwrap_or(std::cmp::Ordering::Equal)
     });
     for r in results {
+        let mut row = vec![r.placer.clone(), r.scheduler.clone()];
+        if orders {
+            row.push(r.link_order.clone());
+        }
         if let Some(e) = &r.error {
-            rows.push(vec![
-                r.placer.clone(),
-                r.scheduler.clone(),
-                format!("error: {e}"),
-            ]);
+            row.push(format!("error: {e}"));
+            rows.push(row);
             continue;
         }
         let peak = r.devices.iter().map(|d| d.peak_memory).fold(0.0, f64::max);
-        rows.push(vec![
-            r.placer.clone(),
-            r.scheduler.clone(),
-            num(r.makespan),
-            num(r.makespan_std),
+        row.extend([
+            u.time(r.makespan),
+            u.time(r.makespan_std),
             format!("{:.2}", r.gap),
-            num(r.traffic_bytes),
-            num(peak),
+        ]);
+        if iterations {
+            match &r.iteration_time {
+                Some(it) => row.extend([u.time(it.p50), u.time(it.p95)]),
+                None => row.extend(["".into(), "".into()]),
+            }
+        }
+        if ordering {
+            match &r.ordering {
+                Some(o) => row.extend([
+                    o.efficiency.map_or("n/a".into(), |e| format!("{e:.3}")),
+                    format!("{:.1}%", 100.0 * o.straggler.mean),
+                ]),
+                None => row.extend(["".into(), "".into()]),
+            }
+        }
+        row.extend([
+            u.bytes(r.traffic_bytes),
+            u.bytes(peak),
             format!("{:.4}", r.placement_seconds),
             if r.oom { "OOM".into() } else { "".into() },
         ]);
+        rows.push(row);
     }
     let cols = rows[0].len();
     let mut width = vec![0; cols];
@@ -70,20 +166,30 @@ pub fn comparison(c: &Comparison) -> String {
         }
     }
     let mut out = format!(
-        "{}: {} nodes, {} edges; {} seed(s); bounds: critical path {}, work {}\n",
+        "{}: {} nodes, {} edges; {} seed(s){}; bounds: critical path {}, work {}{}\n",
         c.graph.name,
         c.graph.nodes,
         c.graph.edges,
         c.scenario.seeds,
-        num(c.critical_path_bound),
-        num(c.work_bound)
+        if c.scenario.iterations > 1 {
+            format!(" x {} iterations", c.scenario.iterations)
+        } else {
+            String::new()
+        },
+        u.time(c.critical_path_bound),
+        u.time(c.work_bound),
+        if u.physical {
+            ""
+        } else {
+            " (abstract units: times in work / speed, sizes in the graph's units)"
+        }
     );
     for row in rows {
         let line: Vec<String> = row
             .iter()
             .enumerate()
             .map(|(i, cell)| {
-                if i < 2 || row.len() != cols {
+                if i < if orders { 3 } else { 2 } || row.len() != cols {
                     format!("{cell:<w$}", w = width[i])
                 } else {
                     format!("{cell:>w$}", w = width[i])
@@ -97,4 +203,24 @@ pub fn comparison(c: &Comparison) -> String {
         out.push_str(&format!("note: {note}\n"));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn physical_numbers_get_units_and_abstract_ones_stay_bare() {
+        let p = Units { physical: true };
+        assert_eq!(p.time(0.003405), "3.405 ms");
+        assert_eq!(p.time(2.5), "2.500 s");
+        assert_eq!(p.time(4.2e-7), "420.0 ns");
+        assert_eq!(p.bytes(2.408e8), "240.8 MB");
+        assert_eq!(p.bytes(512.0), "512.0 B");
+        assert_eq!(p.bytes(0.0), "0 B");
+        assert_eq!(p.time(0.0), "0 s");
+        let a = Units { physical: false };
+        assert_eq!(a.time(0.003405), "0.003405");
+        assert_eq!(a.bytes(2.408e8), "2.408e8");
+    }
 }
