@@ -430,7 +430,7 @@ pub fn realize(
     // A replica's balance sets its server-worker bandwidths here, so that every path that
     // runs a seed (a comparison, the CLI's `run`, the page's timeline) runs the same cluster.
     if let Some(r) = &scenario.replica {
-        replica_roles(r, graph, &mut real.cluster)?;
+        balance_replica(r, graph, &mut real.cluster)?;
     }
     Ok(real)
 }
@@ -756,14 +756,14 @@ fn seed_sample(
     })
 }
 
-/// A replica's worker devices in `cluster`, after checking that every worker and server is
-/// one of its devices; with `balance`, the server-worker links get the bandwidth that
-/// balances the first worker ([`analysis::ordering::balanced_bandwidth`]).
-fn replica_roles(
+/// Checks that every worker and server of a replica is one of `cluster`'s devices; with
+/// `balance`, gives the server-worker links the bandwidth that balances the first worker
+/// ([`analysis::ordering::balanced_bandwidth`]).
+fn balance_replica(
     r: &crate::scenario::Replication,
     graph: &Graph,
     cluster: &mut Cluster,
-) -> Result<Vec<crate::model::cluster::DevIx>> {
+) -> Result<()> {
     let (workers, servers) = replica_devices(r, cluster)?;
     if let Some(ratio) = r.balance {
         let problem = Problem::new(graph, cluster)?;
@@ -780,7 +780,7 @@ fn replica_roles(
             }
         }
     }
-    Ok(workers)
+    Ok(())
 }
 
 /// A replica's worker and server devices in `cluster`; an id that is not one is an error.
@@ -823,10 +823,8 @@ fn sample(
     report: Option<&SolveReport>,
 ) -> PairSample {
     PairSample {
-        makespan: match times {
-            [one] => *one,
-            _ => Stats::of(times).mean,
-        },
+        // One iteration's mean is its time exactly (0 + x, divided by 1).
+        makespan: Stats::of(times).mean,
         iterations: times.to_vec(),
         ordering: Vec::new(),
         lower_bound: bound,
