@@ -304,6 +304,9 @@ pub fn import(bytes: impl Into<Bytes>, name: &str, opts: &Options) -> Result<Imp
     let mut infos: BTreeMap<&str, Option<Info>> = BTreeMap::new();
     let mut init_bytes: BTreeMap<&str, f64> = BTreeMap::new();
     let mut external = (0usize, 0.0f64);
+    // Initializers whose values are in the external file, by name: an op that needs one's
+    // values (a Reshape's shape, say) cannot be sized, and the report names the file.
+    let mut external_names: BTreeSet<&str> = BTreeSet::new();
     for t in &g.initializer {
         let info = tensor_info(t)
             .ok_or_else(|| bad(format!("initializer '{}' has a negative dimension", t.name)))?;
@@ -311,6 +314,7 @@ pub fn import(bytes: impl Into<Bytes>, name: &str, opts: &Options) -> Result<Imp
         if t.data_location == 1 || !t.external_data.is_empty() {
             external.0 += 1;
             external.1 += b;
+            external_names.insert(&t.name);
         }
         report.param_bytes += b;
         init_bytes.insert(&t.name, b);
@@ -417,6 +421,8 @@ pub fn import(bytes: impl Into<Bytes>, name: &str, opts: &Options) -> Result<Imp
     let mut params: BTreeMap<String, f64> = BTreeMap::new();
     let mut unsized_ops: BTreeMap<String, Unsized> = BTreeMap::new();
     let mut from_value_info = 0usize;
+    // (node id, external initializer) of ops not sized that read an external initializer.
+    let mut blocked_by_external: Vec<(String, String)> = Vec::new();
     for &i in &order {
         let n = &g.node[i];
         let id = &ids[i];
@@ -459,6 +465,9 @@ pub fn import(bytes: impl Into<Bytes>, name: &str, opts: &Options) -> Result<Imp
                 u.count += 1;
                 if u.nodes.len() < NAMES_SHOWN {
                     u.nodes.push(id.clone());
+                }
+                if let Some(x) = n.input.iter().find(|x| external_names.contains(x.as_str())) {
+                    blocked_by_external.push((id.clone(), x.clone()));
                 }
                 for o in n.output.iter().filter(|o| !o.is_empty()) {
                     let known = declared.get(o.as_str()).cloned();
@@ -511,6 +520,16 @@ pub fn import(bytes: impl Into<Bytes>, name: &str, opts: &Options) -> Result<Imp
         });
     }
     report.unsized_ops = unsized_ops.into_values().collect();
+    if let Some((node, tensor)) = blocked_by_external.first() {
+        // The external file is not read (only sizes are needed), so an op whose shape depends
+        // on an external initializer's values stays unsized: say which, and how to avoid it.
+        report.notes.push(format!(
+            "{} ops not sized read values stored in the external data file (first: node '{node}' \
+             reads initializer '{tensor}'); save the model with small tensors inline \
+             (onnx.save_model(..., size_threshold=1024), the default)",
+            blocked_by_external.len()
+        ));
+    }
     if from_value_info > 0 {
         report.notes.push(format!(
             "{from_value_info} outputs of ops not sized took their shapes from the model's value_info"

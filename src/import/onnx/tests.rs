@@ -361,6 +361,48 @@ fn external_weights_are_sized_from_their_dims() {
 }
 
 #[test]
+fn an_op_needing_external_values_is_named_with_the_file() {
+    // A Reshape's target shape stored in the external file: its values are not read, so the
+    // Reshape and what follows cannot be sized, and the report says why (docs/onnx.md).
+    let nodes = vec![
+        op("Reshape", "rs", &["x", "shape"], &["y"]),
+        op("Relu", "r", &["y"], &["z"]),
+    ];
+    let mut m = model(nodes, 13);
+    m.graph.as_mut().unwrap().initializer.push(TensorProto {
+        dims: vec![2],
+        data_type: 7,
+        name: "shape".into(),
+        data_location: 1,
+        external_data: vec![StringStringEntryProto {
+            key: "location".into(),
+            value: "weights.bin".into(),
+        }],
+        ..TensorProto::default()
+    });
+    let Imported { graph: g, report } = run(&m).unwrap();
+    assert_eq!(cost(&g, "rs"), 0.0);
+    let notes = report.notes.join("\n");
+    assert!(notes.contains("'weights.bin'"), "{notes}");
+    assert!(
+        notes.contains("node 'rs' reads initializer 'shape'") && notes.contains("size_threshold"),
+        "{notes}"
+    );
+    // Inline, the same shape sizes both ops and no such note is written.
+    let t = &mut m.graph.as_mut().unwrap().initializer[0];
+    t.data_location = 0;
+    t.external_data.clear();
+    t.int64_data = vec![4, 2];
+    let Imported { graph: g, report } = run(&m).unwrap();
+    assert!(cost(&g, "r") > 0.0, "{:?}", report.unsized_ops);
+    assert!(
+        report.notes.iter().all(|n| !n.contains("external")),
+        "{:?}",
+        report.notes
+    );
+}
+
+#[test]
 fn unnamed_and_duplicate_names_get_unique_ids() {
     let nodes = vec![
         op("Relu", "", &["x"], &["a"]),
