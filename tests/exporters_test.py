@@ -66,6 +66,8 @@ class Exporters(unittest.TestCase):
                                   ["exporters_test_models:tiny_torch", "--input-shape", "1x3x8x8"])
         self.check(graph)
         self.assertEqual(len(graph["nodes"]), 4)
+        # One layer per module of the Sequential (its children 0..3), from the exporter's metadata.
+        self.assertEqual(len({n["layer"] for n in graph["nodes"]}), 4, graph["nodes"])
 
     @unittest.skipUnless(has("tensorflow") and has("tf2onnx") and has("keras"), "tensorflow/tf2onnx is not installed")
     def test_keras(self):

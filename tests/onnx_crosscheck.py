@@ -27,9 +27,8 @@ FIXTURES = os.path.join(ROOT, "tests", "fixtures", "onnx")
 CLI = os.environ.get("PLACESIM", os.path.join(ROOT, "target", "release", "placesim"))
 
 try:
-    import numpy as np
     import onnx
-    from onnx import numpy_helper, shape_inference
+    from onnx import shape_inference
 except ImportError:  # CI machines: no onnx, nothing to check against
     onnx = None
 
@@ -110,7 +109,9 @@ class CrossCheck(unittest.TestCase):
     def test_nodes_flops_and_parameters(self):
         for path in self.models():
             with self.subTest(model=os.path.basename(path)):
-                model = onnx.load(path)
+                # A fixture exported with its weights in an external file that is not committed
+                # (resnet18_torchvision.onnx): the graph and the dims are all that is compared.
+                model = onnx.load(path, load_external_data=False)
                 graph = placesim_import(path)
                 self.assertEqual(len(graph["nodes"]), len(model.graph.node))
                 by_id = {n["id"]: n for n in graph["nodes"]}
@@ -123,7 +124,8 @@ class CrossCheck(unittest.TestCase):
                     self.assertEqual(by_id[node.name]["cost"], 2 * macs, node.name)
                     checked += 1
                 self.assertGreater(checked, 0)
-                params = sum(numpy_helper.to_array(t).nbytes for t in model.graph.initializer)
+                params = sum(math.prod(t.dims) * onnx.helper.tensor_dtype_to_np_dtype(t.data_type).itemsize
+                             for t in model.graph.initializer)
                 mem = sum(n.get("mem") or 0 for n in graph["nodes"])
                 self.assertLessEqual(abs(mem - params), 0.01 * params)
                 print(f"{os.path.basename(path)}: {len(model.graph.node)} nodes, "

@@ -13,21 +13,9 @@ training pass follow docs/onnx.md exactly (one implementation, in the engine). N
 `tensorflow` and `tf2onnx`, and a built placesim (`cargo build --release`, or PLACESIM=path).
 """
 import argparse
-import importlib
-import os
-import subprocess
 import sys
-import tempfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-CLI = os.environ.get("PLACESIM", os.path.join(ROOT, "target", "release", "placesim"))
-
-
-def load_model(spec):
-    module, _, name = spec.partition(":")
-    if not name:
-        sys.exit(f"export_keras: MODEL must be module:callable, got '{spec}'")
-    return getattr(importlib.import_module(module), name)()
+from placesim_import import export_and_import, load_model
 
 
 def export(model, batch, path, opset):
@@ -52,19 +40,9 @@ def main(argv=None):
     p.add_argument("--opset", type=int, default=17)
     p.add_argument("-o", "--output", help="write the graph JSON here instead of stdout")
     a = p.parse_args(argv)
-    model = load_model(a.model)
+    model = load_model("export_keras", a.model)
     name = a.model.partition(":")[2]
-    with tempfile.TemporaryDirectory() as tmp:
-        path = os.path.join(tmp, f"{name}.onnx")
-        export(model, a.batch, path, a.opset)
-        cmd = [CLI, "import", path] + (["--train"] if a.train else [])
-        out = subprocess.run(cmd, check=True, capture_output=True, text=True)
-    sys.stderr.write(out.stderr)
-    if a.output:
-        with open(a.output, "w") as f:
-            f.write(out.stdout)
-    else:
-        sys.stdout.write(out.stdout)
+    export_and_import(name, lambda path: export(model, a.batch, path, a.opset), a.train, a.output)
 
 
 if __name__ == "__main__":

@@ -6,28 +6,17 @@
 
 MODEL is `module:callable`: the callable returns an `nn.Module` (called without arguments;
 a class with a default constructor works). The model is exported with PyTorch's own ONNX
-exporter (`torch.onnx.export`, static shapes from the sample input, the module hierarchy in
-the node names, so layers follow modules), then read by `placesim import`, so FLOP counts,
+exporter (`torch.onnx.export` on torch.export, static shapes from the sample input, the module
+path of every op in its metadata, so layers follow modules; the TorchScript exporter when
+torch.export cannot trace the model), then read by `placesim import`, so FLOP counts,
 tensor bytes, layers and the training pass follow docs/onnx.md exactly (one implementation,
-in the engine). Needs `torch` (and `onnx`, which torch's exporter uses) and a built placesim
+in the engine). Needs `torch`, `onnx` and `onnxscript` (which torch's exporter uses) and a built placesim
 (`cargo build --release`, or PLACESIM=path).
 """
 import argparse
-import importlib
-import os
-import subprocess
 import sys
-import tempfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-CLI = os.environ.get("PLACESIM", os.path.join(ROOT, "target", "release", "placesim"))
-
-
-def load_model(spec):
-    module, _, name = spec.partition(":")
-    if not name:
-        sys.exit(f"export_pytorch: MODEL must be module:callable, got '{spec}'")
-    return getattr(importlib.import_module(module), name)()
+from placesim_import import export_and_import, load_model
 
 
 def export(model, shapes, dtype, path, opset):
@@ -39,14 +28,21 @@ def export(model, shapes, dtype, path, opset):
         for shape in shapes
     )
     names = [f"input{i}" for i in range(len(inputs))]
-    # Static shapes (no dynamic_axes): the graph is sized at the sample input's shapes. The
-    # TorchScript exporter (dynamo=False) names nodes by module path (/layer1/layer1.0/conv1/Conv),
-    # which placesim's layers follow; torch before 2.5 has no `dynamo` argument.
-    kwargs = dict(input_names=names, opset_version=opset, do_constant_folding=True)
+    # Static shapes (no dynamic axes): the graph is sized at the sample input's shapes.
+    # torch.export-based exporter first (torch >= 2.5; it records each op's module path, which
+    # placesim's layers follow, docs/onnx.md); the TorchScript exporter (node names
+    # /layer1/layer1.0/conv1/Conv) for an older torch or a model torch.export cannot trace.
+    kwargs = dict(input_names=names, opset_version=opset)
     try:
-        torch.onnx.export(model, inputs, path, dynamo=False, **kwargs)
+        torch.onnx.export(model, inputs, path, dynamo=True, **kwargs)
+        return
+    except Exception as e:  # noqa: BLE001: any failure of the new exporter falls back
+        print(f"export_pytorch: torch.export-based export failed ({type(e).__name__}: {e}); "
+              "using the TorchScript exporter", file=sys.stderr)
+    try:
+        torch.onnx.export(model, inputs, path, dynamo=False, do_constant_folding=True, **kwargs)
     except TypeError:
-        torch.onnx.export(model, inputs, path, **kwargs)
+        torch.onnx.export(model, inputs, path, do_constant_folding=True, **kwargs)
 
 
 def main(argv=None):
@@ -56,23 +52,13 @@ def main(argv=None):
                    help="a sample input's shape, e.g. 1x3x224x224 (repeat for several inputs)")
     p.add_argument("--dtype", default="float32", help="the inputs' torch dtype (float32, int64, ...)")
     p.add_argument("--train", action="store_true", help="add the backward pass and the updates")
-    p.add_argument("--opset", type=int, default=17)
+    p.add_argument("--opset", type=int, default=18, help="ONNX opset (18: torch.export-based exporter's own, no conversion)")
     p.add_argument("-o", "--output", help="write the graph JSON here instead of stdout")
     a = p.parse_args(argv)
     shapes = [[int(d) for d in s.split("x")] for s in a.input_shape]
-    model = load_model(a.model)
+    model = load_model("export_pytorch", a.model)
     name = a.model.partition(":")[2]
-    with tempfile.TemporaryDirectory() as tmp:
-        path = os.path.join(tmp, f"{name}.onnx")
-        export(model, shapes, a.dtype, path, a.opset)
-        cmd = [CLI, "import", path] + (["--train"] if a.train else [])
-        out = subprocess.run(cmd, check=True, capture_output=True, text=True)
-    sys.stderr.write(out.stderr)
-    if a.output:
-        with open(a.output, "w") as f:
-            f.write(out.stdout)
-    else:
-        sys.stdout.write(out.stdout)
+    export_and_import(name, lambda path: export(model, shapes, a.dtype, path, a.opset), a.train, a.output)
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ and, when installed, `onnx-tool`.
 
     python3 tools/onnx_fixtures.py [OUT_DIR]          # default tests/fixtures/onnx
     python3 tools/onnx_fixtures.py --resnet50 OUT.onnx  # a ResNet-50-size model (~100 MB), for figures
+    python3 tools/onnx_fixtures.py --torchvision OUT_DIR  # torchvision's ResNet-18, graph only (needs torch)
 """
 import os
 import sys
@@ -165,9 +166,33 @@ def resnet50(batch=1):
     return model(nodes, [vi("x", [batch, 3, 224, 224])], [vi("y", [batch, 1000])], inits, "resnet50")
 
 
+def torchvision_resnet18(out):
+    """torchvision's ResNet-18 exported by PyTorch (TorchScript exporter, 1x3x224x224), saved with
+    its weights in an external file that is then deleted: the committed model is the graph and
+    the dims only (12.7 KB instead of 47 MB), which is all an import needs. Needs torch and
+    torchvision."""
+    import tempfile
+
+    import torch
+    import torchvision
+
+    with tempfile.TemporaryDirectory() as tmp:
+        full = os.path.join(tmp, "full.onnx")
+        torch.onnx.export(torchvision.models.resnet18().eval(), (torch.randn(1, 3, 224, 224),), full,
+                          dynamo=False, input_names=["input0"], opset_version=17, do_constant_folding=True)
+        path = os.path.join(out, "resnet18_torchvision.onnx")
+        onnx.save_model(onnx.load(full), path, save_as_external_data=True, all_tensors_to_one_file=True,
+                        location="resnet18_torchvision.weights", size_threshold=1024)
+        os.remove(os.path.join(out, "resnet18_torchvision.weights"))
+        print(path, os.path.getsize(path))
+
+
 def main():
     if len(sys.argv) == 3 and sys.argv[1] == "--resnet50":
         onnx.save(resnet50(), sys.argv[2])
+        return
+    if len(sys.argv) == 3 and sys.argv[1] == "--torchvision":
+        torchvision_resnet18(sys.argv[2])
         return
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "tests", "fixtures", "onnx")
     os.makedirs(out, exist_ok=True)

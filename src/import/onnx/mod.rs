@@ -224,6 +224,30 @@ fn input_info(v: &ValueInfoProto, opts: &Options) -> Result<Info> {
     Ok(Info::new(dtype, shape))
 }
 
+/// The layer label of a node: the module path PyTorch's torch.export-based exporter records
+/// in the node's `pkg.torch.onnx.name_scopes` (`['', 'layer1', 'layer1.0', 'conv1',
+/// 'conv2d']` -> `layer1/layer1.0/conv1`: the op's own last entry and the root's empty one
+/// dropped), else the scope of its name ([`scope`]).
+fn layer_label(n: &proto::NodeProto, id: &str) -> String {
+    let modules = n
+        .metadata_props
+        .iter()
+        .find(|p| p.key == "pkg.torch.onnx.name_scopes")
+        .map(|p| {
+            // A Python list of strings as text; module names are identifiers and indices.
+            let inner = p.value.trim().trim_start_matches('[').trim_end_matches(']');
+            let mut parts: Vec<&str> = inner
+                .split(',')
+                .map(|s| s.trim().trim_matches(|c| c == '\'' || c == '"'))
+                .collect();
+            parts.pop();
+            parts.retain(|s| !s.is_empty());
+            parts.join("/")
+        })
+        .filter(|path| !path.is_empty());
+    modules.unwrap_or_else(|| scope(id).to_string())
+}
+
 /// The scope of a node name: everything before its last `/`, leading `/` dropped
 /// (`/layer1/layer1.0/conv1/Conv` -> `layer1/layer1.0/conv1`); a name without `/` is its own
 /// scope.
@@ -509,7 +533,7 @@ pub fn import(bytes: impl Into<Bytes>, name: &str, opts: &Options) -> Result<Imp
             }
         }
         let next = layers.len() as i64;
-        let layer = *layers.entry(scope(id).to_string()).or_insert(next);
+        let layer = *layers.entry(layer_label(n, id)).or_insert(next);
         specs.push(NodeSpec {
             id: id.clone(),
             op: n.op_type.clone(),

@@ -62,6 +62,10 @@ pub struct NodeProto {
     pub domain: String,
     #[prost(message, repeated, tag = "5")]
     pub attribute: Vec<AttributeProto>,
+    /// Exporters' annotations; PyTorch's torch.export-based exporter puts the module path of
+    /// the op here (`pkg.torch.onnx.name_scopes`), its node names carry none.
+    #[prost(message, repeated, tag = "9")]
+    pub metadata_props: Vec<StringStringEntryProto>,
 }
 
 /// An attribute; the subgraph fields (`g`, `graphs`) are not declared, so control-flow ops

@@ -360,6 +360,37 @@ fn external_weights_are_sized_from_their_dims() {
     );
 }
 
+/// torchvision's ResNet-18 as PyTorch exports it (`tools/onnx_fixtures.py --torchvision`:
+/// torch 2.15's TorchScript exporter at 1x3x224x224, batch norm folded into the convolutions),
+/// committed without its weights file: the import needs only the dims.
+#[test]
+fn torchvision_resnet18_matches_the_published_counts() {
+    let Imported { graph: g, report } =
+        import(fixture("resnet18_torchvision"), "m", &Options::default()).unwrap();
+    // The ONNX file's 65 nodes (20 Conv, 17 Relu, 16 Identity, 8 Add, MaxPool,
+    // GlobalAveragePool, Flatten, Gemm), one graph node each.
+    assert_eq!(g.nodes.len(), 65);
+    // 1,814,073,344 multiply-accumulates in the convolutions and the classifier, torchvision's
+    // published 1.81 GMACs, at 2 FLOPs each.
+    let macs: f64 = g
+        .nodes
+        .iter()
+        .filter(|n| n.op == "Conv" || n.op == "Gemm")
+        .map(|n| n.cost.unwrap())
+        .sum();
+    assert_eq!(macs, 2.0 * 1_814_073_344.0);
+    // 11,680,872 float32 values in the 26 initializers, as the onnx package counts their dims
+    // (the exporter folds batch norm into the convolutions and shares equal bias tensors through
+    // the Identity nodes, so fewer than torchvision's 11,689,512 parameters).
+    assert_eq!(report.param_bytes, 46_723_488.0);
+    assert!(report.unsized_ops.is_empty(), "{:?}", report.unsized_ops);
+    assert!(
+        report.notes.iter().any(|n| n.contains("external file")),
+        "{:?}",
+        report.notes
+    );
+}
+
 #[test]
 fn an_op_needing_external_values_is_named_with_the_file() {
     // A Reshape's target shape stored in the external file: its values are not read, so the
@@ -412,6 +443,42 @@ fn unnamed_and_duplicate_names_get_unique_ids() {
     let g = run(&model(nodes, 13)).unwrap().graph;
     let ids: Vec<&str> = g.nodes.iter().map(|n| n.id.as_str()).collect();
     assert_eq!(ids, ["Relu_0", "r", "r_1"]);
+}
+
+#[test]
+fn torch_export_module_paths_are_the_layers() {
+    // PyTorch's torch.export-based exporter names nodes `node_Conv_292` and records the module
+    // path in the node's metadata: ops of one module share a layer, whatever their names.
+    let scoped = |mut n: NodeProto, scopes: &str| {
+        n.metadata_props.push(StringStringEntryProto {
+            key: "pkg.torch.onnx.name_scopes".into(),
+            value: scopes.into(),
+        });
+        n
+    };
+    let nodes = vec![
+        scoped(
+            op("Relu", "node_relu_1", &["x"], &["a"]),
+            "['', 'layer1', 'layer1.0', 'relu']",
+        ),
+        scoped(
+            op("Relu", "node_relu_2", &["a"], &["b"]),
+            "['', 'layer1', 'layer1.0', 'relu_1']",
+        ),
+        scoped(
+            op("Relu", "node_relu_3", &["b"], &["c"]),
+            "['', 'fc', 'relu_2']",
+        ),
+        op("Relu", "/head/Relu", &["c"], &["d"]),
+        op("Relu", "/head/Relu_1", &["d"], &["e"]),
+    ];
+    let g = run(&model(nodes, 13)).unwrap().graph;
+    let layer = |id: &str| node(&g, id).layer.unwrap();
+    assert_eq!(layer("node_relu_1"), layer("node_relu_2"));
+    assert_ne!(layer("node_relu_1"), layer("node_relu_3"));
+    // Without the metadata, the name's scope.
+    assert_eq!(layer("/head/Relu"), layer("/head/Relu_1"));
+    assert_ne!(layer("/head/Relu"), layer("node_relu_3"));
 }
 
 #[test]
