@@ -571,14 +571,20 @@ fn reshape(a: &Attrs, ins: &Ins) -> Option<Sized> {
     } else if known != total {
         return None;
     }
-    Some(Sized {
+    Some(same_values(x, out))
+}
+
+/// A free reshape of `x` (Reshape, Squeeze, Unsqueeze): the new shape, the same element type
+/// and values (a small integer tensor stays known through it), no FLOPs.
+fn same_values(x: &Info, shape: Vec<u64>) -> Sized {
+    Sized {
         outputs: vec![Info {
             dtype: x.dtype,
-            shape: Some(out),
+            shape: Some(shape),
             value: x.value.clone(),
         }],
         flops: 0.0,
-    })
+    }
 }
 
 fn flatten(a: &Attrs, ins: &Ins) -> Option<Sized> {
@@ -824,14 +830,7 @@ fn squeeze(a: &Attrs, ins: &Ins) -> Option<Sized> {
             .map(|i| xs[i])
             .collect()
     };
-    Some(Sized {
-        outputs: vec![Info {
-            dtype: x.dtype,
-            shape: Some(out),
-            value: x.value.clone(),
-        }],
-        flops: 0.0,
-    })
+    Some(same_values(x, out))
 }
 
 fn unsqueeze(a: &Attrs, ins: &Ins) -> Option<Sized> {
@@ -858,14 +857,7 @@ fn unsqueeze(a: &Attrs, ins: &Ins) -> Option<Sized> {
             }
         })
         .collect::<Option<Vec<u64>>>()?;
-    Some(Sized {
-        outputs: vec![Info {
-            dtype: x.dtype,
-            shape: Some(out),
-            value: x.value.clone(),
-        }],
-        flops: 0.0,
-    })
+    Some(same_values(x, out))
 }
 
 fn reduce(a: &Attrs, ins: &Ins, dtype: Option<i32>, single_axis: bool) -> Option<Sized> {
