@@ -624,6 +624,25 @@ fn graph_summary(graph: &Graph) -> GraphSummary {
     }
 }
 
+/// One seed's realized cluster and cost model, kept between work items of that seed: a pool
+/// worker handed one placer of a seed at a time (`work_items` with few seeds) would otherwise
+/// build the same `Problem` for every placer, and on a 20k-op graph with 50 devices that
+/// build is most of a cheap placer's item. Reusing it changes no bit: the data is what the
+/// build computes. Whoever holds a cache clears it when the scenario or graph changes
+/// (`wasm::Session::load` makes a new one).
+#[derive(Default)]
+pub struct SeedCache {
+    kept: Option<KeptSeed>,
+}
+
+struct KeptSeed {
+    seed: u32,
+    real: crate::scenario::Realization,
+    data: crate::model::problem::ProblemData,
+    critical_path: f64,
+    work: f64,
+}
+
 /// Runs one work item. `progress(done, total)` counts the item's own units
 /// ([`item_units`]); answering `false` stops it with `Error::Cancelled`, the only error
 /// returned: anything else is in the result.
@@ -633,9 +652,10 @@ pub fn run_item(
     graph: &Graph,
     fixed: Option<&Cluster>,
     item: &WorkItem,
+    cache: &mut SeedCache,
     progress: Progress,
 ) -> Result<ItemResult> {
-    let outcome = match seed_sample(scenario, resolved, graph, fixed, item, progress) {
+    let outcome = match seed_sample(scenario, resolved, graph, fixed, item, cache, progress) {
         Err(Error::Cancelled) => return Err(Error::Cancelled),
         other => other,
     };
@@ -651,10 +671,24 @@ fn seed_sample(
     graph: &Graph,
     fixed: Option<&Cluster>,
     item: &WorkItem,
+    cache: &mut SeedCache,
     progress: Progress,
 ) -> Result<SeedSample> {
     let i = item.seed;
-    let real = realize(scenario, graph, fixed, i)?;
+    let (real, kept) = match cache.kept.take().filter(|k| k.seed == i) {
+        Some(k) => (k.real, Some((k.data, k.critical_path, k.work))),
+        None => (realize(scenario, graph, fixed, i)?, None),
+    };
+    let kept = kept
+        .and_then(|(data, cp, wb)| Some((Problem::from_data(graph, &real.cluster, data)?, cp, wb)));
+    let (problem, cp, wb) = match kept {
+        Some(k) => k,
+        None => {
+            let p = Problem::with_overrides(graph, &real.cluster, real.overrides.as_ref())?;
+            let (cp, wb) = (analysis::critical_path_bound(&p), analysis::work_bound(&p));
+            (p, cp, wb)
+        }
+    };
     if let Some(&p) = item.placers.iter().find(|&&p| p >= resolved.placers.len()) {
         return Err(Error::Scenario(format!(
             "placer index {p} is out of range (the scenario has {} placers)",
@@ -667,9 +701,6 @@ fn seed_sample(
         Some(r) => replica_devices(r, &real.cluster)?.0,
         None => Vec::new(),
     };
-    let problem = Problem::with_overrides(graph, &real.cluster, real.overrides.as_ref())?;
-    let cp = analysis::critical_path_bound(&problem);
-    let wb = analysis::work_bound(&problem);
     let iterations = scenario.iterations;
     let mut done = 0usize;
     let mut placers = Vec::with_capacity(item.placers.len());
@@ -738,18 +769,26 @@ fn seed_sample(
         }
         placers.push(PlacerSample { placer: pi, pairs });
     }
+    let devices = real
+        .cluster
+        .devices
+        .iter()
+        .map(|d| SeedDevice {
+            id: d.id.clone(),
+            kind: d.kind.clone(),
+            speed: d.speed,
+            memory: d.memory.is_finite().then_some(d.memory),
+        })
+        .collect();
+    cache.kept = Some(KeptSeed {
+        seed: i,
+        data: problem.into_data(),
+        real,
+        critical_path: cp,
+        work: wb,
+    });
     Ok(SeedSample {
-        devices: real
-            .cluster
-            .devices
-            .iter()
-            .map(|d| SeedDevice {
-                id: d.id.clone(),
-                kind: d.kind.clone(),
-                speed: d.speed,
-                memory: d.memory.is_finite().then_some(d.memory),
-            })
-            .collect(),
+        devices,
         critical_path_bound: cp,
         work_bound: wb,
         placers,
@@ -1164,6 +1203,7 @@ pub fn run_part(
     graph: &Graph,
     fixed: Option<&Cluster>,
     items: &[WorkItem],
+    cache: &mut SeedCache,
     progress: Progress,
 ) -> Result<Partial> {
     let resolved = scenario.resolve()?;
@@ -1172,9 +1212,15 @@ pub fn run_part(
     let mut out = Vec::with_capacity(items.len());
     for item in items {
         let b = base as f64;
-        let r = run_item(scenario, &resolved, graph, fixed, item, &mut |d, _| {
-            progress(b + d, total)
-        })?;
+        let r = run_item(
+            scenario,
+            &resolved,
+            graph,
+            fixed,
+            item,
+            cache,
+            &mut |d, _| progress(b + d, total),
+        )?;
         base += item_units(&resolved, item);
         // A seed that cannot run stops a sequential run: the merge reports it.
         let stop = r.outcome.is_err();
@@ -1198,7 +1244,14 @@ pub fn run(
     progress: Progress,
 ) -> Result<Comparison> {
     let items = work_items(scenario, 1)?;
-    let part = run_part(scenario, graph, fixed, &items, progress)?;
+    let part = run_part(
+        scenario,
+        graph,
+        fixed,
+        &items,
+        &mut SeedCache::default(),
+        progress,
+    )?;
     merge(scenario, &[part])
 }
 
@@ -1247,15 +1300,26 @@ pub fn run_parallel(
         .num_threads(threads)
         .build()
         .map_err(|e| Error::Scenario(format!("could not start {threads} threads: {e}")))?;
+    let caches: Vec<Mutex<SeedCache>> = (0..threads).map(|_| Mutex::default()).collect();
     let results: Vec<Result<ItemResult>> = pool.install(|| {
         items
             .par_iter()
             .with_max_len(1)
             .enumerate()
             .map(|(k, item)| {
-                run_item(scenario, &resolved, graph, fixed, item, &mut |d, _| {
-                    report(k, d)
-                })
+                // Each thread keeps its last seed's cost model (items of one seed, one
+                // placer each, often run on one thread in a row).
+                let t = rayon::current_thread_index().unwrap_or(0) % threads;
+                let mut cache = caches[t].lock().unwrap_or_else(|e| e.into_inner());
+                run_item(
+                    scenario,
+                    &resolved,
+                    graph,
+                    fixed,
+                    item,
+                    &mut cache,
+                    &mut |d, _| report(k, d),
+                )
             })
             .collect()
     });
@@ -1549,17 +1613,49 @@ mod tests {
                 let (d, t) = *last.lock().unwrap();
                 assert_eq!(d, t as f64, "progress reaches the total");
             }
-            // Items run one by one, each in its own partial, merged backwards.
+            // Items run one by one, each in its own partial, merged backwards: with a fresh
+            // seed cache each, and with one cache kept across them as a page worker keeps
+            // it (then every item after the first of its seed reuses the cost model).
             let resolved = s.resolve().unwrap();
             let items = work_items(&s, 4).unwrap();
+            let mut kept = SeedCache::default();
+            for shared in [false, true] {
+                let mut parts: Vec<Partial> = items
+                    .iter()
+                    .map(|it| {
+                        let mut fresh = SeedCache::default();
+                        let cache = if shared { &mut kept } else { &mut fresh };
+                        run_part(
+                            &s,
+                            &g,
+                            None,
+                            std::slice::from_ref(it),
+                            cache,
+                            &mut |_, _| true,
+                        )
+                        .unwrap()
+                    })
+                    .collect();
+                parts.reverse();
+                assert_eq!(bits(&merge(&s, &parts).unwrap()), want, "shared {shared}");
+            }
+            assert_eq!(kept.kept.as_ref().map(|k| k.seed), Some(seeds - 1));
             let mut parts: Vec<Partial> = items
                 .iter()
                 .map(|it| {
-                    run_part(&s, &g, None, std::slice::from_ref(it), &mut |_, _| true).unwrap()
+                    let mut cache = SeedCache::default();
+                    run_part(
+                        &s,
+                        &g,
+                        None,
+                        std::slice::from_ref(it),
+                        &mut cache,
+                        &mut |_, _| true,
+                    )
+                    .unwrap()
                 })
                 .collect();
             parts.reverse();
-            assert_eq!(bits(&merge(&s, &parts).unwrap()), want);
             // Through JSON (as the page's workers pass them): the same.
             let json = serde_json::to_string(&parts).unwrap();
             let back: Vec<Partial> = serde_json::from_str(&json).unwrap();
@@ -1592,7 +1688,12 @@ mod tests {
     fn merge_refuses_missing_repeated_and_foreign_parts() {
         let (s, g) = every_strategy(2);
         let items = work_items(&s, 2).unwrap();
-        let part = |its: &[WorkItem]| run_part(&s, &g, None, its, &mut |_, _| true).unwrap();
+        let part = |its: &[WorkItem]| {
+            run_part(&s, &g, None, its, &mut SeedCache::default(), &mut |_, _| {
+                true
+            })
+            .unwrap()
+        };
         let e = merge(&s, &[part(&items[1..])]).unwrap_err().to_string();
         assert!(e.contains("miss seed 0 of placer single"), "{e}");
         let e = merge(&s, &[part(&items), part(&items[..1])])
@@ -1613,6 +1714,7 @@ mod tests {
                 seed: 0,
                 placers: vec![99],
             }],
+            &mut SeedCache::default(),
             &mut |_, _| true,
         )
         .map(|p| merge(&s, &[p]))

@@ -229,6 +229,9 @@ pub fn work_plan(scenario_json: &str, workers: u32) -> Result<JsValue, JsError> 
 #[derive(Default)]
 pub struct Session {
     loaded: Option<crate::scenario::load::Loaded>,
+    /// The last seed's cost model, for the next item of that seed (`compare::SeedCache`);
+    /// new with every load.
+    cache: compare::SeedCache,
 }
 
 #[wasm_bindgen]
@@ -247,6 +250,7 @@ impl Session {
         cluster_text: Option<String>,
     ) -> Result<(), JsError> {
         let previous = self.loaded.take();
+        self.cache = compare::SeedCache::default();
         let scenario = Scenario::from_json(scenario_json).map_err(js_err)?;
         let loaded = crate::scenario::load::load_reusing(
             scenario,
@@ -262,7 +266,7 @@ impl Session {
     /// these items' units.
     #[wasm_bindgen(unchecked_return_type = "Partial")]
     pub fn run_items(
-        &self,
+        &mut self,
         #[wasm_bindgen(unchecked_param_type = "WorkItem[]")] items: JsValue,
         progress: Option<js_sys::Function>,
     ) -> Result<JsValue, JsError> {
@@ -276,6 +280,7 @@ impl Session {
             &l.graph,
             l.cluster.as_ref(),
             &items,
+            &mut self.cache,
             &mut js_progress(&progress),
         )
         .map_err(js_err)?;

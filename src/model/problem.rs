@@ -35,6 +35,19 @@ pub struct Problem<'a> {
     k: usize,
 }
 
+/// What a [`Problem`] computes and owns (`into_data`), kept apart from the graph and cluster
+/// it borrows, so that a caller can keep a seed's cost model between runs of that seed
+/// (`compare::SeedCache`: a pool worker handed several placers of one seed builds it once).
+#[derive(Debug, Clone)]
+pub struct ProblemData {
+    tensor_bytes: Vec<f64>,
+    work: Vec<f64>,
+    mem: Vec<f64>,
+    footprint: Vec<f64>,
+    exec: Vec<f64>,
+    k: usize,
+}
+
 /// Costs and sizes that replace the graph's own (Mayer17 §5.1 randomization).
 #[derive(Debug, Clone)]
 pub struct Overrides {
@@ -193,6 +206,42 @@ impl<'a> Problem<'a> {
             footprint,
             exec,
             k,
+        })
+    }
+
+    /// The problem's own data, without the graph and cluster it borrows (see [`ProblemData`]).
+    pub fn into_data(self) -> ProblemData {
+        ProblemData {
+            tensor_bytes: self.tensor_bytes,
+            work: self.work,
+            mem: self.mem,
+            footprint: self.footprint,
+            exec: self.exec,
+            k: self.k,
+        }
+    }
+
+    /// The problem `data` was taken from ([`Problem::into_data`]), given back the graph and
+    /// the cluster it was built from, without building it again; `None` when their sizes
+    /// show `data` was built for another graph or cluster.
+    pub fn from_data(
+        graph: &'a Graph,
+        cluster: &'a Cluster,
+        data: ProblemData,
+    ) -> Option<Problem<'a>> {
+        let fits = data.k == cluster.len()
+            && data.exec.len() == graph.node_count() * data.k
+            && data.work.len() == graph.node_count()
+            && data.tensor_bytes.len() == graph.tensors.len();
+        fits.then(|| Problem {
+            graph,
+            cluster,
+            tensor_bytes: data.tensor_bytes,
+            work: data.work,
+            mem: data.mem,
+            footprint: data.footprint,
+            exec: data.exec,
+            k: data.k,
         })
     }
 
