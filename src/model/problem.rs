@@ -233,7 +233,7 @@ impl<'a> Problem<'a> {
             && data.exec.len() == graph.node_count() * data.k
             && data.work.len() == graph.node_count()
             && data.tensor_bytes.len() == graph.tensors.len();
-        fits.then(|| Problem {
+        fits.then_some(Problem {
             graph,
             cluster,
             tensor_bytes: data.tensor_bytes,
