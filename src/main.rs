@@ -837,24 +837,26 @@ fn run_pair(args: RunArgs) -> Result<()> {
         );
         return Ok(());
     }
+    let units = table::Units::of_speeds(devices.iter().map(|d| d.speed));
     out!(
-        "{} on {} ({} devices): {} / {}",
+        "{} on {} ({} devices): {} / {}{}",
         graph.name,
         real.cluster.name,
         devices.len(),
         args.placer,
-        args.scheduler
+        args.scheduler,
+        units.note()
     );
     out!(
-        "makespan {}  lower bound {}  (x{:.2})  traffic {} bytes in {} transfers  placed in {:.4} s",
-        table::num(sim.makespan),
-        table::num(detail.lower_bound),
+        "makespan {}  lower bound {}  (x{:.2})  traffic {} in {} transfers  placed in {:.4} s",
+        units.time(sim.makespan),
+        units.time(detail.lower_bound),
         if detail.lower_bound > 0.0 {
             sim.makespan / detail.lower_bound
         } else {
             1.0
         },
-        table::num(sim.traffic_bytes),
+        units.bytes(sim.traffic_bytes),
         sim.links.iter().map(|l| l.transfers).sum::<usize>(),
         detail.placement_seconds
     );
@@ -875,15 +877,15 @@ fn run_pair(args: RunArgs) -> Result<()> {
             "{:<12} {:>6} {:>12} {:>5.1}% {:>12} {:>12}{}",
             d.id,
             st.ops,
-            table::num(st.busy),
+            units.time(st.busy),
             if sim.makespan > 0.0 {
                 100.0 * st.busy / sim.makespan
             } else {
                 0.0
             },
-            table::num(st.peak_memory),
+            units.bytes(st.peak_memory),
             if d.memory.is_finite() {
-                table::num(d.memory)
+                units.bytes(d.memory)
             } else {
                 "unlimited".into()
             },

@@ -931,3 +931,42 @@ fn pesto_runs_when_named_and_reports_its_proof() {
     let (ok, _, err) = run(&bad);
     assert!(!ok && err.contains("pesto.budget"), "{err}");
 }
+
+/// `run` prints seconds and bytes with units on a physical cluster (a hardware preset), and
+/// says its numbers are abstract on a generated one, as `compare`'s table does.
+#[test]
+fn run_prints_units_when_devices_are_physical() {
+    let common = [
+        "run",
+        "--graph",
+        "resnet50_layers",
+        "--placer",
+        "heft",
+        "--scheduler",
+        "heft",
+    ];
+    let mut physical = common.to_vec();
+    physical.extend(["--cluster", "hw_1node_4xV100_nvlink"]);
+    let (ok, out, err) = run(&physical);
+    assert!(ok, "{err}");
+    let head = out.lines().nth(1).unwrap_or_default();
+    assert!(
+        head.starts_with("makespan ")
+            && head.contains(" ms  lower bound ")
+            && head.contains("B in "),
+        "{out}"
+    );
+    assert!(!out.contains("abstract units"), "{out}");
+    let mut generated = common.to_vec();
+    generated.extend(["--devices", "3"]);
+    let (ok, out, err) = run(&generated);
+    assert!(ok, "{err}");
+    assert!(
+        out.lines()
+            .next()
+            .unwrap_or_default()
+            .contains("abstract units"),
+        "{out}"
+    );
+    assert!(!out.contains(" ms "), "{out}");
+}

@@ -30,14 +30,23 @@ pub struct Units {
 impl Units {
     /// The units of a comparison, from its devices' speeds.
     pub fn of(c: &Comparison) -> Units {
-        let fastest = c
-            .results
-            .iter()
-            .flat_map(|r| &r.devices)
-            .map(|d| d.speed)
-            .fold(0.0, f64::max);
+        Units::of_speeds(c.results.iter().flat_map(|r| &r.devices).map(|d| d.speed))
+    }
+
+    /// The units of devices of these speeds (`run`'s one cluster).
+    pub fn of_speeds(speeds: impl IntoIterator<Item = f64>) -> Units {
         Units {
-            physical: fastest >= 1e6,
+            physical: speeds.into_iter().fold(0.0, f64::max) >= 1e6,
+        }
+    }
+
+    /// What a header adds after its figures: nothing in seconds and bytes, what the bare
+    /// numbers mean otherwise.
+    pub fn note(self) -> &'static str {
+        if self.physical {
+            ""
+        } else {
+            " (abstract units: times in work / speed, sizes in the graph's units)"
         }
     }
 
@@ -178,11 +187,7 @@ pub fn comparison(c: &Comparison) -> String {
         },
         u.time(c.critical_path_bound),
         u.time(c.work_bound),
-        if u.physical {
-            ""
-        } else {
-            " (abstract units: times in work / speed, sizes in the graph's units)"
-        }
+        u.note()
     );
     for row in rows {
         let line: Vec<String> = row
