@@ -37,7 +37,21 @@ impl Units {
             .map(|d| d.speed)
             .fold(0.0, f64::max);
         Units {
-            physical: fastest >= 1e6,
+            physical: Units::physical_speed(fastest),
+        }
+    }
+
+    /// Whether devices whose fastest runs `fastest` work per second have physical units.
+    pub fn physical_speed(fastest: f64) -> bool {
+        fastest >= 1e6
+    }
+
+    /// The name of the time unit of machine-read output (CSV column names): `s` or `units`.
+    pub fn time_unit(self) -> &'static str {
+        if self.physical {
+            "s"
+        } else {
+            "units"
         }
     }
 
@@ -156,15 +170,6 @@ pub fn comparison(c: &Comparison) -> String {
         ]);
         rows.push(row);
     }
-    let cols = rows[0].len();
-    let mut width = vec![0; cols];
-    for row in &rows {
-        if row.len() == cols {
-            for (i, cell) in row.iter().enumerate() {
-                width[i] = width[i].max(cell.chars().count());
-            }
-        }
-    }
     let mut out = format!(
         "{}: {} nodes, {} edges; {} seed(s){}; bounds: critical path {}, work {}{}\n",
         c.graph.name,
@@ -184,12 +189,33 @@ pub fn comparison(c: &Comparison) -> String {
             " (abstract units: times in work / speed, sizes in the graph's units)"
         }
     );
+    out.push_str(&aligned(&rows, if orders { 3 } else { 2 }));
+    for note in &c.notes {
+        out.push_str(&format!("note: {note}\n"));
+    }
+    out
+}
+
+/// Rows as aligned columns (the first row the header): the first `left` columns flush left
+/// (names), the others flush right (numbers); a row shorter than the header (an error
+/// message) is printed as it is and sets no width.
+pub fn aligned(rows: &[Vec<String>], left: usize) -> String {
+    let cols = rows.first().map_or(0, Vec::len);
+    let mut width = vec![0; cols];
+    for row in rows {
+        if row.len() == cols {
+            for (i, cell) in row.iter().enumerate() {
+                width[i] = width[i].max(cell.chars().count());
+            }
+        }
+    }
+    let mut out = String::new();
     for row in rows {
         let line: Vec<String> = row
             .iter()
             .enumerate()
             .map(|(i, cell)| {
-                if i < if orders { 3 } else { 2 } || row.len() != cols {
+                if i < left || row.len() != cols {
                     format!("{cell:<w$}", w = width[i])
                 } else {
                     format!("{cell:>w$}", w = width[i])
@@ -198,9 +224,6 @@ pub fn comparison(c: &Comparison) -> String {
             .collect();
         out.push_str(line.join("  ").trim_end());
         out.push('\n');
-    }
-    for note in &c.notes {
-        out.push_str(&format!("note: {note}\n"));
     }
     out
 }
