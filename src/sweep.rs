@@ -99,7 +99,9 @@ impl SweepSpec {
                 )));
             }
             if factors[..i].contains(&f) {
-                return Err(Error::Scenario(format!("{flag}: factor {f} is given twice")));
+                return Err(Error::Scenario(format!(
+                    "{flag}: factor {f} is given twice"
+                )));
             }
         }
         Ok(SweepSpec { axis, factors })
@@ -305,7 +307,10 @@ mod tests {
         );
         assert_eq!(makespans(&s), vec![9.0, 4.5, 2.25, 1.125]);
         assert_eq!(s.factors, vec![1.0, 2.0, 4.0, 8.0]);
-        assert!(s.points.iter().all(|p| p.placer == "single" && p.plan.is_none()));
+        assert!(s
+            .points
+            .iter()
+            .all(|p| p.placer == "single" && p.plan.is_none()));
         assert!(!s.physical, "speed 1 is abstract units");
     }
 
@@ -382,7 +387,10 @@ mod tests {
         s.schedulers = vec!["fifo".into(), "given".into()];
         s.seeds = 3;
         let spec = SweepSpec::parse(Axis::Bandwidth, "1,0.3,0.1").unwrap();
-        let whole = run(&s, &spec, |_, s| compare::run(s, &g, None, &mut |_, _| true)).unwrap();
+        let whole = run(&s, &spec, |_, s| {
+            compare::run(s, &g, None, &mut |_, _| true)
+        })
+        .unwrap();
         let parts: Vec<Vec<Partial>> = spec
             .scenarios(&s)
             .iter()

@@ -380,7 +380,12 @@ mod tests {
             (Optimal, Instance, "optimal (proven)", 3),
             (Optimal, Coarse, "optimal for the coarse graph", 2),
             (CoarseOptimal, Coarse, "optimal for the coarse graph", 2),
-            (Feasible, Instance, "best found after 1234 schedules simulated", 1),
+            (
+                Feasible,
+                Instance,
+                "best found after 1234 schedules simulated",
+                1,
+            ),
             (Heuristic, None, "heuristic (no bound)", 0),
         ];
         for (status, scope, label, strength) in cases {

@@ -223,14 +223,17 @@ mod tests {
             lines[4],
             "2,pesto,given,fifo,,,,,,,,,,\"seed 0: no room, on \"\"x\"\"\""
         );
-        assert!(csv(&sweep(false)).starts_with("compute_factor,placer,scheduler,link_order,makespan_units,"));
+        assert!(csv(&sweep(false))
+            .starts_with("compute_factor,placer,scheduler,link_order,makespan_units,"));
     }
 
     #[test]
     fn the_table_reads_each_pair_down_its_factors_with_units() {
         let text = table(&sweep(true));
         let lines: Vec<&str> = text.lines().collect();
-        assert!(lines[0].starts_with("g: makespan against the compute factor (x every device speed), 2 factors"));
+        assert!(lines[0].starts_with(
+            "g: makespan against the compute factor (x every device speed), 2 factors"
+        ));
         assert!(lines[1].starts_with("placer") && lines[1].ends_with("plan"));
         assert!(lines[2].starts_with("single") && lines[2].contains("4.000 ms"));
         assert!(lines[3].starts_with("single") && lines[3].contains("2.000 ms"));
