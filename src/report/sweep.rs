@@ -47,7 +47,7 @@ pub fn table(s: &Sweep) -> String {
         if orders {
             row.push(p.link_order.clone());
         }
-        row.push(super::table::num(p.factor));
+        row.push(p.factor.to_string());
         if let Some(e) = &p.error {
             row.push(format!("error: {e}"));
             rows.push(row);
