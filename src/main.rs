@@ -949,13 +949,15 @@ fn threads_of(jobs: Option<usize>) -> Result<usize> {
     }
 }
 
-/// The scenario files of `--scenario` and `--scenario-list`, and whether they make a batch
-/// (a list, a shard or several files: JSON Lines).
+/// The threads of `--jobs`, the scenario files of `--scenario` and `--scenario-list`, and
+/// whether they make a batch (a list, a shard or several files: JSON Lines).
 fn scenario_files(
+    jobs: Option<usize>,
     scenario: &[PathBuf],
     list: Option<&Path>,
     shard: Option<&str>,
-) -> Result<(Vec<PathBuf>, bool)> {
+) -> Result<(usize, Vec<PathBuf>, bool)> {
+    let threads = threads_of(jobs)?;
     let mut files = scenario.to_vec();
     if let Some(list) = list {
         files.extend(read_scenario_list(list)?);
@@ -966,12 +968,27 @@ fn scenario_files(
             "--shard selects from a list of scenarios: give --scenario-list or --scenario".into(),
         ));
     }
-    Ok((files, batch))
+    Ok((threads, files, batch))
+}
+
+/// A comparison on `threads` threads, drawing its progress on `bar`.
+fn compare_with_bar(
+    scenario: &Scenario,
+    l: &Loaded,
+    threads: usize,
+    bar: &ProgressBar,
+) -> Result<Comparison> {
+    let c = compare::run_parallel(scenario, &l.graph, l.cluster.as_ref(), threads, &|d, t| {
+        bar.show(d, t);
+        true
+    });
+    bar.clear();
+    c
 }
 
 fn compare_cmd(args: CompareArgs) -> Result<()> {
-    let threads = threads_of(args.jobs)?;
-    let (files, batch) = scenario_files(
+    let (threads, files, batch) = scenario_files(
+        args.jobs,
         &args.scenario,
         args.scenario_list.as_deref(),
         args.shard.as_deref(),
@@ -983,16 +1000,7 @@ fn compare_cmd(args: CompareArgs) -> Result<()> {
             ));
         }
         return run_batch(&files, args.shard.as_deref(), |l, file, index, bar| {
-            let c = compare::run_parallel(
-                &l.scenario,
-                &l.graph,
-                l.cluster.as_ref(),
-                threads,
-                &|d, t| {
-                    bar.show(d, t);
-                    true
-                },
-            )?;
+            let c = compare_with_bar(&l.scenario, l, threads, bar)?;
             let line = BatchLine {
                 file,
                 index,
@@ -1186,12 +1194,7 @@ fn run_sweeps(
                     spec.axis.name(),
                     spec.factors[i]
                 ));
-                let c = compare::run_parallel(s, &l.graph, l.cluster.as_ref(), threads, &|d, t| {
-                    bar.show(d, t);
-                    true
-                });
-                bar.clear();
-                c
+                compare_with_bar(s, l, threads, &bar)
             })
         })
         .collect()
@@ -1216,9 +1219,9 @@ fn sweep_lines(sweeps: &[placesim::sweep::Sweep], file: &str, index: usize) -> V
 }
 
 fn sweep_cmd(args: SweepArgs) -> Result<()> {
-    let threads = threads_of(args.jobs)?;
     let specs = sweep_specs(&args)?;
-    let (files, batch) = scenario_files(
+    let (threads, files, batch) = scenario_files(
+        args.jobs,
         &args.scenario,
         args.scenario_list.as_deref(),
         args.shard.as_deref(),
