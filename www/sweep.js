@@ -34,6 +34,8 @@ export function initSweep(ctx) {
   const { engine, state } = ctx;
   /** @type {SweepResult | null} */
   let last = null;
+  /** @type {string | null} the scenario `last` is of */
+  let ranFor = null;
   let chart = null;
   let seq = 0;
 
@@ -91,7 +93,8 @@ export function initSweep(ctx) {
         if (mine !== seq) return;
         parts.push(r.parts);
       }
-      last = engine.sweep_merge(ctx.scenario(), p.spec, parts);
+      ranFor = ctx.scenario();
+      last = engine.sweep_merge(ranFor, p.spec, parts);
     } catch (e) {
       if (mine !== seq) return;
       busy(false, e.cancelled ? 'cancelled' : '');
@@ -140,6 +143,15 @@ export function initSweep(ctx) {
   });
 
   const render = () => {
+    // A sweep of another scenario (a link or preset opened since) is not this one's.
+    if (last && ctx.scenario() !== ranFor) {
+      last = null;
+      chart?.destroy();
+      chart = null;
+      $('chart-sweep').replaceChildren();
+      $('sweep-csv').disabled = true;
+      $('sweep-status').textContent = '';
+    }
     $('sweep-axis').value = state.sweepAxis;
     $('sweep-factors').value = factorsText(state.sweepFactors);
     $('sweep-log').checked = state.sweepLog;
