@@ -1627,7 +1627,8 @@ function columnsOf(c) {
     orders: manyOrders(c),
     iterations: c.results.some((r) => r.iteration_time),
     ordering: c.results.some((r) => r.ordering),
-    plans: c.results.some((r) => r.plan),
+    // A placer that bounds its plan (pesto): heuristics' plans (heft) claim nothing to show.
+    plans: c.results.some((r) => r.plan && r.plan.bound_scope !== 'none'),
   };
 }
 
