@@ -36,7 +36,8 @@ export function initSweep(ctx) {
   let last = null;
   /** @type {string | null} the scenario `last` is of */
   let ranFor = null;
-  let chart = null;
+  /** @type {any[]} the two charts (makespan, gap to the bound) */
+  let charts = [];
   let seq = 0;
 
   const error = (text) => {
@@ -65,8 +66,11 @@ export function initSweep(ctx) {
     const { drawSweep } = await import('./charts/sweep.js');
     const was = abstractUnits();
     setAbstractUnits(!last.sweep.physical);
-    chart?.destroy();
-    chart = drawSweep($('chart-sweep'), last.sweep, { log: state.sweepLog });
+    for (const c of charts) c.destroy();
+    charts = [
+      drawSweep($('chart-sweep'), last.sweep, { log: state.sweepLog, metric: 'makespan' }),
+      drawSweep($('chart-sweep-gap'), last.sweep, { log: state.sweepLog, metric: 'gap' }),
+    ];
     setAbstractUnits(was);
   };
 
@@ -146,9 +150,10 @@ export function initSweep(ctx) {
     // A sweep of another scenario (a link or preset opened since) is not this one's.
     if (last && ctx.scenario() !== ranFor) {
       last = null;
-      chart?.destroy();
-      chart = null;
+      for (const c of charts) c.destroy();
+      charts = [];
       $('chart-sweep').replaceChildren();
+      $('chart-sweep-gap').replaceChildren();
       $('sweep-csv').disabled = true;
       $('sweep-status').textContent = '';
     }

@@ -43,6 +43,12 @@ test('a bandwidth sweep draws a line per pair, travels in the link and downloads
   const lines = Number(await page.getAttribute('#chart-sweep svg', 'data-lines'));
   assert.equal(lines, rows.length);
   assert.equal(await page.locator('#chart-sweep .pc-point').count(), 3 * rows.length);
+  // The second metric: makespan / lower bound, a line per pair, every value at least 1.
+  assert.equal(await page.getAttribute('#chart-sweep-gap svg', 'data-metric'), 'gap');
+  assert.equal(Number(await page.getAttribute('#chart-sweep-gap svg', 'data-lines')), rows.length);
+  const gaps = await page.$$eval('#chart-sweep-gap .pc-point', (els) => els.map((e) => Number(e.dataset.value)));
+  assert.equal(gaps.length, 3 * rows.length);
+  assert.ok(gaps.every((g) => g >= 1 - 1e-12), gaps.join(','));
   // Units on both axes.
   const ticks = await page.$$eval('#chart-sweep .pc-tick', (els) => els.map((e) => e.textContent));
   assert.ok(ticks.some((t) => /\d (s|ms|µs)$/.test(t)), ticks.join('|'));

@@ -1,5 +1,6 @@
-// The what-if sweep chart (Pesto21 Fig. 8): every pair's mean makespan against the sweep's
-// factor, one line per pair (placer / scheduler, and link order when several), from the
+// The what-if sweep charts (Pesto21 Fig. 8): one metric of every pair against the sweep's
+// factor (options.metric: `makespan`, the mean makespan, or `gap`, makespan / lower bound at
+// that factor), one line per pair (placer / scheduler, and link order when several), from the
 // engine's Sweep (src/sweep.rs). The factor axis is linear or logarithmic (options.log); the
 // makespan axis carries time units (seconds, or "units" for abstract speeds). A pair with no
 // numbers at a factor (its error) has a gap there. The chart is one tab stop: the arrow keys
@@ -15,8 +16,20 @@ import { legend } from './iterations.js';
 /**
  * @typedef {import('../types.js').Sweep} Sweep
  * @typedef {import('../types.js').SweepPoint} SweepPoint
- * @typedef {{log?: boolean, height?: number}} Options
+ * @typedef {{log?: boolean, metric?: 'makespan' | 'gap', height?: number}} Options
  */
+
+/** Each metric's value of a point (null: none), tick and value formats, title and axis label. */
+const METRICS = {
+  makespan: {
+    value: (/** @type {SweepPoint} */ p) => p.makespan, format: (v) => formatSeconds(v),
+    title: 'Makespan', label: 'makespan (mean over the seeds)',
+  },
+  gap: {
+    value: (/** @type {SweepPoint} */ p) => (p.lower_bound > 0 ? p.makespan / p.lower_bound : null),
+    format: (v) => `${formatSig(v, 3)}×`, title: 'Gap to the lower bound', label: 'makespan / lower bound',
+  },
+};
 
 const AXIS_LABEL = {
   compute: 'compute factor (× every device speed)',
@@ -52,7 +65,8 @@ export function drawSweep(container, sweep, options = {}) {
   const render = (width) => {
     tip.hide();
     const ss = sweepSeries(sweep);
-    if (!ss.some((s) => s.points.some((p) => !p.error))) {
+    const m = METRICS[options.metric ?? 'makespan'];
+    if (!ss.some((s) => s.points.some((p) => !p.error && m.value(p) != null))) {
       svg = null;
       showMessage(container, 'No pair ran at any factor (see the errors in the CSV).');
       return;
@@ -66,16 +80,22 @@ export function drawSweep(container, sweep, options = {}) {
 function renderSweep(width, sweep, ss, options, tip) {
   const height = options.height || 340;
   const log = !!options.log;
+  const metric = options.metric ?? 'makespan';
+  const m = METRICS[metric];
+  /** @param {SweepPoint} p */
+  const has = (p) => !p.error && m.value(p) != null;
+  const val = (p) => /** @type {number} */ (m.value(p));
   const svg = createSvgRoot(width, height, 'sweep');
-  const title = `Makespan against the ${sweep.axis} factor`;
+  svg.setAttribute('data-metric', metric);
+  const title = `${m.title} against the ${sweep.axis} factor`;
   svg.setAttribute('aria-label', `${title}: one line per pair${log ? ', logarithmic factor axis' : ''}`);
   svg.setAttribute('role', 'group');
   svgText(svg, 12, 23, ellipsize(title, width - 24, 14, 600), { 'font-size': 14, 'font-weight': 600, class: 'pc-title' });
   const top = legend(svg, ss.map((s) => ({ color: s.color, label: s.name })), 34, width);
-  const ok = ss.flatMap((s) => s.points.filter((p) => !p.error));
-  const ymax = Math.max(...ok.map((p) => p.makespan));
-  const yt = niceTicks(0, ymax * 1.05, 5);
-  const fmt = timeTickFormatter(yt.max, yt.step);
+  const vals = ss.flatMap((s) => s.points.filter(has).map(val));
+  const ymax = Math.max(...vals);
+  const yt = metric === 'gap' ? niceTicks(Math.min(1, ...vals), ymax * 1.02, 5) : niceTicks(0, ymax * 1.05, 5);
+  const fmt = metric === 'gap' ? (v) => `${formatSig(v, 3)}×` : timeTickFormatter(yt.max, yt.step);
   const fx = (f) => (log ? Math.log10(f) : f);
   const factors = [...sweep.factors].sort((a, b) => a - b);
   let lo = fx(factors[0]);
@@ -114,37 +134,38 @@ function renderSweep(width, sweep, ss, options, tip) {
   svgText(axis, left + plotW / 2, plotTop + plotH + 34, `${AXIS_LABEL[sweep.axis]}${log ? ', log scale' : ''}`, {
     'text-anchor': 'middle', 'font-size': 11, fill: INK.muted, class: 'pc-axis-label',
   });
-  svgText(axis, 0, 0, 'makespan (mean over the seeds)', {
+  svgText(axis, 0, 0, m.label, {
     'text-anchor': 'middle', 'font-size': 11, fill: INK.muted, class: 'pc-axis-label',
     transform: `translate(12 ${plotTop + plotH / 2}) rotate(-90)`,
   });
   const lines = svgEl('g', { class: 'pc-lines' }, svg);
   for (const s of ss) {
-    const said = s.points.map((p) => `×${formatSig(p.factor, 4)} ${p.error ? 'failed' : formatSeconds(p.makespan)}`);
+    const said = s.points.map((p) => `×${formatSig(p.factor, 4)} ${has(p) ? m.format(val(p)) : 'none'}`);
     const g = svgEl('g', {
-      class: 'pc-line', 'data-pair': s.name, 'data-points': s.points.filter((p) => !p.error).length,
+      class: 'pc-line', 'data-pair': s.name, 'data-points': s.points.filter(has).length,
       'aria-label': `${s.name}: ${said.join(', ')}`,
     }, lines);
     // A line through consecutive points that ran; an error breaks it.
     let d = '';
     let open = false;
     for (const p of s.points) {
-      if (p.error) { open = false; continue; }
-      d += `${open ? 'L' : 'M'}${x(p.factor).toFixed(1)},${y(p.makespan).toFixed(1)}`;
+      if (!has(p)) { open = false; continue; }
+      d += `${open ? 'L' : 'M'}${x(p.factor).toFixed(1)},${y(val(p)).toFixed(1)}`;
       open = true;
     }
     svgEl('path', { d, fill: 'none', stroke: s.color, 'stroke-width': 2, class: 'pc-line-path', 'stroke-linejoin': 'round' }, g);
     for (const p of s.points) {
-      if (p.error) continue;
+      if (!has(p)) continue;
       const c = svgEl('circle', {
-        cx: x(p.factor).toFixed(1), cy: y(p.makespan).toFixed(1), r: 4, fill: s.color, class: 'pc-point',
-        'data-factor': p.factor, 'data-makespan': String(p.makespan),
+        cx: x(p.factor).toFixed(1), cy: y(val(p)).toFixed(1), r: 4, fill: s.color, class: 'pc-point',
+        'data-factor': p.factor, 'data-value': String(val(p)),
       }, g);
       c.addEventListener('mousemove', (ev) => {
         tip.show(ev.clientX, ev.clientY, `${s.name} at ×${formatSig(p.factor, 4)}`, [
           ['makespan', formatSeconds(p.makespan)],
           ['std, min, max', `${formatSeconds(p.makespan_std)}, ${formatSeconds(p.makespan_min)}, ${formatSeconds(p.makespan_max)}`],
           ['lower bound', formatSeconds(p.lower_bound)],
+          ['makespan / lower bound', p.lower_bound > 0 ? `${formatSig(p.makespan / p.lower_bound, 3)}×` : '–'],
           ...(p.plan ? [['plan', p.plan.status]] : []),
         ]);
       });
