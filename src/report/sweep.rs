@@ -81,8 +81,9 @@ pub fn table(s: &Sweep) -> String {
             " (abstract units: times in work / speed)"
         }
     );
-    // Names (and the plan's status, last) flush left, numbers flush right.
-    out.push_str(&aligned(&rows, if orders { 3 } else { 2 }));
+    // Names and the plan's status (last) flush left, numbers flush right.
+    let (names, status) = (if orders { 3 } else { 2 }, rows[0].len() - 1);
+    out.push_str(&aligned(&rows, |i| i < names || (plans && i == status)));
     out
 }
 

@@ -189,17 +189,18 @@ pub fn comparison(c: &Comparison) -> String {
             " (abstract units: times in work / speed, sizes in the graph's units)"
         }
     );
-    out.push_str(&aligned(&rows, if orders { 3 } else { 2 }));
+    let names = if orders { 3 } else { 2 };
+    out.push_str(&aligned(&rows, |i| i < names));
     for note in &c.notes {
         out.push_str(&format!("note: {note}\n"));
     }
     out
 }
 
-/// Rows as aligned columns (the first row the header): the first `left` columns flush left
+/// Rows as aligned columns (the first row the header): the columns `left(i)` says flush left
 /// (names), the others flush right (numbers); a row shorter than the header (an error
 /// message) is printed as it is and sets no width.
-pub fn aligned(rows: &[Vec<String>], left: usize) -> String {
+pub fn aligned(rows: &[Vec<String>], left: impl Fn(usize) -> bool) -> String {
     let cols = rows.first().map_or(0, Vec::len);
     let mut width = vec![0; cols];
     for row in rows {
@@ -215,7 +216,7 @@ pub fn aligned(rows: &[Vec<String>], left: usize) -> String {
             .iter()
             .enumerate()
             .map(|(i, cell)| {
-                if i < left || row.len() != cols {
+                if left(i) || row.len() != cols {
                     format!("{cell:<w$}", w = width[i])
                 } else {
                     format!("{cell:>w$}", w = width[i])
