@@ -924,6 +924,16 @@ fn pesto_runs_when_named_and_reports_its_proof() {
     let row = &v["results"][0];
     let rep = &row["plan_reports"][0];
     assert_eq!(rep["status"], "optimal", "{rep}");
+    // The row's plan summary words it by pesto.md §5.6, and the table's plan column says it.
+    assert_eq!(row["plan"]["status"], "optimal (proven)", "{row}");
+    assert_eq!(row["plan"]["bound_scope"], "instance");
+    let (ok, table, err) = run(&args[..args.len() - 1]);
+    assert!(ok, "{err}");
+    assert!(table.lines().nth(1).unwrap().ends_with("plan"), "{table}");
+    assert!(
+        table.contains("optimal (proven); bound ") && table.contains(", gap 1.00x"),
+        "{table}"
+    );
     assert_eq!(rep["objective"], row["makespan"]);
     assert_eq!(rep["bound"], row["makespan"]);
     let mut bad = args.to_vec();

@@ -107,6 +107,13 @@ pub fn comparison(c: &Comparison) -> String {
     let orders = c.scenario.link_order.len() > 1;
     let iterations = c.results.iter().any(|r| r.iteration_time.is_some());
     let ordering = c.results.iter().any(|r| r.ordering.is_some());
+    // A placer that bounds its plan (pesto), as the page's plan column: heuristics' plans
+    // (heft) claim nothing worth a column.
+    let plans = c.results.iter().any(|r| {
+        r.plan
+            .as_ref()
+            .is_some_and(|p| p.bound_scope != crate::place::plan::BoundScope::None)
+    });
     let mut header: Vec<String> = vec!["placer".into(), "scheduler".into()];
     if orders {
         header.push("link order".into());
@@ -124,6 +131,9 @@ pub fn comparison(c: &Comparison) -> String {
         "place s".into(),
         "oom".into(),
     ]);
+    if plans {
+        header.push("plan".into());
+    }
     let mut rows: Vec<Vec<String>> = vec![header];
     let mut results: Vec<_> = c.results.iter().collect();
     results.sort_by(|a, b| {
@@ -168,6 +178,9 @@ pub fn comparison(c: &Comparison) -> String {
             format!("{:.4}", r.placement_seconds),
             if r.oom { "OOM".into() } else { "".into() },
         ]);
+        if plans {
+            row.push(plan_cell(r, u));
+        }
         rows.push(row);
     }
     let mut out = format!(
@@ -189,12 +202,31 @@ pub fn comparison(c: &Comparison) -> String {
             " (abstract units: times in work / speed, sizes in the graph's units)"
         }
     );
-    let names = if orders { 3 } else { 2 };
-    out.push_str(&aligned(&rows, |i| i < names));
+    let (names, last) = (if orders { 3 } else { 2 }, rows[0].len() - 1);
+    out.push_str(&aligned(&rows, |i| i < names || (plans && i == last)));
     for note in &c.notes {
         out.push_str(&format!("note: {note}\n"));
     }
     out
+}
+
+/// A row's plan: its status (pesto.md §5.6), and its own bound on the instance with the gap
+/// to it, as the page's plan column says it.
+fn plan_cell(r: &crate::compare::PairResult, u: Units) -> String {
+    let Some(p) = &r.plan else {
+        return String::new();
+    };
+    match p.bound {
+        Some(b) if p.bound_scope == crate::place::plan::BoundScope::Instance && b > 0.0 => {
+            format!(
+                "{}; bound {}, gap {:.2}x",
+                p.status,
+                u.time(b),
+                r.makespan / b
+            )
+        }
+        _ => p.status.clone(),
+    }
 }
 
 /// Rows as aligned columns (the first row the header): the columns `left(i)` says flush left
