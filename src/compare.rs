@@ -204,6 +204,9 @@ pub struct PairResult {
     /// (objective, bound and what it bounds, status, work done).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub plan_reports: Vec<SolveReport>,
+    /// Those reports summed up over the seeds ([`PlanSummary::of`]), when the placer plans.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub plan: Option<PlanSummary>,
     /// Why the pair has no numbers (a placer that could not meet a constraint, a replay
     /// that deadlocked).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -218,6 +221,47 @@ pub struct PairResult {
     /// TicTac19's ordering metrics (replica scenarios).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ordering: Option<OrderingResult>,
+}
+
+/// A planning placer's reports of one row, over its seeds: what the page's rows and a
+/// sweep show (/work/shared/specs/pesto.md §5.6).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PlanSummary {
+    /// Mean over the seeds of the makespan the placer predicts for its plan.
+    pub objective: f64,
+    /// Mean over the seeds of the placer's own bound, when every seed has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bound: Option<f64>,
+    /// What the bound bounds: the seeds' common scope (`none` when they differ).
+    pub bound_scope: BoundScope,
+    /// The weakest seed's claim ([`SolveReport::label`]: never a bare "optimal").
+    pub status: String,
+}
+
+impl PlanSummary {
+    /// The summary of a row's reports (seed order); `None` when the placer reported none.
+    pub fn of(reports: &[SolveReport]) -> Option<PlanSummary> {
+        let first = reports.first()?;
+        let n = reports.len() as f64;
+        let bounds: Option<Vec<f64>> = reports.iter().map(|r| r.bound).collect();
+        let scope = if reports.iter().all(|r| r.bound_of == first.bound_of) {
+            first.bound_of
+        } else {
+            BoundScope::None
+        };
+        let weakest = reports
+            .iter()
+            .min_by_key(|r| r.strength())
+            .expect("reports is not empty");
+        Some(PlanSummary {
+            objective: reports.iter().map(|r| r.objective).sum::<f64>() / n,
+            bound: bounds
+                .filter(|_| scope != BoundScope::None)
+                .map(|b| b.iter().sum::<f64>() / n),
+            bound_scope: scope,
+            status: weakest.label(),
+        })
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -1176,6 +1220,7 @@ pub fn merge(scenario: &Scenario, parts: &[Partial]) -> Result<Comparison> {
                 })
                 .collect(),
             plan_reports: a.reports.clone(),
+            plan: PlanSummary::of(&a.reports),
             error,
             failed_seeds: a.failed.clone(),
             iteration_time: (with_iterations && !a.iterations.is_empty())
@@ -1358,6 +1403,37 @@ mod tests {
             .iter()
             .map(|r| r.devices.iter().map(|d| d.speed).collect())
             .collect()
+    }
+
+    #[test]
+    fn a_plan_summary_says_the_weakest_seeds_claim_and_averages_the_rest() {
+        use crate::place::plan::SolveStatus;
+        let report = |objective, bound, status| SolveReport {
+            objective,
+            bound: Some(bound),
+            bound_of: BoundScope::Instance,
+            status,
+            work: 7,
+            work_unit: "schedules simulated".into(),
+        };
+        assert_eq!(PlanSummary::of(&[]), None);
+        let proven = PlanSummary::of(&[report(4.0, 4.0, SolveStatus::Optimal)]).unwrap();
+        assert_eq!(proven.status, "optimal (proven)");
+        let two = PlanSummary::of(&[
+            report(4.0, 4.0, SolveStatus::Optimal),
+            report(6.0, 5.0, SolveStatus::Feasible),
+        ])
+        .unwrap();
+        assert_eq!(two.objective, 5.0);
+        assert_eq!(two.bound, Some(4.5));
+        assert_eq!(two.bound_scope, BoundScope::Instance);
+        assert_eq!(two.status, "best found after 7 schedules simulated");
+        // Scopes that differ bound nothing together.
+        let mut coarse = report(6.0, 5.0, SolveStatus::CoarseOptimal);
+        coarse.bound_of = BoundScope::Coarse;
+        let mixed = PlanSummary::of(&[report(4.0, 4.0, SolveStatus::Optimal), coarse]).unwrap();
+        assert_eq!((mixed.bound, mixed.bound_scope), (None, BoundScope::None));
+        assert_eq!(mixed.status, "optimal for the coarse graph");
     }
 
     #[test]

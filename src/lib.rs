@@ -38,6 +38,7 @@ pub mod scenario;
 pub mod schedule;
 pub mod share;
 pub mod sim;
+pub mod sweep;
 pub mod transfer;
 pub mod transform;
 pub mod util;

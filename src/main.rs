@@ -46,6 +46,9 @@ enum Command {
     Run(RunArgs),
     /// Run every chosen placer x scheduler pair over seeds and compare.
     Compare(CompareArgs),
+    /// What-if sweep: a scenario's comparison at several compute or bandwidth factors, every
+    /// pair's makespan against the factor (Pesto21 Fig. 8).
+    Sweep(SweepArgs),
     /// Print a synthetic layered DAG as graph JSON.
     Generate {
         #[arg(long)]
@@ -281,6 +284,45 @@ struct CompareArgs {
     url: bool,
 }
 
+#[derive(Args)]
+struct SweepArgs {
+    /// Scenario JSON files. One scenario prints a table (or --csv, --json); several print
+    /// one JSON line per factor and pair of each (JSON Lines, see docs/batch.md).
+    #[arg(long, num_args = 1..)]
+    scenario: Vec<PathBuf>,
+    /// A file listing scenario files, one path per line ('-' reads stdin; blank lines and
+    /// lines starting with '#' are skipped): prints JSON Lines.
+    #[arg(long, value_name = "FILE")]
+    scenario_list: Option<PathBuf>,
+    /// Run only the scenarios of the list whose 0-based index is I modulo N (for an array job
+    /// of N tasks; see docs/batch.md). Prints JSON Lines.
+    #[arg(long, value_name = "I/N")]
+    shard: Option<String>,
+    /// Compute factors, comma separated (e.g. 1,2,4,8): each multiplies every device speed
+    /// (on top of the scenario's own what-if).
+    #[arg(
+        long,
+        value_name = "LIST",
+        required_unless_present = "bandwidth",
+        allow_hyphen_values = true
+    )]
+    compute: Option<String>,
+    /// Bandwidth factors, comma separated (e.g. 1,0.5,0.2,0.1): each multiplies every link
+    /// bandwidth (on top of the scenario's own what-if).
+    #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
+    bandwidth: Option<String>,
+    /// Print CSV (the unit in every column name) instead of a table; one axis only.
+    #[arg(long, conflicts_with = "json")]
+    csv: bool,
+    /// Print one JSON line per factor and pair (JSON Lines).
+    #[arg(long)]
+    json: bool,
+    /// Threads that run pairs and seeds (default: every core); the numbers are the same bits
+    /// for any count.
+    #[arg(long)]
+    jobs: Option<usize>,
+}
+
 /// Writes to stdout; a closed pipe (`placesim ... | head`) ends the program quietly instead
 /// of panicking, as it would with `println!`.
 fn write_stdout(args: std::fmt::Arguments, newline: bool) {
@@ -334,6 +376,7 @@ fn run(cli: Cli) -> Result<()> {
             input_shape,
         } => import_cmd(&model, train, batch, &input_shape),
         Command::Compare(args) => compare_cmd(args),
+        Command::Sweep(args) => sweep_cmd(args),
         Command::Generate {
             nodes,
             seed,
@@ -899,34 +942,77 @@ fn run_pair(args: RunArgs) -> Result<()> {
     Ok(())
 }
 
-fn compare_cmd(args: CompareArgs) -> Result<()> {
-    let threads = match args.jobs {
-        Some(0) => return Err(Error::Scenario("--jobs must be at least 1".into())),
-        Some(n) => n,
-        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
-    };
-    let mut files = args.scenario.clone();
-    if let Some(list) = &args.scenario_list {
+/// The threads `--jobs` asks for (every core by default).
+fn threads_of(jobs: Option<usize>) -> Result<usize> {
+    match jobs {
+        Some(0) => Err(Error::Scenario("--jobs must be at least 1".into())),
+        Some(n) => Ok(n),
+        None => Ok(std::thread::available_parallelism().map_or(1, |n| n.get())),
+    }
+}
+
+/// The threads of `--jobs`, the scenario files of `--scenario` and `--scenario-list`, and
+/// whether they make a batch (a list, a shard or several files: JSON Lines).
+fn scenario_files(
+    jobs: Option<usize>,
+    scenario: &[PathBuf],
+    list: Option<&Path>,
+    shard: Option<&str>,
+) -> Result<(usize, Vec<PathBuf>, bool)> {
+    let threads = threads_of(jobs)?;
+    let mut files = scenario.to_vec();
+    if let Some(list) = list {
         files.extend(read_scenario_list(list)?);
     }
-    let batch = args.scenario_list.is_some() || args.shard.is_some() || files.len() > 1;
+    let batch = list.is_some() || shard.is_some() || files.len() > 1;
+    if batch && files.is_empty() {
+        return Err(Error::Scenario(
+            "--shard selects from a list of scenarios: give --scenario-list or --scenario".into(),
+        ));
+    }
+    Ok((threads, files, batch))
+}
+
+/// A comparison on `threads` threads, drawing its progress on `bar`.
+fn compare_with_bar(
+    scenario: &Scenario,
+    l: &Loaded,
+    threads: usize,
+    bar: &ProgressBar,
+) -> Result<Comparison> {
+    let c = compare::run_parallel(scenario, &l.graph, l.cluster.as_ref(), threads, &|d, t| {
+        bar.show(d, t);
+        true
+    });
+    bar.clear();
+    c
+}
+
+fn compare_cmd(args: CompareArgs) -> Result<()> {
+    let (threads, files, batch) = scenario_files(
+        args.jobs,
+        &args.scenario,
+        args.scenario_list.as_deref(),
+        args.shard.as_deref(),
+    )?;
     if batch {
         if args.url {
             return Err(Error::Scenario(
                 "--url writes the link of one scenario, not of a list".into(),
             ));
         }
-        if files.is_empty() {
-            return Err(Error::Scenario(
-                "--shard selects from a list of scenarios: give --scenario-list or --scenario"
-                    .into(),
-            ));
-        }
-        let (shard, shards) = match &args.shard {
-            Some(s) => parse_shard(s)?,
-            None => (0, 1),
-        };
-        return compare_batch(&files, shard, shards, threads);
+        return run_batch(&files, args.shard.as_deref(), |l, file, index, bar| {
+            let c = compare_with_bar(&l.scenario, l, threads, bar)?;
+            let line = BatchLine {
+                file,
+                index,
+                comparison: Some(&c),
+                error: None,
+            };
+            Ok(vec![
+                serde_json::to_string(&line).expect("a comparison serializes")
+            ])
+        });
     }
     let loaded = match files.first() {
         Some(path) => load_scenario(path)?,
@@ -1017,10 +1103,19 @@ struct BatchLine<'a> {
     error: Option<String>,
 }
 
-/// Runs the scenarios of shard `shard` of `shards` one after the other (each on every
-/// thread), printing one JSON line per scenario as it finishes. A scenario that fails gets
-/// an `error` line and the others still run; the exit status says whether any failed.
-fn compare_batch(files: &[PathBuf], shard: usize, shards: usize, threads: usize) -> Result<()> {
+/// Runs the scenarios of shard `--shard` (all without it) one after the other, each
+/// through `one(loaded, file, index, bar)` (which runs it on every thread and returns its
+/// JSON lines), printing the lines as each scenario finishes. A scenario that fails gets an
+/// `error` line and the others still run; the exit status says whether any failed.
+fn run_batch(
+    files: &[PathBuf],
+    shard: Option<&str>,
+    mut one: impl FnMut(&Loaded, &str, usize, &ProgressBar) -> Result<Vec<String>>,
+) -> Result<()> {
+    let (shard, shards) = match shard {
+        Some(s) => parse_shard(s)?,
+        None => (0, 1),
+    };
     let mine: Vec<(usize, &PathBuf)> = files
         .iter()
         .enumerate()
@@ -1030,46 +1125,151 @@ fn compare_batch(files: &[PathBuf], shard: usize, shards: usize, threads: usize)
     for (n, &(index, path)) in mine.iter().enumerate() {
         let file = path.to_string_lossy();
         let bar = ProgressBar::new(&format!("{}/{} {file} ", n + 1, mine.len()));
-        let result = load_scenario(path).and_then(|l| {
-            compare::run_parallel(
-                &l.scenario,
-                &l.graph,
-                l.cluster.as_ref(),
-                threads,
-                &|d, t| {
-                    bar.show(d, t);
-                    true
-                },
-            )
-        });
+        let result = load_scenario(path).and_then(|l| one(&l, &file, index, &bar));
         bar.clear();
-        let line = match &result {
-            Ok(c) => BatchLine {
-                file: &file,
-                index,
-                comparison: Some(c),
-                error: None,
-            },
+        match result {
+            Ok(lines) => {
+                for line in lines {
+                    out!("{line}");
+                }
+            }
             Err(e) => {
                 failed += 1;
-                BatchLine {
+                let line = BatchLine {
                     file: &file,
                     index,
                     comparison: None,
                     error: Some(e.to_string()),
-                }
+                };
+                out!(
+                    "{}",
+                    serde_json::to_string(&line).expect("an error line serializes")
+                );
             }
-        };
-        out!(
-            "{}",
-            serde_json::to_string(&line).expect("a comparison serializes")
-        );
+        }
     }
     if failed > 0 {
         return Err(Error::Scenario(format!(
             "{failed} of {} scenarios failed (their lines have an 'error')",
             mine.len()
         )));
+    }
+    Ok(())
+}
+
+/// The sweeps `sweep`'s flags ask for: `--compute`, then `--bandwidth`.
+fn sweep_specs(args: &SweepArgs) -> Result<Vec<placesim::sweep::SweepSpec>> {
+    use placesim::sweep::{Axis, SweepSpec};
+    [
+        (Axis::Compute, &args.compute),
+        (Axis::Bandwidth, &args.bandwidth),
+    ]
+    .into_iter()
+    .filter_map(|(axis, list)| list.as_deref().map(|l| SweepSpec::parse(axis, l)))
+    .collect()
+}
+
+/// One JSON Lines record of a sweep: a scenario file, a factor and a pair.
+#[derive(serde::Serialize)]
+struct SweepLine<'a> {
+    file: &'a str,
+    /// The scenario's 0-based index in the whole list (before sharding).
+    index: usize,
+    axis: placesim::sweep::Axis,
+    #[serde(flatten)]
+    point: &'a placesim::sweep::SweepPoint,
+}
+
+/// Runs a scenario's sweeps (every factor on every thread), with a progress bar per factor.
+fn run_sweeps(
+    l: &Loaded,
+    specs: &[placesim::sweep::SweepSpec],
+    threads: usize,
+    label: &str,
+) -> Result<Vec<placesim::sweep::Sweep>> {
+    specs
+        .iter()
+        .map(|spec| {
+            placesim::sweep::run(&l.scenario, spec, |i, s| {
+                let bar = ProgressBar::new(&format!(
+                    "{label}{} x{} ",
+                    spec.axis.name(),
+                    spec.factors[i]
+                ));
+                compare_with_bar(s, l, threads, &bar)
+            })
+        })
+        .collect()
+}
+
+/// The JSON lines of sweeps: one per factor and pair.
+fn sweep_lines(sweeps: &[placesim::sweep::Sweep], file: &str, index: usize) -> Vec<String> {
+    sweeps
+        .iter()
+        .flat_map(|s| {
+            s.points.iter().map(move |point| {
+                serde_json::to_string(&SweepLine {
+                    file,
+                    index,
+                    axis: s.axis,
+                    point,
+                })
+                .expect("a sweep point serializes")
+            })
+        })
+        .collect()
+}
+
+fn sweep_cmd(args: SweepArgs) -> Result<()> {
+    let specs = sweep_specs(&args)?;
+    let (threads, files, batch) = scenario_files(
+        args.jobs,
+        &args.scenario,
+        args.scenario_list.as_deref(),
+        args.shard.as_deref(),
+    )?;
+    if batch {
+        if args.csv {
+            return Err(Error::Scenario(
+                "--csv writes one scenario's sweep; a list prints JSON Lines".into(),
+            ));
+        }
+        return run_batch(&files, args.shard.as_deref(), |l, file, index, bar| {
+            Ok(sweep_lines(
+                &run_sweeps(l, &specs, threads, &bar.label)?,
+                file,
+                index,
+            ))
+        });
+    }
+    let Some(path) = files.first() else {
+        return Err(Error::Scenario(
+            "give a scenario: --scenario FILE (or several, or --scenario-list)".into(),
+        ));
+    };
+    if args.csv && specs.len() > 1 {
+        return Err(Error::Scenario(
+            "--csv writes one axis: give --compute or --bandwidth, not both".into(),
+        ));
+    }
+    let loaded = load_scenario(path)?;
+    let sweeps = run_sweeps(&loaded, &specs, threads, "")?;
+    if args.json {
+        for line in sweep_lines(&sweeps, &path.to_string_lossy(), 0) {
+            out!("{line}");
+        }
+    } else {
+        for (i, s) in sweeps.iter().enumerate() {
+            if i > 0 {
+                out!();
+            }
+            let text = if args.csv {
+                placesim::report::sweep::csv(s)
+            } else {
+                placesim::report::sweep::table(s)
+            };
+            out_raw!("{text}");
+        }
     }
     Ok(())
 }

@@ -127,6 +127,14 @@ pub struct PageView {
     /// The makespan chart's value axis is logarithmic (key `scale=log`; linear is not written).
     #[serde(default)]
     pub log_scale: bool,
+    /// The Sweep panel's axis and factors (key `sweep=compute:1,2,4,8`; the page's default
+    /// sweep is `None` and not written).
+    #[serde(default)]
+    pub sweep: Option<crate::sweep::SweepSpec>,
+    /// The sweep chart's factor axis is logarithmic (key `sweepscale=log`; linear is not
+    /// written).
+    #[serde(default)]
+    pub sweep_log: bool,
 }
 
 /// Whether `s` is a sort as [`PageView::sort`] says.
@@ -749,6 +757,18 @@ fn write(s: &Scenario, graph: GraphText, view: &PageView) -> Result<String> {
     if view.log_scale {
         put("scale", "log".into());
     }
+    if let Some(sweep) = &view.sweep {
+        // Checked as a link reads it, so that a written link always reads back.
+        let spec = crate::sweep::SweepSpec::new(sweep.axis, sweep.factors.clone())?;
+        let factors: Vec<String> = spec.factors.iter().map(|&f| number(f)).collect();
+        put(
+            "sweep",
+            format!("{}:{}", spec.axis.name(), factors.join(",")),
+        );
+    }
+    if view.sweep_log {
+        put("sweepscale", "log".into());
+    }
     let body: Vec<String> = kv.into_iter().map(|(k, v)| format!("{k}={v}")).collect();
     Ok(format!("#{}", body.join("&")))
 }
@@ -979,6 +999,28 @@ pub fn read_link(f: &str) -> Result<Link> {
                     _ => {
                         return Err(bad(format!(
                             "scale: '{v}' is not a chart scale (log or linear)"
+                        )))
+                    }
+                }
+            }
+            "sweep" => {
+                let (axis, factors) = v
+                    .split_once(':')
+                    .ok_or_else(|| bad(format!("sweep: '{v}' is not axis:factors")))?;
+                let axis =
+                    crate::sweep::Axis::parse(axis).map_err(|e| bad(format!("sweep: {e}")))?;
+                view.sweep = Some(
+                    crate::sweep::SweepSpec::parse(axis, factors)
+                        .map_err(|e| bad(format!("sweep: {e}")))?,
+                );
+            }
+            "sweepscale" => {
+                view.sweep_log = match *v {
+                    "log" => true,
+                    "linear" => false,
+                    _ => {
+                        return Err(bad(format!(
+                            "sweepscale: '{v}' is not a chart scale (log or linear)"
                         )))
                     }
                 }
@@ -1367,6 +1409,7 @@ mod tests {
             pair_seed: 3,
             sort: Some("-makespan".into()),
             log_scale: true,
+            ..PageView::default()
         };
         let f = page_fragment(&s, None, None, &view).unwrap();
         assert_eq!(
@@ -1394,5 +1437,40 @@ mod tests {
         };
         let e = page_fragment(&s, None, None, &bad).unwrap_err().to_string();
         assert!(e.contains("not a column name"), "{e}");
+    }
+
+    /// The Sweep panel's axis, factors and scale travel in a page link and come back whole;
+    /// the default (none) is not written, so links written before them are unchanged.
+    #[test]
+    fn page_links_carry_the_sweep() {
+        use crate::sweep::{Axis, SweepSpec};
+        let s = defaults();
+        let view = PageView {
+            sweep: Some(SweepSpec::new(Axis::Bandwidth, vec![1.0, 0.5, 0.2, 0.1]).unwrap()),
+            sweep_log: true,
+            ..PageView::default()
+        };
+        let f = page_fragment(&s, None, None, &view).unwrap();
+        assert_eq!(f, "#v=1&sweep=bandwidth:1,0.5,0.2,0.1&sweepscale=log");
+        assert_eq!(read_link(&f).unwrap().view, view);
+        assert_eq!(parse_fragment(&f).unwrap(), s);
+        for (f, want) in [
+            ("#v=1&sweep=latency:1,2", "compute or bandwidth"),
+            ("#v=1&sweep=compute:1,0", "--compute: factor 2 is 0"),
+            ("#v=1&sweep=compute", "not axis:factors"),
+            ("#v=1&sweepscale=big", "not a chart scale"),
+        ] {
+            let e = read_link(f).unwrap_err().to_string();
+            assert!(e.contains(want), "{f}: {e}");
+        }
+        let bad = PageView {
+            sweep: Some(SweepSpec {
+                axis: Axis::Compute,
+                factors: vec![f64::NAN],
+            }),
+            ..PageView::default()
+        };
+        let e = page_fragment(&s, None, None, &bad).unwrap_err().to_string();
+        assert!(e.contains("--compute: factor 1 is NaN"), "{e}");
     }
 }

@@ -27,7 +27,7 @@ use crate::share;
 #[wasm_bindgen(typescript_custom_section)]
 const TS_TYPES: &str = r#"import type {
   Comparison, GraphHash, GraphInfo, Limits, Link, PageView, PairRun, Partial, Scenario,
-  Strategies, WorkItem, WorkPlan,
+  Strategies, SweepPlan, SweepResult, SweepSpec, WorkItem, WorkPlan,
 } from "../types.js";"#;
 
 fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsError> {
@@ -298,6 +298,54 @@ pub fn merge_parts(
     let s = Scenario::from_json(scenario_json).map_err(js_err)?;
     let parts: Vec<compare::Partial> = from_js(parts)?;
     to_js(&compare::merge(&s, &parts).map_err(js_err)?)
+}
+
+#[derive(Serialize)]
+struct SweepPlan {
+    spec: crate::sweep::SweepSpec,
+    /// Each factor's scenario as JSON text, in the factors' order.
+    scenarios: Vec<String>,
+}
+
+/// A sweep's checked factors (`sweep::SweepSpec::parse`, factors written `1,2,4,8`) and each
+/// factor's scenario (`SweepSpec::scenarios`), or the engine's error naming the flag.
+#[wasm_bindgen(unchecked_return_type = "SweepPlan")]
+pub fn sweep_plan(scenario_json: &str, axis: &str, factors: &str) -> Result<JsValue, JsError> {
+    let s = Scenario::from_json(scenario_json).map_err(js_err)?;
+    let spec =
+        crate::sweep::SweepSpec::parse(crate::sweep::Axis::parse(axis).map_err(js_err)?, factors)
+            .map_err(js_err)?;
+    let scenarios = spec
+        .scenarios(&s)
+        .iter()
+        .map(|x| serde_json::to_string(x).map_err(|e| JsError::new(&e.to_string())))
+        .collect::<Result<Vec<_>, _>>()?;
+    to_js(&SweepPlan { spec, scenarios })
+}
+
+#[derive(Serialize)]
+struct SweepResult {
+    sweep: crate::sweep::Sweep,
+    /// `report::sweep::csv`: the bytes `placesim sweep --csv` prints.
+    csv: String,
+}
+
+/// Merges each factor's partial comparisons into the sweep (`sweep::merge`) and its CSV.
+#[wasm_bindgen(unchecked_return_type = "SweepResult")]
+pub fn sweep_merge(
+    scenario_json: &str,
+    #[wasm_bindgen(unchecked_param_type = "SweepSpec")] spec: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "Partial[][]")] parts: JsValue,
+) -> Result<JsValue, JsError> {
+    let s = Scenario::from_json(scenario_json).map_err(js_err)?;
+    let spec: crate::sweep::SweepSpec = from_js(spec)?;
+    let spec = crate::sweep::SweepSpec::new(spec.axis, spec.factors).map_err(js_err)?;
+    let parts: Vec<Vec<compare::Partial>> = from_js(parts)?;
+    let sweep = crate::sweep::merge(&s, &spec, &parts).map_err(js_err)?;
+    to_js(&SweepResult {
+        csv: crate::report::sweep::csv(&sweep),
+        sweep,
+    })
 }
 
 #[derive(Serialize)]

@@ -924,6 +924,16 @@ fn pesto_runs_when_named_and_reports_its_proof() {
     let row = &v["results"][0];
     let rep = &row["plan_reports"][0];
     assert_eq!(rep["status"], "optimal", "{rep}");
+    // The row's plan summary words it by pesto.md §5.6, and the table's plan column says it.
+    assert_eq!(row["plan"]["status"], "optimal (proven)", "{row}");
+    assert_eq!(row["plan"]["bound_scope"], "instance");
+    let (ok, table, err) = run(&args[..args.len() - 1]);
+    assert!(ok, "{err}");
+    assert!(table.lines().nth(1).unwrap().ends_with("plan"), "{table}");
+    assert!(
+        table.contains("optimal (proven); bound ") && table.contains(", gap 1.00x"),
+        "{table}"
+    );
     assert_eq!(rep["objective"], row["makespan"]);
     assert_eq!(rep["bound"], row["makespan"]);
     let mut bad = args.to_vec();
@@ -969,4 +979,150 @@ fn run_prints_units_when_devices_are_physical() {
         "{out}"
     );
     assert!(!out.contains(" ms "), "{out}");
+}
+
+/// `sweep` (issue 10): every pair at every factor; factor 1 is `compare` exactly; the table
+/// and CSV carry units; a list prints JSON Lines and shards like `compare`.
+#[test]
+fn sweep_prints_every_pair_at_every_factor() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let a = format!("{root}/scenarios/carbonari_vgg19_small.json");
+    let (ok, out, err) = run(&["compare", "--json", "--scenario", &a]);
+    assert!(ok, "{err}");
+    let compared: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let rows = compared["results"].as_array().unwrap();
+    let (ok, out, err) = run(&[
+        "sweep",
+        "--scenario",
+        &a,
+        "--compute",
+        "1,2",
+        "--bandwidth",
+        "0.5",
+        "--json",
+    ]);
+    assert!(ok, "{err}");
+    let lines: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 3 * rows.len());
+    for (line, row) in lines.iter().zip(rows) {
+        assert_eq!(
+            (&line["axis"], &line["factor"], &line["index"]),
+            (&"compute".into(), &1.0.into(), &0.into())
+        );
+        assert_eq!(line["placer"], row["placer"]);
+        assert_eq!(
+            line["makespan"], row["makespan"],
+            "factor 1 is compare's bits"
+        );
+        assert_eq!(line["makespan_std"], row["makespan_std"]);
+    }
+    // Twice the compute: no pair slower, and the single device's exactly halved.
+    for (x1, x2) in lines.iter().zip(&lines[rows.len()..2 * rows.len()]) {
+        assert_eq!(x2["factor"], 2.0);
+        assert!(
+            x2["makespan"].as_f64() <= x1["makespan"].as_f64(),
+            "{x1} {x2}"
+        );
+        if x1["placer"] == "single" {
+            assert_eq!(
+                x2["makespan"].as_f64().unwrap(),
+                x1["makespan"].as_f64().unwrap() / 2.0
+            );
+        }
+    }
+    assert!(lines[2 * rows.len()..]
+        .iter()
+        .all(|l| l["axis"] == "bandwidth" && l["factor"] == 0.5));
+
+    let (ok, csv, err) = run(&["sweep", "--scenario", &a, "--bandwidth", "1,0.1", "--csv"]);
+    assert!(ok, "{err}");
+    let head = csv.lines().next().unwrap();
+    assert!(
+        head.starts_with("bandwidth_factor,placer,scheduler,link_order,makespan_"),
+        "{head}"
+    );
+    assert_eq!(csv.lines().count(), 1 + 2 * rows.len());
+    let first: Vec<&str> = csv.lines().nth(1).unwrap().split(',').collect();
+    assert_eq!(first[0], "1");
+    assert_eq!(
+        first[4].parse::<f64>().unwrap(),
+        rows[0]["makespan"].as_f64().unwrap()
+    );
+    let (ok, table, err) = run(&["sweep", "--scenario", &a, "--compute", "1,4"]);
+    assert!(ok, "{err}");
+    assert!(
+        table.contains("makespan against the compute factor"),
+        "{table}"
+    );
+    assert!(
+        table.lines().nth(1).unwrap().contains("compute x"),
+        "{table}"
+    );
+
+    // A list: JSON Lines with the file and its index; --shard takes every other scenario.
+    let b = format!("{root}/scenarios/carbonari_resnet50_small.json");
+    let (ok, out, err) = run(&[
+        "sweep",
+        "--shard",
+        "1/2",
+        "--scenario",
+        &a,
+        &b,
+        "--compute",
+        "1,2",
+    ]);
+    assert!(ok, "{err}");
+    let lines: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert!(!lines.is_empty());
+    assert!(lines
+        .iter()
+        .all(|l| l["file"] == b.as_str() && l["index"] == 1 && l["axis"] == "compute"));
+}
+
+/// Every bad sweep flag is one clear error naming the flag, never a panic.
+#[test]
+fn sweep_names_a_bad_flag() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let a = format!("{root}/scenarios/carbonari_vgg19_small.json");
+    for (args, want) in [
+        (vec!["--compute", "1,0"], "--compute: factor 2 is 0"),
+        (vec!["--bandwidth", "-1"], "--bandwidth: factor 1 is -1"),
+        (vec!["--compute", "NaN"], "--compute: factor 1 is NaN"),
+        (
+            vec!["--bandwidth", ","],
+            "--bandwidth: give at least one factor",
+        ),
+        (
+            vec!["--compute", "1,fast"],
+            "--compute: 'fast' is not a number",
+        ),
+        (
+            vec!["--compute", "1", "--bandwidth", "1", "--csv"],
+            "--csv writes one axis",
+        ),
+        (vec![], "--compute"),
+    ] {
+        let (ok, _, err) = run(&[&["sweep", "--scenario", &a][..], &args[..]].concat());
+        assert!(!ok && err.contains(want), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{err}");
+    }
+    let (ok, _, err) = run(&["sweep", "--compute", "1"]);
+    assert!(!ok && err.contains("give a scenario"), "{err}");
+    let (ok, _, err) = run(&[
+        "sweep",
+        "--shard",
+        "0/2",
+        "--scenario",
+        &a,
+        "--compute",
+        "1",
+        "--csv",
+    ]);
+    assert!(!ok && err.contains("a list prints JSON Lines"), "{err}");
 }

@@ -10,6 +10,7 @@ import init, * as engine from './pkg/placesim.js';
 import {
   State, linkOf, stateOf, scenarioOf, whatIfActive, setCluster, needsFcfs,
 } from './state.js';
+import { initSweep } from './sweep.js';
 import {
   setAbstractUnits, isAbstractSpeed, formatSeconds, formatWallSeconds, formatBytes, formatRatio, formatSig,
   formatSpeed, unitNames, isBest, abstractUnits, formatRate, formatShare,
@@ -44,6 +45,8 @@ let baseline = null;
  *   graphText?: string | null, trace: Blob | null} | null} */
 let pairRun = null;
 let charts = null;
+/** @type {{render: () => void} | null} the Sweep panel (www/sweep.js) */
+let sweepPanel = null;
 let writtenHash = null;
 /** @type {Record<string, any>} */
 const timings = {};
@@ -151,6 +154,21 @@ class Pool {
    * @returns {Promise<{result: Comparison, ms: number}>}
    */
   async run(scenario, graphText, onProgress) {
+    const { parts, ms } = await this.runParts(scenario, graphText, onProgress);
+    const tm = performance.now();
+    const result = engine.merge_parts(scenario, parts);
+    timings.lastPool.mergeMs = performance.now() - tm;
+    return { result, ms: ms + timings.lastPool.mergeMs };
+  }
+
+  /**
+   * Runs a comparison's work items and returns its partial comparisons, in the items'
+   * order, unmerged (a sweep merges every factor's at once: sweep_merge).
+   * @param {string} scenario @param {string | null} graphText
+   * @param {(done: number, total: number) => void} [onProgress]
+   * @returns {Promise<{parts: import('./types.js').Partial[], ms: number}>}
+   */
+  async runParts(scenario, graphText, onProgress) {
     // A run under way stops; a graph still being parsed ahead (preload) is waited for.
     this.active = null;
     for (const r of this.runners) if (!r.preloading) r.cancel();
@@ -188,11 +206,9 @@ class Pool {
     }
     if (this.active !== run) throw Object.assign(new Error('cancelled'), { cancelled: true });
     this.active = null;
-    const tm = performance.now();
-    const result = engine.merge_parts(scenario, parts);
-    // Where the time went: each item's time in its worker, and the merge's.
-    timings.lastPool = { workers: this.size, itemMs, mergeMs: performance.now() - tm };
-    return { result, ms: performance.now() - t0 };
+    // Where the time went: each item's time in its worker, and the merge's (run sets it).
+    timings.lastPool = { workers: this.size, itemMs, mergeMs: 0 };
+    return { parts, ms: performance.now() - t0 };
   }
 
   /**
@@ -498,6 +514,7 @@ function renderControls() {
   $('links').value = state.links;
   renderStrategies();
   renderPs();
+  sweepPanel?.render();
   setNum($('rand-cost-lo'), state.randcost?.[0]);
   setNum($('rand-cost-hi'), state.randcost?.[1]);
   setNum($('rand-bytes-lo'), state.randbytes?.[0]);
@@ -609,6 +626,7 @@ function renderStrategies() {
       box.addEventListener('change', () => {
         const picked = [...el.querySelectorAll('input:checked')].map((b) => b.value);
         state[field] = picked.length === all[field].length && picked.every((x, i) => x === all[field][i]) ? null : picked;
+        renderPestoBox();
         staleResults();
       });
       const name = document.createElement('b');
@@ -626,27 +644,10 @@ function renderStrategies() {
   params.replaceChildren();
   const every = [...strategyInfo.placers, ...strategyInfo.schedulers, ...strategyInfo.link_queues];
   for (const s of every) {
-    for (const p of s.params) {
-      const key = `${s.name}.${p.name}`;
-      const label = document.createElement('label');
-      label.title = p.doc;
-      label.append(`${key} `);
-      const input = document.createElement('input');
-      input.type = 'number';
-      input.step = 'any';
-      input.placeholder = formatNumber(p.default);
-      if (key in state.params) input.value = formatNumber(state.params[key]);
-      input.addEventListener('change', () => {
-        const v = num(input);
-        if (v == null || v === p.default) delete state.params[key];
-        else state.params[key] = v;
-        staleResults();
-      });
-      label.append(input);
-      params.append(label);
-    }
+    for (const p of s.params) params.append(paramLabel(s.name, p));
   }
   if (!params.childElementCount) params.textContent = 'No strategy has parameters.';
+  renderPestoBox();
   const orders = $('order-list');
   orders.replaceChildren();
   for (const q of strategyInfo.link_queues) {
@@ -1288,6 +1289,45 @@ function fragmentOf(s) {
   return f;
 }
 
+/**
+ * A strategy parameter's input, `strategy.name`, in state.params (a default is not kept);
+ * every input of the same parameter (the list and the pesto panel) shows the same value.
+ * @param {string} strategy @param {import('./types.js').ParamSpec} p
+ */
+function paramLabel(strategy, p) {
+  const key = `${strategy}.${p.name}`;
+  const label = document.createElement('label');
+  label.title = p.doc;
+  label.append(`${key} `);
+  const input = document.createElement('input');
+  input.type = 'number';
+  input.step = 'any';
+  input.dataset.param = key;
+  input.placeholder = formatNumber(p.default);
+  if (key in state.params) input.value = formatNumber(state.params[key]);
+  input.addEventListener('change', () => {
+    const v = num(input);
+    if (v == null || v === p.default) delete state.params[key];
+    else state.params[key] = v;
+    for (const other of document.querySelectorAll(`input[data-param="${key}"]`)) {
+      if (other !== input) /** @type {HTMLInputElement} */ (other).value = input.value;
+    }
+    staleResults();
+  });
+  label.append(input);
+  return label;
+}
+
+/** The optimiser's panel: pesto's budget, mode and seconds cap, when pesto is a chosen placer. */
+function renderPestoBox() {
+  const pesto = strategyInfo.placers.find((x) => x.name === 'pesto');
+  const on = !!pesto && (state.placers ?? all.placers).includes('pesto');
+  $('pesto-box').hidden = !on;
+  $('pesto-params').replaceChildren(...(on && pesto
+    ? pesto.params.filter((p) => ['budget', 'mode', 'seconds'].includes(p.name)).map((p) => paramLabel('pesto', p))
+    : []));
+}
+
 /** Shows the state's link in the address bar; returns its fragment. */
 function writeHash() {
   const f = fragmentOf(state);
@@ -1454,6 +1494,7 @@ function rowsOf(c) {
       peak: r.devices.reduce((m, d) => Math.max(m, d.peak_memory), 0),
       p50: r.iteration_time?.p50 ?? null,
       p95: r.iteration_time?.p95 ?? null,
+      plan_status: r.plan?.status ?? '',
       efficiency: r.ordering?.efficiency ?? null,
       straggler: r.ordering?.straggler.mean ?? null,
       delta: delta && b && !b.error && !r.error && b.makespan > 0 ? (r.makespan / b.makespan - 1) * 100 : null,
@@ -1518,6 +1559,7 @@ function renderResults() {
   document.body.classList.toggle('has-orders', cols.orders);
   document.body.classList.toggle('has-iterations', cols.iterations);
   document.body.classList.toggle('has-ordering', cols.ordering);
+  document.body.classList.toggle('has-plans', cols.plans);
   answer.append(...orderAnswer(c));
   renderTable();
   renderPairSelect();
@@ -1565,12 +1607,28 @@ function orderAnswer(c) {
  * the iteration and ordering columns. */
 const TABLE_COLS = 8;
 
+/**
+ * A planning placer's plan cell (pesto.md §5.6): the status as the engine words it, its own
+ * bound with units and the gap to it; the objective in the title.
+ * @param {import('./types.js').PairResult} r @returns {[string, string, string | undefined]}
+ */
+function planCell(r) {
+  const p = r.plan;
+  if (!p) return ['–', 'plan-col', 'this placer does not plan'];
+  const bound = p.bound != null && p.bound_scope === 'instance'
+    ? `; bound ${formatSeconds(p.bound)}, gap ${formatRatio(r.makespan / p.bound)}` : '';
+  return [`${p.status}${bound}`, 'plan-col',
+    `predicted makespan ${formatSeconds(p.objective)}${p.bound != null ? `, bound ${formatSeconds(p.bound)} (${p.bound_scope})` : ''}`];
+}
+
 /** Which of the TicTac19 columns a comparison has (the body's has-* classes show their heads). */
 function columnsOf(c) {
   return {
     orders: manyOrders(c),
     iterations: c.results.some((r) => r.iteration_time),
     ordering: c.results.some((r) => r.ordering),
+    // A placer that bounds its plan (pesto): heuristics' plans (heft) claim nothing to show.
+    plans: c.results.some((r) => r.plan && r.plan.bound_scope !== 'none'),
   };
 }
 
@@ -1643,7 +1701,7 @@ function renderTable() {
     if (failed) {
       tr.classList.add('failed');
       const el = td('', 'failure');
-      el.colSpan = TABLE_COLS + (cols.iterations ? 2 : 0) + (cols.ordering ? 2 : 0);
+      el.colSpan = TABLE_COLS + (cols.iterations ? 2 : 0) + (cols.ordering ? 2 : 0) + (cols.plans ? 1 : 0);
       failure(el, 'failed on every seed');
     } else {
       const d = r.delta;
@@ -1661,6 +1719,7 @@ function renderTable() {
       }
       td(current.comparison.scenario.seeds > 1 ? formatSeconds(r.makespan_std) : '–', 'num');
       td(formatRatio(r.gap), 'num');
+      if (cols.plans) td(...planCell(r));
       td(formatBytes(r.traffic_bytes), 'num', String(r.traffic_bytes));
       td(formatBytes(r.peak), 'num', String(r.peak));
       td(formatWallSeconds(r.placement_seconds), 'num');
@@ -1963,6 +2022,11 @@ async function main() {
   renderHelp();
   bindControls();
   bindPs();
+  sweepPanel = initSweep({
+    engine, state, pool: comparePool, syncUrl,
+    scenario: () => JSON.stringify(scenarioOf(state, all, true)),
+    graphText: () => graphText,
+  });
   renderControls();
   const hash = location.hash;
   let fromLink = false;

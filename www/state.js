@@ -118,7 +118,17 @@ export class State {
   sort = null;
   // The makespan chart's value axis: logarithmic (short bars of the winners stay visible).
   logScale = false;
+  // The Sweep panel: the what-if factor it varies, its factors (SWEEP_DEFAULTS[axis] is
+  // not written in the link) and its chart's factor axis (logarithmic or linear).
+  /** @type {'compute' | 'bandwidth'} */
+  sweepAxis = 'compute';
+  /** @type {number[]} */
+  sweepFactors = [...SWEEP_DEFAULTS.compute];
+  sweepLog = false;
 }
+
+/** The Sweep panel's factors per axis when nothing else is set (Pesto21 Fig. 8's range). */
+export const SWEEP_DEFAULTS = { compute: [1, 2, 4, 8], bandwidth: [1, 0.5, 0.2, 0.1] };
 
 /** @param {unknown} a @param {unknown} b */
 function same(a, b) {
@@ -144,7 +154,12 @@ export function linkOf(s, all) {
     graphText: s.upload && !s.graphHash ? s.upload.text : undefined,
     graphHash: s.graphHash,
     /** @type {PageView} */
-    view: { pair: s.pair, pair_seed: s.pairSeed, sort: s.sort, log_scale: s.logScale },
+    view: {
+      pair: s.pair, pair_seed: s.pairSeed, sort: s.sort, log_scale: s.logScale,
+      sweep: s.sweepAxis === 'compute' && same(s.sweepFactors, SWEEP_DEFAULTS.compute)
+        ? null : { axis: s.sweepAxis, factors: [...s.sweepFactors] },
+      sweep_log: s.sweepLog,
+    },
   };
 }
 
@@ -195,6 +210,9 @@ export function stateOf(link, all) {
   s.pairSeed = link.view.pair_seed ?? 0;
   s.sort = link.view.sort ?? null;
   s.logScale = link.view.log_scale ?? false;
+  s.sweepAxis = link.view.sweep?.axis ?? 'compute';
+  s.sweepFactors = link.view.sweep ? [...link.view.sweep.factors] : [...SWEEP_DEFAULTS.compute];
+  s.sweepLog = link.view.sweep_log ?? false;
   return s;
 }
 

@@ -42,6 +42,7 @@
  * @property {boolean} oom
  * @property {DeviceResult[]} devices
  * @property {SolveReport[]} [plan_reports] the placer's own report per seed, when it plans
+ * @property {PlanSummary} [plan] those reports over the seeds (compare::PlanSummary)
  * @property {string} [error] why the pair has no numbers
  * @property {string} link_order the row's link-queue order
  * @property {Distribution} [iteration_time] every iteration of every seed (several
@@ -92,6 +93,56 @@
  * @property {'heuristic' | 'feasible' | 'coarse_optimal' | 'optimal'} status
  * @property {number} work
  * @property {string} work_unit
+ */
+
+/**
+ * @typedef {object} PlanSummary A planning placer's reports of one row over its seeds.
+ * @property {number} objective mean predicted makespan, seconds
+ * @property {number} [bound] mean proven bound, when every seed has one
+ * @property {'none' | 'instance' | 'coarse'} bound_scope what the bound bounds
+ * @property {string} status the weakest seed's claim, worded by pesto.md §5.6
+ */
+
+/**
+ * @typedef {object} SweepSpec A sweep's axis and checked factors (src/sweep.rs).
+ * @property {'compute' | 'bandwidth'} axis
+ * @property {number[]} factors
+ */
+
+/**
+ * @typedef {object} SweepPoint One pair at one factor.
+ * @property {number} factor
+ * @property {string} placer
+ * @property {string} scheduler
+ * @property {string} link_order
+ * @property {number} makespan mean over the seeds
+ * @property {number} makespan_std
+ * @property {number} makespan_min
+ * @property {number} makespan_max
+ * @property {number} lower_bound
+ * @property {PlanSummary} [plan]
+ * @property {string} [error]
+ */
+
+/**
+ * @typedef {object} Sweep Every pair at every factor (sweep::Sweep).
+ * @property {'compute' | 'bandwidth'} axis
+ * @property {number[]} factors
+ * @property {string} graph
+ * @property {boolean} physical seconds (true) or abstract units
+ * @property {SweepPoint[]} points factor by factor, each factor's pairs in row order
+ */
+
+/**
+ * @typedef {object} SweepPlan What `sweep_plan` returns.
+ * @property {SweepSpec} spec
+ * @property {string[]} scenarios each factor's scenario JSON
+ */
+
+/**
+ * @typedef {object} SweepResult What `sweep_merge` returns.
+ * @property {Sweep} sweep
+ * @property {string} csv the bytes `placesim sweep --csv` prints
  */
 
 /**
@@ -275,6 +326,8 @@
  * @property {number} [pair_seed] the seed index whose timeline is shown (0 by default)
  * @property {string | null} [sort] the table's sort column, `-` first for descending
  * @property {boolean} [log_scale] the makespan chart's value axis is logarithmic (key `scale=log`)
+ * @property {SweepSpec | null} [sweep] the Sweep panel's axis and factors (key `sweep`; null: the default)
+ * @property {boolean} [sweep_log] the sweep chart's factor axis is logarithmic (key `sweepscale=log`)
  */
 
 /**

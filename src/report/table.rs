@@ -50,6 +50,15 @@ impl Units {
         }
     }
 
+    /// The name of the time unit of machine-read output (CSV column names): `s` or `units`.
+    pub fn time_unit(self) -> &'static str {
+        if self.physical {
+            "s"
+        } else {
+            "units"
+        }
+    }
+
     /// A time: `3.405 ms` (physical) or `3.405` (units).
     pub fn time(self, x: f64) -> String {
         if !self.physical {
@@ -102,6 +111,13 @@ pub fn comparison(c: &Comparison) -> String {
     let orders = c.scenario.link_order.len() > 1;
     let iterations = c.results.iter().any(|r| r.iteration_time.is_some());
     let ordering = c.results.iter().any(|r| r.ordering.is_some());
+    // A placer that bounds its plan (pesto), as the page's plan column: heuristics' plans
+    // (heft) claim nothing worth a column.
+    let plans = c.results.iter().any(|r| {
+        r.plan
+            .as_ref()
+            .is_some_and(|p| p.bound_scope != crate::place::plan::BoundScope::None)
+    });
     let mut header: Vec<String> = vec!["placer".into(), "scheduler".into()];
     if orders {
         header.push("link order".into());
@@ -119,6 +135,9 @@ pub fn comparison(c: &Comparison) -> String {
         "place s".into(),
         "oom".into(),
     ]);
+    if plans {
+        header.push("plan".into());
+    }
     let mut rows: Vec<Vec<String>> = vec![header];
     let mut results: Vec<_> = c.results.iter().collect();
     results.sort_by(|a, b| {
@@ -163,16 +182,10 @@ pub fn comparison(c: &Comparison) -> String {
             format!("{:.4}", r.placement_seconds),
             if r.oom { "OOM".into() } else { "".into() },
         ]);
-        rows.push(row);
-    }
-    let cols = rows[0].len();
-    let mut width = vec![0; cols];
-    for row in &rows {
-        if row.len() == cols {
-            for (i, cell) in row.iter().enumerate() {
-                width[i] = width[i].max(cell.chars().count());
-            }
+        if plans {
+            row.push(plan_cell(r, u));
         }
+        rows.push(row);
     }
     let mut out = format!(
         "{}: {} nodes, {} edges; {} seed(s){}; bounds: critical path {}, work {}{}\n",
@@ -189,12 +202,53 @@ pub fn comparison(c: &Comparison) -> String {
         u.time(c.work_bound),
         u.note()
     );
+    let (names, last) = (if orders { 3 } else { 2 }, rows[0].len() - 1);
+    out.push_str(&aligned(&rows, |i| i < names || (plans && i == last)));
+    for note in &c.notes {
+        out.push_str(&format!("note: {note}\n"));
+    }
+    out
+}
+
+/// A row's plan: its status (pesto.md §5.6), and its own bound on the instance with the gap
+/// to it, as the page's plan column says it.
+fn plan_cell(r: &crate::compare::PairResult, u: Units) -> String {
+    let Some(p) = &r.plan else {
+        return String::new();
+    };
+    match p.bound {
+        Some(b) if p.bound_scope == crate::place::plan::BoundScope::Instance && b > 0.0 => {
+            format!(
+                "{}; bound {}, gap {:.2}x",
+                p.status,
+                u.time(b),
+                r.makespan / b
+            )
+        }
+        _ => p.status.clone(),
+    }
+}
+
+/// Rows as aligned columns (the first row the header): the columns `left(i)` says flush left
+/// (names), the others flush right (numbers); a row shorter than the header (an error
+/// message) is printed as it is and sets no width.
+pub fn aligned(rows: &[Vec<String>], left: impl Fn(usize) -> bool) -> String {
+    let cols = rows.first().map_or(0, Vec::len);
+    let mut width = vec![0; cols];
+    for row in rows {
+        if row.len() == cols {
+            for (i, cell) in row.iter().enumerate() {
+                width[i] = width[i].max(cell.chars().count());
+            }
+        }
+    }
+    let mut out = String::new();
     for row in rows {
         let line: Vec<String> = row
             .iter()
             .enumerate()
             .map(|(i, cell)| {
-                if i < if orders { 3 } else { 2 } || row.len() != cols {
+                if left(i) || row.len() != cols {
                     format!("{cell:<w$}", w = width[i])
                 } else {
                     format!("{cell:>w$}", w = width[i])
@@ -203,9 +257,6 @@ pub fn comparison(c: &Comparison) -> String {
             .collect();
         out.push_str(line.join("  ").trim_end());
         out.push('\n');
-    }
-    for note in &c.notes {
-        out.push_str(&format!("note: {note}\n"));
     }
     out
 }

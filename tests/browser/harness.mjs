@@ -79,6 +79,12 @@ export function byPair(rows) {
   return Object.fromEntries(rows.map((r) => [`${r.placer}/${r.scheduler}`, r.makespan]));
 }
 
+/** The text of the file a click downloads. */
+export async function downloadText(page, click) {
+  const [download] = await Promise.all([page.waitForEvent('download'), click()]);
+  return readFile(await download.path(), 'utf8');
+}
+
 /** Runs the CLI; returns its stdout, or null when it is missing or lacks the command. */
 export function cli(args) {
   try {

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { readFile, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startServer, launch, openPage, results, byPair, cli } from './harness.mjs';
+import { startServer, launch, openPage, results, byPair, cli, downloadText } from './harness.mjs';
 
 let server;
 let browser;
@@ -20,11 +20,6 @@ after(async () => {
   await browser?.close();
   await server?.close();
 });
-
-async function downloadText(page, click) {
-  const [download] = await Promise.all([page.waitForEvent('download'), click()]);
-  return readFile(await download.path(), 'utf8');
-}
 
 async function shareUrl(page) {
   await page.$eval('#share-url', (el) => { el.value = ''; });

@@ -55,8 +55,8 @@ function selectable(/** @type {Element} */ g, /** @type {PairResult} */ r, /** @
   });
 }
 
-/** A legend of coloured items, wrapping; returns the y below it. */
-function legend(svg, items, top, width) {
+/** A legend of coloured items, wrapping; returns the y below it (the sweep chart uses it too). */
+export function legend(svg, items, top, width) {
   const g = svgEl('g', { class: 'pc-legend' }, svg);
   let lx = 12;
   let ly = top + 8;

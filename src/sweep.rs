@@ -1,0 +1,431 @@
+//! What-if sweeps: a comparison run at several values of one what-if factor, every pair's
+//! makespan against the factor (issue 10).
+//!
+//! Pesto21 §5.4 (Fig. 8) plots the gain of its plan over the expert placement against the
+//! compute speed (Fig. 8a, speeds relative to a V100) and one pair's step time against the
+//! interconnect speed (Fig. 8b, 1x = NVLink, 0.1x ~ PCIe). A sweep gives both for any
+//! scenario: the `compute` axis multiplies every device speed, the `bandwidth` axis every link
+//! bandwidth (`what_if.compute` and `what_if.bandwidth`, [`crate::model::cluster::Cluster::scaled`]).
+//!
+//! Choices:
+//! - A factor multiplies the scenario's own what-if scale, so factor 1 is the scenario as
+//!   given (its what-if included) and a sweep of a scenario that already halves bandwidth
+//!   sweeps around that. Latency is not scaled (the cluster's what-if has no latency scale;
+//!   Pesto21 scales all communication time, so at a small latency the two agree).
+//! - One axis per sweep; several axes are several sweeps. The factors keep the order given
+//!   (the chart sorts them on its axis), and one given twice is an error.
+//! - Every factor's comparison is an ordinary one (`compare::run`, or the page's pool and
+//!   `compare::merge`): same scenario, seed and draws, only the cluster scaled; so the points
+//!   are deterministic, and a factor of 1 gives the bits of `placesim compare`.
+//! - Units (seconds and bytes, or abstract units) are decided once for the whole sweep, from
+//!   the first factor's device speeds divided by its compute factor (the unscaled cluster),
+//!   the rule of [`crate::report::table::Units`]; so a compute sweep never switches units
+//!   between its points.
+
+use serde::{Deserialize, Serialize};
+
+use crate::compare::{self, Comparison, Partial, PlanSummary};
+use crate::error::{Error, Result};
+use crate::scenario::Scenario;
+
+/// Most factors in one sweep (each is a whole comparison).
+pub const MAX_FACTORS: usize = 64;
+
+/// The what-if factor a sweep varies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Axis {
+    /// Multiplies every device speed (Pesto21 Fig. 8a).
+    Compute,
+    /// Multiplies every link bandwidth (Pesto21 Fig. 8b).
+    Bandwidth,
+}
+
+impl Axis {
+    /// `compute` or `bandwidth`.
+    pub fn parse(s: &str) -> Result<Axis> {
+        match s {
+            "compute" => Ok(Axis::Compute),
+            "bandwidth" => Ok(Axis::Bandwidth),
+            _ => Err(Error::Scenario(format!(
+                "sweep axis must be compute or bandwidth, got '{s}'"
+            ))),
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Axis::Compute => "compute",
+            Axis::Bandwidth => "bandwidth",
+        }
+    }
+
+    /// The command-line flag that gives the axis's factors; errors name it.
+    pub fn flag(self) -> &'static str {
+        match self {
+            Axis::Compute => "--compute",
+            Axis::Bandwidth => "--bandwidth",
+        }
+    }
+}
+
+/// A checked sweep: an axis and its factors (each finite and > 0, none twice, 1 to
+/// [`MAX_FACTORS`] of them).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SweepSpec {
+    pub axis: Axis,
+    pub factors: Vec<f64>,
+}
+
+impl SweepSpec {
+    pub fn new(axis: Axis, factors: Vec<f64>) -> Result<SweepSpec> {
+        let flag = axis.flag();
+        if factors.is_empty() {
+            return Err(Error::Scenario(format!(
+                "{flag}: give at least one factor, e.g. 1,2,4,8"
+            )));
+        }
+        if factors.len() > MAX_FACTORS {
+            return Err(Error::Scenario(format!(
+                "{flag}: at most {MAX_FACTORS} factors, got {}",
+                factors.len()
+            )));
+        }
+        for (i, &f) in factors.iter().enumerate() {
+            if !(f.is_finite() && f > 0.0) {
+                return Err(Error::Scenario(format!(
+                    "{flag}: factor {} is {f}; every factor must be a finite number > 0",
+                    i + 1
+                )));
+            }
+            if factors[..i].contains(&f) {
+                return Err(Error::Scenario(format!(
+                    "{flag}: factor {f} is given twice"
+                )));
+            }
+        }
+        Ok(SweepSpec { axis, factors })
+    }
+
+    /// Factors written `1,2,4,8` (spaces allowed).
+    pub fn parse(axis: Axis, text: &str) -> Result<SweepSpec> {
+        let factors = text
+            .split(',')
+            .map(str::trim)
+            .filter(|t| !t.is_empty())
+            .map(|t| {
+                t.parse::<f64>().map_err(|_| {
+                    Error::Scenario(format!(
+                        "{}: '{t}' is not a number (factors are comma separated, e.g. 1,2,4,8)",
+                        axis.flag()
+                    ))
+                })
+            })
+            .collect::<Result<Vec<f64>>>()?;
+        SweepSpec::new(axis, factors)
+    }
+
+    /// The scenario at factor `f`: `base` with its what-if scale on the axis multiplied by `f`.
+    pub fn scenario_at(&self, base: &Scenario, f: f64) -> Scenario {
+        let mut s = base.clone();
+        match self.axis {
+            Axis::Compute => s.what_if.compute *= f,
+            Axis::Bandwidth => s.what_if.bandwidth *= f,
+        }
+        s
+    }
+
+    /// Every factor's scenario, in the factors' order.
+    pub fn scenarios(&self, base: &Scenario) -> Vec<Scenario> {
+        self.factors
+            .iter()
+            .map(|&f| self.scenario_at(base, f))
+            .collect()
+    }
+}
+
+/// One pair at one factor.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SweepPoint {
+    pub factor: f64,
+    pub placer: String,
+    pub scheduler: String,
+    pub link_order: String,
+    /// Makespan over the seeds: mean, sample standard deviation, least and largest.
+    pub makespan: f64,
+    pub makespan_std: f64,
+    pub makespan_min: f64,
+    pub makespan_max: f64,
+    /// Mean of the seeds' lower bounds at this factor.
+    pub lower_bound: f64,
+    /// The plan's objective, bound and status, when the placer plans.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub plan: Option<PlanSummary>,
+    /// Why the pair has no numbers at this factor.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// A whole sweep: every pair at every factor.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Sweep {
+    pub axis: Axis,
+    pub factors: Vec<f64>,
+    /// The graph's name.
+    pub graph: String,
+    /// Seconds and bytes (true) or abstract units (false), for the whole sweep.
+    pub physical: bool,
+    /// Factor by factor (in the factors' order), each factor's pairs in the comparison's
+    /// row order.
+    pub points: Vec<SweepPoint>,
+}
+
+impl Sweep {
+    /// The sweep of `spec` from its factors' comparisons (one per factor, in order).
+    pub fn of(spec: &SweepSpec, comparisons: &[Comparison]) -> Result<Sweep> {
+        if comparisons.len() != spec.factors.len() {
+            return Err(Error::Scenario(format!(
+                "a sweep of {} factors got {} comparisons",
+                spec.factors.len(),
+                comparisons.len()
+            )));
+        }
+        let first = &comparisons[0];
+        let scale = match spec.axis {
+            Axis::Compute => spec.factors[0],
+            Axis::Bandwidth => 1.0,
+        };
+        let fastest = first
+            .results
+            .iter()
+            .flat_map(|r| &r.devices)
+            .map(|d| d.speed / scale)
+            .fold(0.0, f64::max);
+        let points = spec
+            .factors
+            .iter()
+            .zip(comparisons)
+            .flat_map(|(&factor, c)| {
+                c.results.iter().map(move |r| SweepPoint {
+                    factor,
+                    placer: r.placer.clone(),
+                    scheduler: r.scheduler.clone(),
+                    link_order: r.link_order.clone(),
+                    makespan: r.makespan,
+                    makespan_std: r.makespan_std,
+                    makespan_min: r.makespan_min,
+                    makespan_max: r.makespan_max,
+                    lower_bound: r.lower_bound,
+                    plan: r.plan.clone(),
+                    error: r.error.clone(),
+                })
+            })
+            .collect();
+        Ok(Sweep {
+            axis: spec.axis,
+            factors: spec.factors.clone(),
+            graph: first.graph.name.clone(),
+            physical: crate::report::table::Units::of_speeds([fastest]).physical,
+            points,
+        })
+    }
+}
+
+/// Runs a sweep: `one(i, scenario)` runs factor `i`'s comparison (the CLI spreads it over
+/// threads with `compare::run_parallel`; `compare::run` runs it on one).
+pub fn run(
+    base: &Scenario,
+    spec: &SweepSpec,
+    mut one: impl FnMut(usize, &Scenario) -> Result<Comparison>,
+) -> Result<Sweep> {
+    base.resolve()?;
+    let comparisons = spec
+        .scenarios(base)
+        .iter()
+        .enumerate()
+        .map(|(i, s)| one(i, s))
+        .collect::<Result<Vec<_>>>()?;
+    Sweep::of(spec, &comparisons)
+}
+
+/// The sweep from each factor's partial comparisons (the page's pool of workers runs every
+/// factor's work items; `parts[i]` are factor `i`'s), merged as `compare::merge` merges one
+/// comparison: the bits of [`run`].
+pub fn merge(base: &Scenario, spec: &SweepSpec, parts: &[Vec<Partial>]) -> Result<Sweep> {
+    if parts.len() != spec.factors.len() {
+        return Err(Error::Scenario(format!(
+            "a sweep of {} factors got parts of {}",
+            spec.factors.len(),
+            parts.len()
+        )));
+    }
+    let comparisons = spec
+        .scenarios(base)
+        .iter()
+        .zip(parts)
+        .map(|(s, p)| compare::merge(s, p))
+        .collect::<Result<Vec<_>>>()?;
+    Sweep::of(spec, &comparisons)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::{ClusterSource, GraphSource};
+    use crate::testutil;
+
+    fn sweep_of(graph: &str, cluster: &str, placer: &str, spec: &SweepSpec) -> Sweep {
+        let g = testutil::graph(graph);
+        let c = testutil::cluster(cluster);
+        let mut s = Scenario::new(
+            GraphSource::Bundled("g".into()),
+            ClusterSource::Inline(serde_json::from_str(cluster).unwrap()),
+        );
+        s.placers = vec![placer.into()];
+        s.schedulers = vec!["fifo".into()];
+        run(&s, spec, |_, s| {
+            compare::run(s, &g, Some(&c), &mut |_, _| true)
+        })
+        .unwrap()
+    }
+
+    fn makespans(s: &Sweep) -> Vec<f64> {
+        s.points.iter().map(|p| p.makespan).collect()
+    }
+
+    #[test]
+    fn twice_the_compute_halves_a_chain_on_one_device() {
+        // a -> b -> c, work 2 + 4 + 3 = 9 on one device of speed 1: 9 / f exactly for
+        // powers of two.
+        let spec = SweepSpec::parse(Axis::Compute, "1, 2,4,8").unwrap();
+        let s = sweep_of(
+            r#"{"nodes":[{"id":"a","cost":2},{"id":"b","cost":4},{"id":"c","cost":3}],
+                "edges":[{"src":"a","dst":"b","bytes":5},{"src":"b","dst":"c","bytes":5}]}"#,
+            r#"{"devices":[{"id":"x","speed":1}],"bandwidth":1}"#,
+            "single",
+            &spec,
+        );
+        assert_eq!(makespans(&s), vec![9.0, 4.5, 2.25, 1.125]);
+        assert_eq!(s.factors, vec![1.0, 2.0, 4.0, 8.0]);
+        assert!(s
+            .points
+            .iter()
+            .all(|p| p.placer == "single" && p.plan.is_none()));
+        assert!(!s.physical, "speed 1 is abstract units");
+    }
+
+    #[test]
+    fn bandwidth_scales_only_the_transfer() {
+        // a on x (2), 8 bytes over a link of bandwidth 2 (4), b on y (4): 2 + 8 / (2 f) + 4.
+        let spec = SweepSpec::parse(Axis::Bandwidth, "1,0.5,2").unwrap();
+        let s = sweep_of(
+            r#"{"nodes":[{"id":"a","cost":2,"device":"x"},{"id":"b","cost":4,"device":"y"}],
+                "edges":[{"src":"a","dst":"b","bytes":8}]}"#,
+            r#"{"devices":[{"id":"x","speed":1},{"id":"y","speed":1}],"bandwidth":2}"#,
+            "pinned",
+            &spec,
+        );
+        assert_eq!(makespans(&s), vec![10.0, 14.0, 8.0]);
+    }
+
+    #[test]
+    fn a_factor_multiplies_the_scenarios_own_what_if() {
+        let base = Scenario::new(
+            GraphSource::Bundled("g".into()),
+            ClusterSource::File("c".into()),
+        );
+        let mut halved = base.clone();
+        halved.what_if.bandwidth = 0.5;
+        let spec = SweepSpec::new(Axis::Bandwidth, vec![1.0, 4.0]).unwrap();
+        let at: Vec<f64> = spec
+            .scenarios(&halved)
+            .iter()
+            .map(|s| s.what_if.bandwidth)
+            .collect();
+        assert_eq!(at, vec![0.5, 2.0]);
+        assert_eq!(spec.scenario_at(&base, 4.0).what_if.compute, 1.0);
+    }
+
+    #[test]
+    fn bad_factors_name_the_flag() {
+        let err = |axis, text: &str| SweepSpec::parse(axis, text).unwrap_err().to_string();
+        assert!(err(Axis::Compute, "").contains("--compute: give at least one factor"));
+        assert!(err(Axis::Compute, " , ").contains("--compute: give at least one factor"));
+        assert!(err(Axis::Bandwidth, "1,0").contains("--bandwidth: factor 2 is 0"));
+        assert!(err(Axis::Bandwidth, "-1").contains("--bandwidth: factor 1 is -1"));
+        assert!(err(Axis::Compute, "1,NaN").contains("--compute: factor 2 is NaN"));
+        assert!(err(Axis::Compute, "inf").contains("finite number > 0"));
+        assert!(err(Axis::Compute, "1,x").contains("--compute: 'x' is not a number"));
+        assert!(err(Axis::Compute, "2,1,2").contains("--compute: factor 2 is given twice"));
+        let many = vec!["1"; MAX_FACTORS + 1].join(",");
+        assert!(err(Axis::Compute, &many).contains("at most 64 factors"));
+        assert!(Axis::parse("latency")
+            .unwrap_err()
+            .to_string()
+            .contains("compute or bandwidth"));
+    }
+
+    #[test]
+    fn merged_parts_give_the_bits_of_a_run() {
+        let g = testutil::graph(
+            r#"{"nodes":[{"id":"a","cost":2},{"id":"b","cost":4},{"id":"c","cost":3}],
+                "edges":[{"src":"a","dst":"b","bytes":3},{"src":"a","dst":"c","bytes":2}]}"#,
+        );
+        let mut s = Scenario::new(
+            GraphSource::Bundled("g".into()),
+            ClusterSource::Generate(crate::model::cluster::ClusterGen {
+                devices: 3,
+                speed: [1.0, 3.0],
+                memory: None,
+                memory_fraction: None,
+                bandwidth: [1.0, 2.0],
+                latency: [0.0, 0.0],
+                kinds: vec![],
+            }),
+        );
+        s.placers = vec!["heft".into(), "hash".into()];
+        s.schedulers = vec!["fifo".into(), "given".into()];
+        s.seeds = 3;
+        let spec = SweepSpec::parse(Axis::Bandwidth, "1,0.3,0.1").unwrap();
+        let whole = run(&s, &spec, |_, s| {
+            compare::run(s, &g, None, &mut |_, _| true)
+        })
+        .unwrap();
+        let parts: Vec<Vec<Partial>> = spec
+            .scenarios(&s)
+            .iter()
+            .map(|sc| {
+                compare::work_items(sc, 4)
+                    .unwrap()
+                    .iter()
+                    .rev()
+                    .map(|it| {
+                        compare::run_part(
+                            sc,
+                            &g,
+                            None,
+                            std::slice::from_ref(it),
+                            &mut compare::SeedCache::default(),
+                            &mut |_, _| true,
+                        )
+                        .unwrap()
+                    })
+                    .collect()
+            })
+            .collect();
+        assert_eq!(merge(&s, &spec, &parts).unwrap(), whole);
+        // heft plans: its rows carry the plan's status; the slower links cost time.
+        let heft: Vec<&SweepPoint> = whole.points.iter().filter(|p| p.placer == "heft").collect();
+        assert!(heft
+            .iter()
+            .all(|p| p.plan.as_ref().unwrap().status == "heuristic (no bound)"));
+        let hash_fifo: Vec<f64> = whole
+            .points
+            .iter()
+            .filter(|p| p.placer == "hash" && p.scheduler == "fifo")
+            .map(|p| p.makespan)
+            .collect();
+        assert!(hash_fifo[0] <= hash_fifo[1] && hash_fifo[1] <= hash_fifo[2]);
+        assert_eq!(whole.points.len(), 3 * 3);
+    }
+}
