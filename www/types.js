@@ -211,6 +211,16 @@
  * @property {[number, number, number, number, number, number, number][]} transfers
  *   per transfer: [src device, dst device, ready, start, end, bytes, producer node]
  * @property {number[][]} memory per device: [t0, bytes0, t1, bytes1, ...]
+ * @property {number[]} [ready] per node: when its last input was on its device (seconds)
+ * @property {number[]} [edges] the graph's edges flattened: [src, dst, bytes, ...]
+ * @property {CriticalPath} [critical_path] the chain of ops and transfers that determines the makespan
+ */
+
+/**
+ * @typedef {{op: number} | {transfer: number}} CriticalStep a node index, or a transfer index
+ * @typedef {object} CriticalPath The critical path of a run (analysis::critical::critical_path).
+ * @property {CriticalStep[]} steps in time order
+ * @property {number} idle seconds on the chain where nothing on it ran
  */
 
 /**
@@ -273,6 +283,7 @@
  * @typedef {object} PageView What a page link carries besides its scenario.
  * @property {string | null} [pair] `placer/scheduler` whose timeline is shown
  * @property {number} [pair_seed] the seed index whose timeline is shown (0 by default)
+ * @property {string | null} [pair2] a second pair whose timeline is shown below, on a shared time axis
  * @property {string | null} [sort] the table's sort column, `-` first for descending
  * @property {boolean} [log_scale] the makespan chart's value axis is logarithmic (key `scale=log`)
  */
