@@ -2214,6 +2214,9 @@ function renderHelp() {
   get comparison() { return current?.comparison ?? null; },
   get baseline() { return baseline?.comparison ?? null; },
   get pairRun() { return pairRun; },
+  get pairRun2() { return pairRun2; },
+  /** The timeline charts' controllers (search, select, view), for tests. */
+  get timelines() { return [timelineChart, timelineChart2]; },
   fragment: () => fragmentOf(state),
   readLink,
 };

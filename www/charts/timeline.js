@@ -220,7 +220,7 @@ function prepare(tl) {
     devices, nodes, opTypes, opTypeIx, typeColors, typeText, typeTime, typeCount, transfers,
     opStart, opEnd, lanes, laneLabels, labelW, linkHeaderY, contentH: y,
     opLane, opPos, xLane, xPos, critical, critOp, critX, critSum, critEnd, critIdle: num(cp.idle),
-    ready: Array.isArray(tl.ready) ? tl.ready : [], edges: Array.isArray(tl.edges) ? tl.edges : [],
+    ready: tl.ready ?? [], edges: tl.edges ?? [],
     adjacency: null, lowerNames: /** @type {string[] | null} */ (null),
     opCount: perDevice.reduce((a, l) => a + l.length, 0), transferCount: tr.length,
     tEnd: tEnd > 0 ? tEnd : 1,
