@@ -1456,9 +1456,11 @@ async function pairRunOf(runner, r) {
 /** The second timeline (`state.pair2`), below the first on a shared time axis. */
 async function runPair2() {
   const r = findPair(state.pair2);
+  const shown = pairRun2 !== null;
   pairRun2 = null;
   if (!r || !pairRun) {
-    drawTimelineChart();
+    // Redraw only to take a second timeline away (the first is drawn already).
+    if (shown || !$('chart-timeline2').hidden) drawTimelineChart();
     return;
   }
   pair2Runner ??= new Runner();

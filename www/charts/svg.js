@@ -11,8 +11,8 @@ export const FONT = "system-ui, -apple-system, 'Segoe UI', Roboto, 'Helvetica Ne
 
 /**
  * Ink colours shared by all charts: the page's `--ink-*` CSS variables (light and dark,
- * www/style.css), read again by `refreshInk` before every draw; these values are the
- * fallback where no stylesheet sets them (charts/demo.html).
+ * www/style.css), read by `refreshInk` when a chart mounts in a colour scheme not read yet;
+ * these values are the fallback where no stylesheet sets them (charts/demo.html).
  */
 export const INK = {
   text: '#1f2328',
@@ -38,9 +38,19 @@ export const INK = {
 };
 const INK_DEFAULT = { ...INK };
 
-/** Reads the `--ink-*` CSS variables of the document into INK (`memoryFill` is `--ink-memory-fill`). */
+/** The colour scheme INK was last read for (null: never read). */
+let inkScheme = null;
+
+/**
+ * Reads the `--ink-*` CSS variables of the document into INK (`memoryFill` is
+ * `--ink-memory-fill`), once per colour scheme: getComputedStyle forces a style recalculation,
+ * which before every chart cost a switch of the timeline's pair 150 ms on a 48k-op graph.
+ */
 export function refreshInk() {
   if (typeof document === 'undefined' || typeof getComputedStyle === 'undefined') return;
+  const scheme = typeof matchMedia === 'function' && matchMedia('(prefers-color-scheme: dark)').matches ? 'dark' : 'light';
+  if (scheme === inkScheme) return;
+  inkScheme = scheme;
   const cs = getComputedStyle(document.documentElement);
   for (const key of Object.keys(INK_DEFAULT)) {
     const v = cs.getPropertyValue(`--ink-${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`).trim();
@@ -358,7 +368,6 @@ export function mount(container, render, extra = {}) {
     const w = containerWidth(container);
     if (!force && w === lastWidth) return;
     lastWidth = w;
-    refreshInk();
     render(w);
   };
   let ro = null;

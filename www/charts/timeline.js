@@ -819,6 +819,8 @@ function neighbours(P, v, dir) {
 }
 
 const DETAIL_LIST_MAX = 12;
+/** The critical path's chain lines are drawn when at most this many of its steps are in view. */
+const CHAIN_MAX = 400;
 
 /** The details panel of a selected op or transfer (every text with textContent). */
 function showDetails(el, P, info) {
@@ -886,36 +888,61 @@ function paintMarks(ctx, P, X, yOff, view, overlay) {
     return [x0, y, Math.max(2, X(lane.ends[i]) - x0), h];
   };
   if (overlay.critical && P.critical.length) {
-    ctx.strokeStyle = INK.critical;
-    ctx.lineWidth = 2;
-    let prev = null;
+    // A bar over each step in view (fillRect: cheap to draw and to rasterize, merged where
+    // steps share a pixel) and, when few enough are in view to read, a line from each step's
+    // end to the next one's start (thousands of anti-aliased lines cost seconds to raster).
+    ctx.fillStyle = INK.critical;
+    let inView = 0;
+    let lastX = -Infinity;
+    let lastY = -Infinity;
     for (const st of P.critical) {
+      const lane = P.lanes[st.li];
+      if (lane.starts[st.i] > view.t1) break;
+      if (lane.ends[st.i] < view.t0) continue;
+      inView++;
       const b = box(st.li, st.i);
-      ctx.strokeRect(Math.round(b[0]) - 1, b[1] - 1, b[2] + 2, b[3] + 2);
-      if (prev) {
-        // The chain: from the end of one step to the start of the next.
-        ctx.beginPath();
-        ctx.moveTo(prev[0] + prev[2], prev[1] + prev[3] / 2);
-        ctx.lineTo(b[0], b[1] + b[3] / 2);
-        ctx.stroke();
+      const x = Math.round(b[0]);
+      if (b[2] <= 2 && x === lastX && b[1] === lastY) continue;
+      lastX = x;
+      lastY = b[1];
+      ctx.fillRect(x, b[1] - 3, Math.max(2, b[2]), 3);
+    }
+    if (inView <= CHAIN_MAX) {
+      ctx.strokeStyle = INK.critical;
+      ctx.lineWidth = 1.5;
+      ctx.beginPath();
+      let prev = null;
+      for (const st of P.critical) {
+        const lane = P.lanes[st.li];
+        const b = box(st.li, st.i);
+        const visible = lane.ends[st.i] >= view.t0 && lane.starts[st.i] <= view.t1;
+        if (prev && (visible || prev.visible)) {
+          ctx.moveTo(prev.b[0] + prev.b[2], prev.b[1] + prev.b[3] / 2);
+          ctx.lineTo(b[0], b[1] + b[3] / 2);
+          if (visible) ctx.rect(Math.round(b[0]) - 1, b[1] - 1, b[2] + 2, b[3] + 2);
+        }
+        prev = { b, visible };
+        if (lane.starts[st.i] > view.t1) break;
       }
-      prev = b;
-      if (P.lanes[st.li].starts[st.i] > view.t1) break;
+      ctx.stroke();
     }
   }
   if (overlay.matches) {
     ctx.strokeStyle = INK.match;
     ctx.lineWidth = 2;
+    ctx.beginPath();
     const m = overlay.matches;
-    let drawn = 0;
-    for (let j = 0; j < m.length && drawn < 20000; j++) {
+    let lastX = -Infinity;
+    for (let j = 0; j < m.length; j++) {
       const v = m[j];
       if (P.opStart[v] > view.t1) break;
       if (P.opEnd[v] < view.t0) continue;
       const b = box(P.opLane[v], P.opPos[v]);
-      ctx.strokeRect(Math.round(b[0]) - 2, b[1] - 2, b[2] + 4, b[3] + 4);
-      drawn++;
+      if (b[2] <= 2 && Math.round(b[0]) === lastX) continue;
+      lastX = Math.round(b[0]);
+      ctx.rect(lastX - 2, b[1] - 2, b[2] + 4, b[3] + 4);
     }
+    ctx.stroke();
   }
   if (overlay.selected) {
     const b = box(P.lanes.indexOf(overlay.selected.lane), overlay.selected.index);
