@@ -217,51 +217,60 @@ pub fn critical_path(problem: &Problem, placement: &[DevIx], trace: &Trace) -> C
 mod tests {
     use super::*;
     use crate::model::cluster::Cluster;
-    use crate::rng::Rng;
-    use crate::schedule::fifo::Fifo;
-    use crate::sim::{simulate, LinkModel, SimOptions};
-    use crate::testutil::graph;
-    use crate::transfer::fifo::FifoLinks;
+    use crate::sim::LinkModel;
+    use crate::testutil::{graph, simulate_fifo};
 
-    /// Simulates `json` on `cluster` with fifo scheduling and fifo links; returns the trace,
-    /// its makespan, the ready times and the critical path.
-    fn walk(
-        json: &str,
-        cluster: &Cluster,
-        placement: &[DevIx],
-        links: LinkModel,
-    ) -> (Trace, f64, Vec<f64>, CriticalPath) {
-        let g = graph(json);
-        let p = Problem::new(&g, cluster).unwrap();
-        let r = simulate(
-            &p,
-            placement,
-            &mut Fifo::new(Rng::new(1)),
-            &mut FifoLinks::default(),
-            SimOptions {
-                links,
-                record: true,
-            },
-        );
-        let trace = r.trace.unwrap();
-        let ready = ready_times(&p, placement, &trace);
-        let path = critical_path(&p, placement, &trace);
-        (trace, r.makespan, ready, path)
+    /// A run's trace and makespan, its ops' ready times and its critical path.
+    struct Walk {
+        trace: Trace,
+        makespan: f64,
+        ready: Vec<f64>,
+        path: CriticalPath,
     }
 
-    /// Durations of the steps plus idle time.
-    fn explained(trace: &Trace, path: &CriticalPath) -> f64 {
-        path.steps
+    /// Simulates `json` on `cluster` (fifo scheduling and links) and walks its critical path.
+    fn walk(json: &str, cluster: &Cluster, placement: &[DevIx], links: LinkModel) -> Walk {
+        let g = graph(json);
+        let p = Problem::new(&g, cluster).unwrap();
+        let r = simulate_fifo(json, cluster, placement, links);
+        let trace = r.trace.unwrap();
+        Walk {
+            ready: ready_times(&p, placement, &trace),
+            path: critical_path(&p, placement, &trace),
+            trace,
+            makespan: r.makespan,
+        }
+    }
+
+    /// The ops' times, their ready times and the path's steps are as hand-computed, nothing
+    /// on the path idles, and its steps' durations sum to the makespan.
+    fn assert_walk(w: &Walk, ops: &[(f64, f64)], ready: &[f64], steps: &[Step]) {
+        assert_eq!(w.trace.ops, ops);
+        assert_eq!(w.ready, ready);
+        assert_eq!(w.path.steps, steps);
+        assert_eq!(w.path.idle, 0.0);
+        let explained: f64 = w
+            .path
+            .steps
             .iter()
             .map(|s| match *s {
-                Step::Op(v) => trace.ops[v as usize].1 - trace.ops[v as usize].0,
+                Step::Op(v) => w.trace.ops[v as usize].1 - w.trace.ops[v as usize].0,
                 Step::Transfer(x) => {
-                    let t = trace.transfer_times[x as usize];
+                    let t = w.trace.transfer_times[x as usize];
                     t.end - t.start
                 }
             })
-            .sum::<f64>()
-            + path.idle
+            .sum();
+        assert_eq!(explained, w.makespan);
+    }
+
+    /// The transfer into device `dst` whose consumers are `consumers`.
+    fn transfer(w: &Walk, dst: DevIx, consumers: &[NodeIx]) -> u32 {
+        w.trace
+            .transfers
+            .iter()
+            .position(|t| t.dst == dst && t.consumers == consumers)
+            .unwrap() as u32
     }
 
     #[test]
@@ -271,7 +280,7 @@ mod tests {
         // d's last input is c's tensor (9 > b's 6): d <- c->d <- c <- a->c <- a, and
         // 2 + 2.5 + 3 + 1.5 + 1 = 10, the makespan, with nothing idle. b is off the path.
         let c = Cluster::uniform(&[1.0, 1.0], 1.0, 0.5);
-        let (trace, makespan, ready, path) = walk(
+        let w = walk(
             r#"{"nodes":[{"id":"a","cost":2},{"id":"b","cost":4},{"id":"c","cost":3},{"id":"d","cost":1}],
                 "edges":[{"src":"a","dst":"b","bytes":3},{"src":"a","dst":"c","bytes":2},
                          {"src":"b","dst":"d","bytes":1},{"src":"c","dst":"d","bytes":1}]}"#,
@@ -279,22 +288,20 @@ mod tests {
             &[0, 0, 1, 0],
             LinkModel::Parallel,
         );
-        assert_eq!(makespan, 10.0);
-        assert_eq!(ready, vec![0.0, 2.0, 4.5, 9.0]);
-        let a_to_c = trace.transfers.iter().position(|t| t.dst == 1).unwrap() as u32;
-        let c_to_d = trace.transfers.iter().position(|t| t.dst == 0).unwrap() as u32;
-        assert_eq!(
-            path.steps,
-            vec![
+        assert_eq!(w.makespan, 10.0);
+        let (a_to_c, c_to_d) = (transfer(&w, 1, &[2]), transfer(&w, 0, &[3]));
+        assert_walk(
+            &w,
+            &[(0.0, 2.0), (2.0, 6.0), (4.5, 7.5), (9.0, 10.0)],
+            &[0.0, 2.0, 4.5, 9.0],
+            &[
                 Step::Op(0),
                 Step::Transfer(a_to_c),
                 Step::Op(2),
                 Step::Transfer(c_to_d),
-                Step::Op(3)
-            ]
+                Step::Op(3),
+            ],
         );
-        assert_eq!(path.idle, 0.0);
-        assert_eq!(explained(&trace, &path), makespan);
     }
 
     #[test]
@@ -304,7 +311,7 @@ mod tests {
         // 2); c is ready at 3 (x's signal) but waits for b: 5..6. c's path: a, b, c
         // (2 + 3 + 1 = 6); c waited 5 - 3 = 2 s for the device; x is off the path.
         let c = Cluster::uniform(&[1.0, 1.0], 1.0, 0.0);
-        let (trace, makespan, ready, path) = walk(
+        let w = walk(
             r#"{"nodes":[{"id":"a","cost":2},{"id":"b","cost":3},{"id":"c","cost":1},{"id":"x","cost":1}],
                 "edges":[{"src":"a","dst":"b","bytes":1},{"src":"a","dst":"x","bytes":0},
                          {"src":"x","dst":"c","bytes":0}]}"#,
@@ -312,24 +319,22 @@ mod tests {
             &[0, 0, 0, 1],
             LinkModel::Parallel,
         );
-        assert_eq!(
-            trace.ops,
-            vec![(0.0, 2.0), (2.0, 5.0), (5.0, 6.0), (2.0, 3.0)]
+        assert_walk(
+            &w,
+            &[(0.0, 2.0), (2.0, 5.0), (5.0, 6.0), (2.0, 3.0)],
+            &[0.0, 2.0, 3.0, 2.0],
+            &[Step::Op(0), Step::Op(1), Step::Op(2)],
         );
-        assert_eq!(ready, vec![0.0, 2.0, 3.0, 2.0]);
-        assert_eq!(path.steps, vec![Step::Op(0), Step::Op(1), Step::Op(2)]);
-        assert_eq!(path.idle, 0.0);
-        assert_eq!(explained(&trace, &path), makespan);
     }
 
     #[test]
     fn a_transfer_queued_for_its_link_follows_the_transfer_before_it() {
         // d0 runs a(1) then x(1) (a -> x, zero bytes: the order); a -> b and x -> y (2 bytes
-        // each) cross to d1 on one fcfs link of bandwidth 1, latency 0. a 0..1, x 1..2; a's tensor 1..3; x's is ready at 2
-        // but the link is busy until 3: 3..5; b 3..4, y 5..6. y's path: a, a's transfer,
-        // x's transfer, y (1 + 2 + 2 + 1 = 6); x itself is not on it.
+        // each) cross to d1 on one fcfs link of bandwidth 1, latency 0. a 0..1, x 1..2; a's
+        // tensor 1..3; x's is ready at 2 but the link is busy until 3: 3..5; b 3..4, y 5..6.
+        // y's path: a, a's transfer, x's transfer, y (1 + 2 + 2 + 1 = 6); x is not on it.
         let c = Cluster::uniform(&[1.0, 1.0], 1.0, 0.0);
-        let (trace, makespan, ready, path) = walk(
+        let w = walk(
             r#"{"nodes":[{"id":"a","cost":1},{"id":"x","cost":1},{"id":"b","cost":1},{"id":"y","cost":1}],
                 "edges":[{"src":"a","dst":"b","bytes":2},{"src":"x","dst":"y","bytes":2},
                          {"src":"a","dst":"x","bytes":0}]}"#,
@@ -337,31 +342,19 @@ mod tests {
             &[0, 0, 1, 1],
             LinkModel::Fcfs,
         );
-        assert_eq!(
-            trace.ops,
-            vec![(0.0, 1.0), (1.0, 2.0), (3.0, 4.0), (5.0, 6.0)]
-        );
-        assert_eq!(makespan, 6.0);
-        assert_eq!(ready, vec![0.0, 1.0, 3.0, 5.0]);
-        let of = |src: NodeIx| {
-            trace
-                .transfers
-                .iter()
-                .position(|t| t.consumers == vec![src])
-                .unwrap() as u32
-        };
-        assert_eq!(trace.transfer_times[of(3) as usize].ready, 2.0);
-        assert_eq!(
-            path.steps,
-            vec![
+        let (a_to_b, x_to_y) = (transfer(&w, 1, &[2]), transfer(&w, 1, &[3]));
+        assert_eq!(w.trace.transfer_times[x_to_y as usize].ready, 2.0);
+        assert_walk(
+            &w,
+            &[(0.0, 1.0), (1.0, 2.0), (3.0, 4.0), (5.0, 6.0)],
+            &[0.0, 1.0, 3.0, 5.0],
+            &[
                 Step::Op(0),
-                Step::Transfer(of(2)),
-                Step::Transfer(of(3)),
-                Step::Op(3)
-            ]
+                Step::Transfer(a_to_b),
+                Step::Transfer(x_to_y),
+                Step::Op(3),
+            ],
         );
-        assert_eq!(path.idle, 0.0);
-        assert_eq!(explained(&trace, &path), makespan);
     }
 
     #[test]
@@ -369,14 +362,13 @@ mod tests {
         let g = graph(r#"{"nodes":[{"id":"a","cost":1}],"edges":[]}"#);
         let c = Cluster::uniform(&[1.0], 1.0, 0.0);
         let p = Problem::new(&g, &c).unwrap();
-        let empty = Trace {
+        let trace = Trace {
             ops: vec![(0.0, 1.0)],
             transfers: vec![],
             transfer_times: vec![],
             memory: vec![vec![]],
         };
-        // One op from 0 to 1: the path is that op.
-        let path = critical_path(&p, &[0], &empty);
+        let path = critical_path(&p, &[0], &trace);
         assert_eq!(path.steps, vec![Step::Op(0)]);
         assert_eq!(path.idle, 0.0);
     }

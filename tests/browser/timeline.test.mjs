@@ -5,29 +5,18 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, launch, results, byPair, cli } from './harness.mjs';
+import { serverAndBrowser, results, byPair, cli } from './harness.mjs';
 
-let server;
-let browser;
-
-before(async () => {
-  server = await startServer();
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const env = serverAndBrowser({ before, after });
 
 /** A 1280x800 page after its first run, recording errors; `path` is a fragment or ''. */
 async function open(path = '', contextOptions = {}) {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, ...contextOptions });
+  const context = await env.browser.newContext({ viewport: { width: 1280, height: 800 }, ...contextOptions });
   const page = await context.newPage();
   page.errors = [];
   page.on('console', (m) => { if (m.type() === 'error') page.errors.push(`console: ${m.text()}`); });
   page.on('pageerror', (e) => page.errors.push(`pageerror: ${e.message}`));
-  await page.goto(server.url + path);
+  await page.goto(env.server.url + path);
   await page.waitForSelector('html[data-ready=true]', { timeout: 60000 });
   await results(page, 300000);
   await page.waitForSelector('#chart-timeline canvas', { timeout: 120000 });
@@ -152,7 +141,7 @@ test('two pairs side by side on one time axis, in the link', async () => {
 });
 
 test('Open in Perfetto sends the trace after PING / PONG', async () => {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const context = await env.browser.newContext({ viewport: { width: 1280, height: 800 } });
   // A stand-in for ui.perfetto.dev (no internet here) that speaks its postMessage protocol.
   await context.route('https://ui.perfetto.dev/**', (route) => route.fulfill({
     contentType: 'text/html',
@@ -170,7 +159,7 @@ test('Open in Perfetto sends the trace after PING / PONG', async () => {
   const page = await context.newPage();
   page.errors = [];
   page.on('pageerror', (e) => page.errors.push(e.message));
-  await page.goto(`${server.url}#v=1&graph=vgg19_layers&pair=heft/heft`);
+  await page.goto(`${env.server.url}#v=1&graph=vgg19_layers&pair=heft/heft`);
   await page.waitForSelector('html[data-ready=true]', { timeout: 60000 });
   await results(page);
   await page.waitForSelector('#chart-timeline canvas');
