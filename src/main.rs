@@ -482,18 +482,7 @@ fn import_cmd(model: &str, train: bool, batch: Option<u64>, shapes: &[String]) -
         return Err(Error::Scenario("--batch must be at least 1".into()));
     }
     for s in shapes {
-        let bad = || {
-            Error::Scenario(format!(
-                "--input-shape must be NAME=DIMS with DIMS like 1x3x224x224, got '{s}'"
-            ))
-        };
-        let (input, dims) = s.rsplit_once('=').ok_or_else(bad)?;
-        let dims = dims
-            .split('x')
-            .map(|d| d.trim().parse::<u64>().ok().filter(|&d| d > 0))
-            .collect::<Option<Vec<u64>>>()
-            .ok_or_else(bad)?;
-        options.input_shapes.insert(input.to_string(), dims);
+        options.add_input_shape(s)?;
     }
     let read = graph_file(model, read_bytes(model)?, &options)?;
     print_notes(&read.notes);

@@ -120,6 +120,10 @@ pub struct PageView {
     /// The seed index whose timeline is shown (key `pairseed`; 0 is not written).
     #[serde(default)]
     pub pair_seed: u32,
+    /// A second pair whose timeline is shown beside the first on a shared time axis, in the
+    /// form of `pair` (key `pair2`; none: one timeline).
+    #[serde(default)]
+    pub pair2: Option<String>,
     /// The results table's sort: a column name (letters, digits, `_`), `-` first for
     /// descending (key `sort`; none: the comparison's order).
     #[serde(default)]
@@ -746,6 +750,9 @@ fn write(s: &Scenario, graph: GraphText, view: &PageView) -> Result<String> {
     if view.pair_seed != 0 {
         put("pairseed", view.pair_seed.to_string());
     }
+    if let Some(pair2) = &view.pair2 {
+        put("pair2", encode(pair2));
+    }
     if let Some(sort) = &view.sort {
         if !valid_sort(sort) {
             return Err(Error::Scenario(format!(
@@ -976,6 +983,7 @@ pub fn read_link(f: &str) -> Result<Link> {
                 }
             }
             "pair" => view.pair = Some(decode(key, v)?),
+            "pair2" => view.pair2 = Some(decode(key, v)?),
             "pairseed" => {
                 view.pair_seed = v.parse().map_err(|_| {
                     bad(format!(
@@ -1407,6 +1415,7 @@ mod tests {
         let view = PageView {
             pair: Some("heft/given".into()),
             pair_seed: 3,
+            pair2: Some("random/fifo".into()),
             sort: Some("-makespan".into()),
             log_scale: true,
             ..PageView::default()
@@ -1414,7 +1423,7 @@ mod tests {
         let f = page_fragment(&s, None, None, &view).unwrap();
         assert_eq!(
             f,
-            "#v=1&pair=heft%2Fgiven&pairseed=3&sort=-makespan&scale=log"
+            "#v=1&pair=heft%2Fgiven&pairseed=3&pair2=random%2Ffifo&sort=-makespan&scale=log"
         );
         assert_eq!(read_link(&f).unwrap().view, view);
         assert_eq!(parse_fragment(&f).unwrap(), s);

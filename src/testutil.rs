@@ -5,6 +5,10 @@
 use crate::model::cluster::{Cluster, DevIx};
 use crate::model::graph::Graph;
 use crate::model::problem::Problem;
+use crate::rng::Rng;
+use crate::schedule::fifo::Fifo;
+use crate::sim::{simulate, LinkModel, SimOptions, SimResult};
+use crate::transfer::fifo::FifoLinks;
 
 /// Parses a test graph (named "g").
 pub fn graph(json: &str) -> Graph {
@@ -19,6 +23,28 @@ pub fn cluster(json: &str) -> Cluster {
 /// Parses a test graph and cluster.
 pub fn parse(graph_json: &str, cluster_json: &str) -> (Graph, Cluster) {
     (graph(graph_json), cluster(cluster_json))
+}
+
+/// Simulates `json` on `cluster` under `placement` with fifo scheduling (seed 1) and fifo
+/// links, recording the trace.
+pub fn simulate_fifo(
+    json: &str,
+    cluster: &Cluster,
+    placement: &[DevIx],
+    links: LinkModel,
+) -> SimResult {
+    let g = graph(json);
+    let p = Problem::new(&g, cluster).unwrap();
+    simulate(
+        &p,
+        placement,
+        &mut Fifo::new(Rng::new(1)),
+        &mut FifoLinks::default(),
+        SimOptions {
+            links,
+            record: true,
+        },
+    )
 }
 
 /// A graph from node and edge JSON objects.

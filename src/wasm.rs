@@ -133,19 +133,23 @@ struct ImportedGraph {
 /// An uploaded graph file's bytes (an ONNX model, or graph JSON) as graph JSON text and the
 /// import's notes (ops not sized, external data), through the library's graph-file path
 /// (`scenario::load::graph_file`); throws the engine's error. `batch`: the size of dynamic
-/// first dimensions (0: none given).
+/// first dimensions (0: none given); `input_shapes`: `NAME=DIMS` texts (as `--input-shape`).
 #[wasm_bindgen(unchecked_return_type = "{text: string, notes: string[]}")]
 pub fn import_graph(
     bytes: Vec<u8>,
     file_name: &str,
     train: bool,
     batch: u32,
+    input_shapes: Vec<String>,
 ) -> Result<JsValue, JsError> {
-    let options = crate::import::onnx::Options {
+    let mut options = crate::import::onnx::Options {
         train,
         batch: (batch > 0).then_some(u64::from(batch)),
         ..Default::default()
     };
+    for s in &input_shapes {
+        options.add_input_shape(s).map_err(js_err)?;
+    }
     let read = crate::scenario::load::graph_file(file_name, bytes, &options).map_err(js_err)?;
     to_js(&ImportedGraph {
         text: read.text,

@@ -6,6 +6,7 @@
 use proptest::prelude::*;
 
 use placesim::analysis;
+use placesim::analysis::critical::Step;
 use placesim::compare;
 use placesim::model::cluster::Cluster;
 use placesim::model::graph::Graph;
@@ -155,6 +156,41 @@ fn check_schedule(p: &Problem, placement: &[u32], r: &SimResult, links: LinkMode
             }
         }
     }
+    // The critical path of the run: ends at the makespan, each step ends no later than the
+    // next starts, and its durations plus its idle time are the makespan.
+    let path = analysis::critical::critical_path(p, placement, t);
+    let span = |s: &Step| match *s {
+        Step::Op(v) => t.ops[v as usize],
+        Step::Transfer(x) => (
+            t.transfer_times[x as usize].start,
+            t.transfer_times[x as usize].end,
+        ),
+    };
+    let last = span(path.steps.last().expect("a path"));
+    assert!(
+        (last.1 - r.makespan).abs() <= eps,
+        "the path ends at {} not {}",
+        last.1,
+        r.makespan
+    );
+    for w in path.steps.windows(2) {
+        assert!(
+            span(&w[0]).1 <= span(&w[1]).0 + eps,
+            "path steps overlap: {w:?}"
+        );
+    }
+    let explained: f64 = path
+        .steps
+        .iter()
+        .map(|s| span(s).1 - span(s).0)
+        .sum::<f64>()
+        + path.idle;
+    assert!(
+        (explained - r.makespan).abs() <= 1e-9 * r.makespan.max(1.0),
+        "the path explains {explained} of {}",
+        r.makespan
+    );
+    assert!(path.idle >= 0.0);
     let bound = analysis::lower_bound(p);
     assert!(
         r.makespan >= bound * (1.0 - 1e-9) - eps,

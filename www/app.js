@@ -41,9 +41,14 @@ let graphName = null;
 let current = null;
 /** @type {Run | null} */
 let baseline = null;
-/** @type {{placer: string, scheduler: string, order: string, seed: number, result: PairRun, scenario: string,
- *   graphText?: string | null, trace: Blob | null} | null} */
+/**
+ * @typedef {{placer: string, scheduler: string, order: string, seed: number, result: PairRun, scenario: string,
+ *   graphText?: string | null, trace: Blob | null, ms?: number}} PairRunState a pair's run for a timeline
+ */
+/** @type {PairRunState | null} */
 let pairRun = null;
+/** @type {PairRunState | null} the second timeline's run (state.pair2) */
+let pairRun2 = null;
 let charts = null;
 /** @type {{render: () => void} | null} the Sweep panel (www/sweep.js) */
 let sweepPanel = null;
@@ -253,6 +258,8 @@ let presets = [];
 /** @type {Pool} */
 let comparePool;
 let pairRunner;
+/** @type {Runner | undefined} the second timeline's worker, started when first needed */
+let pair2Runner;
 let traceRunner;
 let hashRunner;
 /** @type {Runner} validates graph texts (and hashes uploads) off the main thread */
@@ -413,7 +420,13 @@ async function readFile(file) {
   const head = new Uint8Array(await file.slice(0, 1).arrayBuffer());
   if (!/\.onnx$/i.test(file.name) && head[0] !== 0x08) return { text: await file.text(), notes: [] };
   const bytes = new Uint8Array(await file.arrayBuffer());
-  const m = await hashRunner.run({ type: 'import', bytes, name: file.name });
+  const batch = Number(/** @type {HTMLInputElement} */ ($('onnx-batch')).value);
+  const m = await hashRunner.run({
+    type: 'import', bytes, name: file.name,
+    train: /** @type {HTMLInputElement} */ ($('onnx-train')).checked,
+    batch: Number.isInteger(batch) && batch > 0 ? batch : 0,
+    shapes: /** @type {HTMLInputElement} */ ($('onnx-shapes')).value.split(',').map((x) => x.trim()).filter(Boolean),
+  });
   return /** @type {{text: string, notes: string[]}} */ (m.result);
 }
 
@@ -1083,22 +1096,8 @@ function bindControls() {
   $('export-trace').addEventListener('click', async () => {
     if (!pairRun) return;
     const p = pairRun;
-    if (!p.trace) {
-      // The same pair and seed again, with the Chrome trace (deterministic: the same schedule).
-      $('timeline-status').textContent = 'building the Chrome trace…';
-      try {
-        const res = await traceRunner.run({
-          type: 'pair', scenario: p.scenario, graphText: p.graphText,
-          placer: p.placer, scheduler: p.scheduler, seedIndex: p.seed, withTrace: true,
-        });
-        p.trace = res.result.traceBlob;
-      } catch (e) {
-        $('timeline-status').textContent = e.cancelled ? '' : `trace failed: ${e.message}`;
-        return;
-      }
-      $('timeline-status').textContent = pairStatus(p);
-    }
-    download(`${p.placer}-${p.scheduler}-${p.order}-seed${p.seed}.trace.json`, p.trace);
+    const trace = await traceOf(p);
+    if (trace) download(`${p.placer}-${p.scheduler}-${p.order}-seed${p.seed}.trace.json`, trace);
   });
   $('share').addEventListener('click', async () => {
     let url;
@@ -1114,6 +1113,13 @@ function bindControls() {
     const [p, s, o] = e.target.value.split('\n');
     choosePair(p, s, o);
   });
+  $('pair2-select').addEventListener('change', (e) => {
+    const [p, s, o] = e.target.value.split('\n');
+    state.pair2 = e.target.value ? pairKey(p, s, current && manyOrders(current.comparison) ? o : undefined) : null;
+    syncUrl();
+    runPair2();
+  });
+  $('open-perfetto').addEventListener('click', () => openInPerfetto());
   $('pair-seed').addEventListener('change', (e) => {
     const n = Number(e.target.value);
     if (Number.isInteger(n) && n >= 0) state.pairSeed = n;
@@ -1411,14 +1417,18 @@ async function runComparison({ auto = false } = {}) {
   runPair();
 }
 
+/** The row a pair key (`placer/scheduler[/order]`) names, when it ran. @param {string | null} key */
+function findPair(key) {
+  if (!current || !key) return null;
+  const [p, s, o] = key.split('/');
+  return current.comparison.results.find((x) => x.placer === p && x.scheduler === s && (o === undefined || x.link_order === o) && !x.error) ?? null;
+}
+
 function chosenPair() {
   if (!current) return null;
   const rs = current.comparison.results;
-  if (state.pair) {
-    const [p, s, o] = state.pair.split('/');
-    const r = rs.find((x) => x.placer === p && x.scheduler === s && (o === undefined || x.link_order === o) && !x.error);
-    if (r) return r;
-  }
+  const r = findPair(state.pair);
+  if (r) return r;
   // The first of the best pairs (the table's and the chart's tolerance), in the comparison's order.
   const best = bestMakespan(rs);
   return rs.find((r) => !r.error && isBest(r.makespan, best)) ?? null;
@@ -1460,24 +1470,114 @@ async function runPair() {
   const seed = Math.min(state.pairSeed, current.comparison.scenario.seeds - 1);
   $('pair-seed').value = String(seed);
   $('timeline-status').textContent = `running ${rowLabel(r)}…`;
+  pairRun2 = null;
   try {
     // One row: the engine runs the scenario's first link order, so the scenario names the row's.
-    const scenario = JSON.stringify({ ...current.comparison.scenario, link_order: r.link_order });
-    const res = await pairRunner.run({
-      type: 'pair', scenario, graphText: current.graphText,
-      placer: r.placer, scheduler: r.scheduler, seedIndex: seed,
-    });
-    pairRun = {
-      placer: r.placer, scheduler: r.scheduler, order: r.link_order, seed, result: res.result, scenario,
-      graphText: current.graphText, trace: null,
-    };
-    timings.lastPairMs = res.ms;
+    pairRun = await pairRunOf(pairRunner, r);
+    timings.lastPairMs = pairRun.ms;
     $('timeline-status').textContent = pairStatus(pairRun);
     drawTimelineChart();
   } catch (e) {
     if (e.cancelled) return;
     $('timeline-status').textContent = `timeline failed: ${e.message}`;
   }
+  await runPair2();
+}
+
+/** A pair's run for a timeline: the row at the state's seed (the scenario names the row's link order). */
+async function pairRunOf(runner, r) {
+  const seed = Math.min(state.pairSeed, (current?.comparison.scenario.seeds ?? 1) - 1);
+  const scenario = JSON.stringify({ ...current?.comparison.scenario, link_order: r.link_order });
+  const graphText = current?.graphText;
+  const res = await runner.run({ type: 'pair', scenario, graphText, placer: r.placer, scheduler: r.scheduler, seedIndex: seed });
+  return { placer: r.placer, scheduler: r.scheduler, order: r.link_order, seed, result: res.result, scenario, graphText, trace: null, ms: res.ms };
+}
+
+/** The second timeline (`state.pair2`), below the first on a shared time axis. */
+async function runPair2() {
+  const r = findPair(state.pair2);
+  const shown = pairRun2 !== null;
+  pairRun2 = null;
+  if (!r || !pairRun) {
+    // Redraw only to take a second timeline away (the first is drawn already).
+    if (shown || !$('chart-timeline2').hidden) drawTimelineChart();
+    return;
+  }
+  pair2Runner ??= new Runner();
+  try {
+    pairRun2 = await pairRunOf(pair2Runner, r);
+  } catch (e) {
+    if (e.cancelled) return;
+    $('timeline-status').textContent = `the second timeline failed: ${e.message}`;
+  }
+  drawTimelineChart();
+}
+
+/**
+ * A pair's Chrome trace as a Blob: the same pair and seed again with the trace
+ * (deterministic: the same schedule), built in a worker once per pair run.
+ * @returns {Promise<Blob | null>}
+ */
+async function traceOf(p) {
+  if (p.trace) return p.trace;
+  $('timeline-status').textContent = 'building the Chrome trace…';
+  try {
+    const res = await traceRunner.run({
+      type: 'pair', scenario: p.scenario, graphText: p.graphText,
+      placer: p.placer, scheduler: p.scheduler, seedIndex: p.seed, withTrace: true,
+    });
+    p.trace = res.result.traceBlob;
+  } catch (e) {
+    $('timeline-status').textContent = e.cancelled ? '' : `trace failed: ${e.message}`;
+    return null;
+  }
+  $('timeline-status').textContent = pairStatus(p);
+  return p.trace;
+}
+
+const PERFETTO = 'https://ui.perfetto.dev';
+
+/**
+ * Opens the chosen pair's trace in the Perfetto UI (its postMessage protocol: open the
+ * window, send PING until it answers PONG, then post {perfetto: {buffer, title}}). The
+ * window opens in the click (pop-up blockers allow that), the trace is built meanwhile.
+ */
+async function openInPerfetto() {
+  if (!pairRun) return;
+  const p = pairRun;
+  const win = window.open(`${PERFETTO}/#!/`, '_blank');
+  if (!win) {
+    notice('The browser blocked the Perfetto window: allow pop-ups for this page, or download the Chrome trace and open it at ui.perfetto.dev.');
+    return;
+  }
+  const blob = await traceOf(p);
+  if (!blob) return;
+  const buffer = await blob.arrayBuffer();
+  const title = `placesim ${p.placer} / ${p.scheduler}${p.order ? ` / ${p.order}` : ''}, seed ${p.seed}`;
+  let answered = false;
+  const onMessage = (/** @type {MessageEvent} */ e) => {
+    if (e.source !== win || e.data !== 'PONG' || answered) return;
+    answered = true;
+    clearInterval(ping);
+    window.removeEventListener('message', onMessage);
+    win.postMessage({ perfetto: { buffer, title } }, PERFETTO, [buffer]);
+    notice('The trace was sent to Perfetto (its window).');
+  };
+  window.addEventListener('message', onMessage);
+  const ping = setInterval(() => {
+    if (win.closed) {
+      clearInterval(ping);
+      window.removeEventListener('message', onMessage);
+      return;
+    }
+    win.postMessage('PING', PERFETTO);
+  }, 100);
+  setTimeout(() => {
+    if (answered) return;
+    clearInterval(ping);
+    window.removeEventListener('message', onMessage);
+    notice('Perfetto did not answer within 30 s: download the Chrome trace and open it at ui.perfetto.dev instead.');
+  }, 30000);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -1777,6 +1877,11 @@ function renderPairSelect() {
   }
   const r = chosenPair();
   if (r) sel.value = `${r.placer}\n${r.scheduler}\n${r.link_order}`;
+  const sel2 = $('pair2-select');
+  sel2.replaceChildren(new Option('none', ''));
+  for (const o of sel.options) sel2.append(new Option(o.text, o.value));
+  const r2 = findPair(state.pair2);
+  sel2.value = r2 ? `${r2.placer}\n${r2.scheduler}\n${r2.link_order}` : '';
   for (const tr of $('results-table').tBodies[0].rows) {
     tr.classList.toggle('chosen', !!r && tr.dataset.placer === r.placer && tr.dataset.scheduler === r.scheduler
       && tr.dataset.order === r.link_order);
@@ -1893,10 +1998,14 @@ function drawCharts() {
   const isWinner = (row) => !row.error && isBest(row.makespan, best);
   /** @type {(placer: string, scheduler: string, order?: string) => void} */
   const onSelect = (placer, scheduler, order) => choosePair(placer, scheduler, order);
+  // While a what-if is active, the bar charts show each row's value before it.
+  const base = whatIfActive(state) && baseline && baseline.comparison !== c
+    ? new Map(baseline.comparison.results.map((x) => [pairKey(x.placer, x.scheduler, x.link_order), x])) : null;
+  const before = base ? (/** @type {any} */ x) => base.get(pairKey(x.placer, x.scheduler, x.link_order)) ?? null : undefined;
   draw('chart-makespan', (el) => charts.drawMakespan(el, c, {
-    highlight, log: state.logScale, isBest: isWinner, onSelect,
+    highlight, log: state.logScale, isBest: isWinner, onSelect, baseline: before,
   }));
-  draw('chart-traffic', (el) => charts.drawTraffic(el, c));
+  draw('chart-traffic', (el) => charts.drawTraffic(el, c, { baseline: before }));
   // The chosen row's memory (rows of other link orders place the same way, but are theirs).
   const mine = r ? { ...c, results: c.results.filter((x) => x.link_order === r.link_order) } : c;
   draw('chart-memory', (el) => charts.drawMemory(el, mine, {
@@ -1930,17 +2039,43 @@ function describe(info) {
 }
 
 let timelineChart = null;
+let timelineChart2 = null;
+
+/** A pair run's timeline, with the comparison's placement time (one per pair: the timeline's run placed it again). */
+function timelineOf(p) {
+  const row = current?.comparison.results.find((x) => x.placer === p.placer && x.scheduler === p.scheduler && x.link_order === p.order);
+  return row ? { ...p.result.timeline, placement_seconds: row.placement_seconds } : p.result.timeline;
+}
+
+/** The chosen pair's timeline and, with a second pair, its timeline below on the same time axis. */
 function drawTimelineChart() {
   timelineChart = null;
+  timelineChart2 = null;
+  const two = !!(pairRun && pairRun2);
+  const tEnd = pairRun && pairRun2 ? Math.max(pairRun.result.timeline.makespan, pairRun2.result.timeline.makespan) : 0;
+  const label = (p) => `${p.placer} / ${p.scheduler}${current && manyOrders(current.comparison) ? ` / ${p.order}` : ''}`;
+  const onHover = (info) => { $('timeline-hover').textContent = describe(info); };
   draw('chart-timeline', (el) => {
     if (!pairRun) return;
-    // One placement time per pair: the comparison's (the timeline's run placed it again).
-    const row = current?.comparison.results.find((x) => x.placer === pairRun?.placer && x.scheduler === pairRun?.scheduler
-      && x.link_order === pairRun?.order);
-    const tl = row ? { ...pairRun.result.timeline, placement_seconds: row.placement_seconds } : pairRun.result.timeline;
-    timelineChart = charts.drawTimeline(el, tl, {
-      onHover: (info) => { $('timeline-hover').textContent = describe(info); },
+    timelineChart = charts.drawTimeline(el, timelineOf(pairRun), {
+      onHover, tEnd, title: two ? label(pairRun) : undefined,
+      onView: (t0, t1) => timelineChart2?.setView(t0, t1, true),
     });
+  });
+  const el2 = $('chart-timeline2');
+  el2.hidden = !two;
+  if (!two) {
+    el2.replaceChildren();
+    return;
+  }
+  draw('chart-timeline2', (el) => {
+    if (!pairRun2) return;
+    timelineChart2 = charts.drawTimeline(el, timelineOf(pairRun2), {
+      onHover, tEnd, title: label(pairRun2),
+      onView: (t0, t1) => timelineChart?.setView(t0, t1, true),
+    });
+    const v = timelineChart?.getView();
+    if (v) timelineChart2.setView(v[0], v[1], true);
   });
 }
 
@@ -2040,6 +2175,7 @@ async function main() {
     }
     renderControls();
   }
+  if (hash.length <= 1) await firstVisit();
   const ok = await loadGraph();
   timings.readyMs = performance.now();
   document.documentElement.dataset.ready = 'true';
@@ -2048,6 +2184,32 @@ async function main() {
   if (ok && (fromLink || hash.length <= 1)) await runComparison();
   else if (hash.length > 1 && !fromLink) emptyResults('No results: the link could not be opened (the message above says why).');
   else emptyResults(fromLink ? 'No results: this link\'s graph is missing (see the graph box).' : 'No results: the graph did not load.');
+}
+
+/**
+ * The first visit's comparison (no link): a real graph on a real machine, so the first
+ * numbers read in milliseconds and gigabytes. Only the first visit: a link that leaves a
+ * field out still means State's default (the engine's link defaults, src/share.rs), so an
+ * old link opens with its own numbers. The page's link then names this graph and cluster.
+ */
+const FIRST_VISIT = Object.freeze({ graph: 'resnet50_ops_infer', cluster: 'hw_1node_4xV100_nvlink' });
+
+async function firstVisit() {
+  if (!graphIndex.some((g) => g.name === FIRST_VISIT.graph)) return;
+  try {
+    const r = await fetch(`graphs/clusters/${encodeURIComponent(FIRST_VISIT.cluster)}.json`);
+    if (!r.ok) return;
+    const text = await r.text();
+    engine.validate_cluster(text);
+    state.graph = FIRST_VISIT.graph;
+    setCluster(state, JSON.parse(text));
+    $('cluster-preset').value = FIRST_VISIT.cluster;
+  } catch (e) {
+    console.warn(`the first visit's cluster: ${e.message}`);
+    return;
+  }
+  renderControls();
+  syncUrl();
 }
 
 /** The papers' experiments (scenarios/*.json, listed by make site) in the preset menu. */
@@ -2118,9 +2280,18 @@ function renderHelp() {
   get comparison() { return current?.comparison ?? null; },
   get baseline() { return baseline?.comparison ?? null; },
   get pairRun() { return pairRun; },
+  get pairRun2() { return pairRun2; },
+  /** The timeline charts' controllers (search, select, view), for tests. */
+  get timelines() { return [timelineChart, timelineChart2]; },
   fragment: () => fragmentOf(state),
   readLink,
 };
+
+// The charts read their colours from CSS variables: redraw them when the system's theme changes.
+window.matchMedia?.('(prefers-color-scheme: dark)').addEventListener?.('change', () => {
+  drawCharts();
+  drawTimelineChart();
+});
 
 main().catch((e) => {
   console.error(e);

@@ -114,6 +114,9 @@ export class State {
   /** @type {string | null} */
   pair = null;
   pairSeed = 0;
+  // A second pair's timeline below the first, on a shared time axis (null: none).
+  /** @type {string | null} */
+  pair2 = null;
   /** @type {string | null} */
   sort = null;
   // The makespan chart's value axis: logarithmic (short bars of the winners stay visible).
@@ -155,7 +158,7 @@ export function linkOf(s, all) {
     graphHash: s.graphHash,
     /** @type {PageView} */
     view: {
-      pair: s.pair, pair_seed: s.pairSeed, sort: s.sort, log_scale: s.logScale,
+      pair: s.pair, pair_seed: s.pairSeed, pair2: s.pair2, sort: s.sort, log_scale: s.logScale,
       sweep: s.sweepAxis === 'compute' && same(s.sweepFactors, SWEEP_DEFAULTS.compute)
         ? null : { axis: s.sweepAxis, factors: [...s.sweepFactors] },
       sweep_log: s.sweepLog,
@@ -208,6 +211,7 @@ export function stateOf(link, all) {
   s.whatifSpeeds = { ...sc.what_if?.speeds };
   s.pair = link.view.pair ?? null;
   s.pairSeed = link.view.pair_seed ?? 0;
+  s.pair2 = link.view.pair2 ?? null;
   s.sort = link.view.sort ?? null;
   s.logScale = link.view.log_scale ?? false;
   s.sweepAxis = link.view.sweep?.axis ?? 'compute';

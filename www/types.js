@@ -262,11 +262,22 @@
  * @property {[number, number, number, number, number, number, number][]} transfers
  *   per transfer: [src device, dst device, ready, start, end, bytes, producer node]
  * @property {number[][]} memory per device: [t0, bytes0, t1, bytes1, ...]
+ * @property {number[] | Float64Array} [ready] per node: when its last input was on its device
+ *   (seconds; worker.js makes it a Float64Array)
+ * @property {number[] | Float64Array} [edges] the graph's edges flattened: [src, dst, bytes, ...]
+ * @property {CriticalPath} [critical_path] the chain of ops and transfers that determines the makespan
+ */
+
+/**
+ * @typedef {{op: number} | {transfer: number}} CriticalStep a node index, or a transfer index
+ * @typedef {object} CriticalPath The critical path of a run (analysis::critical::critical_path).
+ * @property {CriticalStep[]} steps in time order
+ * @property {number} idle seconds on the chain where nothing on it ran
  */
 
 /**
  * @typedef {object} PairRun What `run_pair` returns.
- * @property {Timeline} timeline
+ * @property {Timeline} timeline (null in the answer to a trace request: worker.js leaves it out)
  * @property {string | null} trace Chrome trace JSON text, when asked for
  * @property {Blob} [traceBlob] the trace as a Blob: set by worker.js (the page never gets the text)
  */
@@ -324,6 +335,7 @@
  * @typedef {object} PageView What a page link carries besides its scenario.
  * @property {string | null} [pair] `placer/scheduler` whose timeline is shown
  * @property {number} [pair_seed] the seed index whose timeline is shown (0 by default)
+ * @property {string | null} [pair2] a second pair whose timeline is shown below, on a shared time axis
  * @property {string | null} [sort] the table's sort column, `-` first for descending
  * @property {boolean} [log_scale] the makespan chart's value axis is logarithmic (key `scale=log`)
  * @property {SweepSpec | null} [sweep] the Sweep panel's axis and factors (key `sweep`; null: the default)

@@ -8,14 +8,16 @@
 //                 once per `run` (a graph of the same text is not parsed again) and kept
 //                 for the run's next items
 //               {id, type: 'pair', scenario, graphText, clusterText, placer, scheduler, seedIndex, withTrace}
-//                 a pair's run; with `withTrace`, its Chrome trace as `traceBlob` (a Blob)
+//                 a pair's run, its timeline's `edges` and `ready` as Float64Arrays (moved);
+//                 with `withTrace`, its Chrome trace as `traceBlob` (a Blob) and no timeline
 //               {id, type: 'sha256', text}  the SHA-256 of a graph's text (off the main thread)
 //               {id, type: 'inspect', text, name, hash, linked}
 //                 validates a graph's text: {info, sha256, hashed}; with `hash`, its SHA-256
 //                 and whether a link names it by hash (too large to embed); with `linked`
 //                 ({sha256, name}), an error unless it is that file
-//               {id, type: 'import', bytes, name}  an uploaded file's bytes (an ONNX model)
-//                 as graph JSON: {text, notes} (engine's import_graph)
+//               {id, type: 'import', bytes, name, train, batch, shapes}  an uploaded file's
+//                 bytes (an ONNX model) as graph JSON: {text, notes} (engine's import_graph with
+//                 the page's import options: training step, batch size (0: none), NAME=DIMS shapes)
 // Messages out: {type: 'ready'} once the wasm is loaded, then per request
 //               {id, type: 'progress', done, total} (at most every 50 ms), and
 //               {id, type: 'result', result, ms} or {id, type: 'error', message}.
@@ -72,11 +74,20 @@ function run(msg) {
       msg.placer, msg.scheduler, msg.seedIndex ?? 0, !!msg.withTrace);
     if (msg.withTrace && typeof result.trace === 'string') {
       // The Chrome trace goes back as a Blob (passed by reference): the main thread never
-      // copies or encodes its tens of MB.
+      // copies or encodes its tens of MB. Its timeline is the one the page drew already:
+      // not sent again (decoding it is most of the main thread's time on a big graph).
       result.traceBlob = new Blob([result.trace], { type: 'application/json' });
       result.trace = null;
+      /** @type {any} */ (result).timeline = null;
+      return { result, ms: performance.now() - t0 };
     }
-    return { result, ms: performance.now() - t0 };
+    // The long flat arrays as Float64Arrays, moved (not copied) to the page.
+    const tl = result.timeline;
+    const edges = Float64Array.from(tl.edges ?? []);
+    const ready = Float64Array.from(tl.ready ?? []);
+    tl.edges = edges;
+    tl.ready = ready;
+    return { result, ms: performance.now() - t0, transfer: [edges.buffer, ready.buffer] };
   }
   if (msg.type === 'inspect') {
     const info = validate_graph(msg.text, msg.name);
@@ -96,7 +107,7 @@ function run(msg) {
     return { result: graph_sha256(msg.text), ms: performance.now() - t0 };
   }
   if (msg.type === 'import') {
-    return { result: import_graph(msg.bytes, msg.name, false, 0), ms: performance.now() - t0 };
+    return { result: import_graph(msg.bytes, msg.name, !!msg.train, msg.batch ?? 0, msg.shapes ?? []), ms: performance.now() - t0 };
   }
   throw new Error(`unknown request '${msg.type}'`);
 }
@@ -105,8 +116,8 @@ onmessage = async (e) => {
   const msg = e.data;
   await ready;
   try {
-    const { result, ms } = run(msg);
-    postMessage({ id: msg.id, type: 'result', result, ms });
+    const { result, ms, transfer } = run(msg);
+    postMessage({ id: msg.id, type: 'result', result, ms }, { transfer: transfer ?? [] });
   } catch (err) {
     // Engine errors arrive as Error objects with the engine's message; a wasm trap
     // (a bug) arrives as a RuntimeError: the page restarts the worker after it.

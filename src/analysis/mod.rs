@@ -3,6 +3,7 @@
 //! Nothing here depends on a placement strategy; placers and schedulers call these, and the
 //! report uses the bounds to say how far a makespan is from the best possible.
 
+pub mod critical;
 pub mod ordering;
 
 use crate::model::graph::NodeIx;

@@ -10,6 +10,7 @@
 use serde::Serialize;
 use serde_json::{json, Value};
 
+use crate::analysis::critical::{self, CriticalPath};
 use crate::compare::RunDetail;
 use crate::model::cluster::DevIx;
 use crate::model::graph::NodeIx;
@@ -94,6 +95,15 @@ pub struct Timeline<'a> {
     pub transfers: Vec<(DevIx, DevIx, f64, f64, f64, f64, NodeIx)>,
     /// Per device: the memory curve flattened, `[t0, bytes0, t1, bytes1, ...]`.
     pub memory: Vec<Vec<f64>>,
+    /// Per node: when its last input was on its device (`analysis::critical::ready_times`);
+    /// its waiting time is its start minus this.
+    pub ready: Vec<f64>,
+    /// The graph's edges flattened, `[src, dst, bytes, src, dst, bytes, ...]` (bytes after
+    /// the what-if), for the inputs and outputs of a chosen op.
+    pub edges: Vec<f64>,
+    /// The chain of ops and transfers that determines the makespan
+    /// (`analysis::critical::critical_path`).
+    pub critical_path: CriticalPath,
 }
 
 /// One device of a [`Timeline`].
@@ -114,8 +124,17 @@ pub struct TimelineDevice<'a> {
 pub fn timeline<'a>(detail: &'a RunDetail) -> Timeline<'a> {
     let p = &detail.problem;
     let g = p.graph;
-    let (ops, transfers, memory) = match &detail.sim.trace {
-        None => (vec![], vec![], vec![]),
+    let (ops, transfers, memory, ready, critical_path) = match &detail.sim.trace {
+        None => (
+            vec![],
+            vec![],
+            vec![],
+            vec![],
+            CriticalPath {
+                steps: vec![],
+                idle: 0.0,
+            },
+        ),
         Some(trace) => (
             trace
                 .ops
@@ -137,6 +156,8 @@ pub fn timeline<'a>(detail: &'a RunDetail) -> Timeline<'a> {
                 .iter()
                 .map(|c| c.iter().flat_map(|&(t, b)| [t, b]).collect())
                 .collect(),
+            critical::ready_times(p, &detail.placement, trace),
+            critical::critical_path(p, &detail.placement, trace),
         ),
     };
     Timeline {
@@ -165,6 +186,14 @@ pub fn timeline<'a>(detail: &'a RunDetail) -> Timeline<'a> {
         ops,
         transfers,
         memory,
+        ready,
+        edges: g
+            .edges
+            .iter()
+            .enumerate()
+            .flat_map(|(e, edge)| [edge.src as f64, edge.dst as f64, p.edge_bytes(e as u32)])
+            .collect(),
+        critical_path,
     }
 }
 
@@ -204,6 +233,9 @@ mod tests {
             "ops",
             "transfers",
             "memory",
+            "ready",
+            "edges",
+            "critical_path",
         ];
         want.sort();
         assert_eq!(keys, want);
@@ -217,5 +249,11 @@ mod tests {
         assert_eq!(v["devices"][0]["memory"], Value::Null);
         assert_eq!(v["devices"][d as usize]["ops"], 2, "{}", v["devices"]);
         assert_eq!(v["memory"].as_array().unwrap().len(), 2);
+        assert_eq!(v["ready"], json!([0.0, 2.0]));
+        assert_eq!(v["edges"], json!([0.0, 1.0, 100.0]));
+        assert_eq!(
+            v["critical_path"],
+            json!({"steps": [{"op": 0}, {"op": 1}], "idle": 0.0})
+        );
     }
 }

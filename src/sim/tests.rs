@@ -8,18 +8,7 @@ use crate::schedule::fifo::Fifo;
 use crate::transfer::fifo::FifoLinks;
 
 fn run(graph: &str, cluster: &Cluster, placement: &[DevIx], links: LinkModel) -> SimResult {
-    let g = Graph::from_json(graph, "g").unwrap();
-    let p = Problem::new(&g, cluster).unwrap();
-    simulate(
-        &p,
-        placement,
-        &mut Fifo::new(Rng::new(1)),
-        &mut FifoLinks::default(),
-        SimOptions {
-            links,
-            record: true,
-        },
-    )
+    crate::testutil::simulate_fifo(graph, cluster, placement, links)
 }
 
 #[test]

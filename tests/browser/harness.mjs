@@ -49,6 +49,24 @@ export async function launch() {
   });
 }
 
+/**
+ * The static server and Chromium of a test file: started before its tests, stopped after
+ * them. `hooks` is node:test's {before, after}; the returned object's `server` and
+ * `browser` are set once the tests run.
+ */
+export function serverAndBrowser(hooks) {
+  const env = { server: null, browser: null };
+  hooks.before(async () => {
+    env.server = await startServer();
+    env.browser = await launch();
+  });
+  hooks.after(async () => {
+    await env.browser?.close();
+    await env.server?.close();
+  });
+  return env;
+}
+
 /** A new page that records console errors and page errors in `page.errors`, after its first run. */
 export async function openPage(browser, url) {
   const context = await browser.newContext({ acceptDownloads: true });

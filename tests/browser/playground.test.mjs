@@ -8,6 +8,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServer, launch, openPage, results, byPair, cli, downloadText } from './harness.mjs';
 
+/** The page at the link defaults (`#v=1`: resnet50_layers on a generated cluster), where these
+ * tests start; the first visit without a link (a hardware preset) is timeline.test.mjs's. */
+const linkDefaults = () => `${server.url}#v=1`;
+
 let server;
 let browser;
 
@@ -34,7 +38,7 @@ async function setValue(page, selector, value) {
 }
 
 test('the page loads with no console errors', async () => {
-  const page = await openPage(browser, server.url);
+  const page = await openPage(browser, linkDefaults());
   const graphs = await page.$$eval('#graph-select option', (o) => o.map((x) => x.value));
   assert.ok(graphs.includes('vgg19_layers'), `bundled graphs: ${graphs}`);
   assert.ok(await page.$$eval('#placer-list input', (x) => x.length) >= 1);
@@ -45,7 +49,7 @@ test('the page loads with no console errors', async () => {
 });
 
 test('a comparison on a bundled graph fills the table, every chart and the timeline; exports work', async () => {
-  const page = await openPage(browser, server.url);
+  const page = await openPage(browser, linkDefaults());
   await page.selectOption('#graph-select', 'inception_v3_layers');
   await page.waitForFunction(() => /inception/.test(document.getElementById('graph-info').textContent));
   await page.click('#run');
@@ -111,7 +115,7 @@ const sharedCliArgs = [
 ];
 
 test('a shared link reopened in a fresh page gives identical numbers, equal to the CLI', async () => {
-  const page = await openPage(browser, server.url);
+  const page = await openPage(browser, linkDefaults());
   await page.selectOption('#graph-select', SHARED.graph);
   await page.waitForFunction((g) => document.getElementById('graph-info').textContent.includes(g), SHARED.graph);
   await setValue(page, '#gen-devices', SHARED.devices);
@@ -154,7 +158,7 @@ test('a shared link reopened in a fresh page gives identical numbers, equal to t
 // the engine's scenario and back (state.js). That mapping must lose nothing: every state
 // comes back from its link, and the link says what the page means.
 test('a page state comes back whole from the link the engine writes for it', async () => {
-  const page = await openPage(browser, server.url);
+  const page = await openPage(browser, linkDefaults());
   const cases = await page.evaluate(async () => {
     const engine = await import('./pkg/placesim.js');
     const { State, linkOf, stateOf, scenarioOf, setCluster } = await import('./state.js');
@@ -225,7 +229,7 @@ test('a page state comes back whole from the link the engine writes for it', asy
 });
 
 test('a bad upload shows the engine error; a good one is embedded in the link', async () => {
-  const page = await openPage(browser, server.url);
+  const page = await openPage(browser, linkDefaults());
   const before = await page.textContent('#graph-info');
   await page.setInputFiles('#graph-file', {
     name: 'broken.json', mimeType: 'application/json',
@@ -268,7 +272,7 @@ test('a bad upload shows the engine error; a good one is embedded in the link', 
 });
 
 test('an ONNX model uploads through the engine; a truncated one shows its error', async () => {
-  const page = await openPage(browser, server.url);
+  const page = await openPage(browser, linkDefaults());
   const model = await readFile(new URL('../fixtures/onnx/tiny_cnn.onnx', import.meta.url));
   const before = await page.textContent('#graph-info');
   await page.setInputFiles('#graph-file', { name: 'cut.onnx', mimeType: 'application/octet-stream', buffer: model.subarray(0, 100) });
@@ -287,7 +291,7 @@ test('an ONNX model uploads through the engine; a truncated one shows its error'
 });
 
 test('cancel stops a long run and the page runs again afterwards', async () => {
-  const page = await openPage(browser, server.url);
+  const page = await openPage(browser, linkDefaults());
   // The default comparison ran on load; a cancelled run leaves it as it was.
   const before = await page.evaluate(() => JSON.stringify(window.placesim.comparison));
   await page.selectOption('#graph-select', 'transformer2_ops_train');
@@ -327,7 +331,7 @@ async function rowsWithDelta(page) {
 }
 
 test('what-if sliders re-run by themselves and show the change against the baseline', async () => {
-  const page = await openPage(browser, server.url);
+  const page = await openPage(browser, linkDefaults());
   await page.click('#mode-explicit');
   await page.click('#run');
   const base = byPair(await results(page));
@@ -365,7 +369,7 @@ const genCliArgs = [
 ];
 
 test('what-if on a generated cluster: per-device speeds re-run, show the change, travel in the link, match the CLI', async () => {
-  const page = await openPage(browser, server.url);
+  const page = await openPage(browser, linkDefaults());
   await page.selectOption('#graph-select', GEN.graph);
   await page.waitForFunction((g) => document.getElementById('graph-info').textContent.includes(g), GEN.graph);
   await setValue(page, '#gen-devices', GEN.devices);
@@ -470,7 +474,7 @@ test('what-if on a generated cluster: per-device speeds re-run, show the change,
 
 test('a graph too large to embed is linked by hash: the page asks for the file and checks it', async () => {
   const text = await readFile(new URL('../../graphs/inception_v3_ops_infer.json', import.meta.url));
-  const page = await openPage(browser, server.url);
+  const page = await openPage(browser, linkDefaults());
   await page.setInputFiles('#graph-file', { name: 'inception.json', mimeType: 'application/json', buffer: text });
   await page.waitForFunction(() => document.getElementById('graph-info').textContent.includes('uploaded'));
   await page.click('#run');
@@ -493,7 +497,7 @@ test('a graph too large to embed is linked by hash: the page asks for the file a
 });
 
 test('a cluster the engine rejects shows its error', async () => {
-  const page = await openPage(browser, server.url);
+  const page = await openPage(browser, linkDefaults());
   await page.click('#mode-explicit');
   await page.fill('#device-table tbody tr:nth-child(2) input[aria-label$=id]', 'cpu0');
   await page.dispatchEvent('#device-table tbody tr:nth-child(2) input[aria-label$=id]', 'change');
@@ -519,7 +523,7 @@ test('a link the page cannot read says why, at the top of the results', async ()
 });
 
 test('a bundled cluster with per-kind op speeds travels whole in the link and matches the CLI', async () => {
-  const page = await openPage(browser, server.url);
+  const page = await openPage(browser, linkDefaults());
   await page.selectOption('#graph-select', 'vgg19_layers');
   await page.waitForFunction(() => /vgg19_layers/.test(document.getElementById('graph-info').textContent));
   await page.selectOption('#cluster-preset', 'carbonari_small');
@@ -540,7 +544,7 @@ test('a bundled cluster with per-kind op speeds travels whole in the link and ma
   for (const r of fromCli.results) assert.equal(Number(first[`${r.placer}/${r.scheduler}`]), r.makespan, `${r.placer}/${r.scheduler}`);
 
   // A broken cluster file shows the engine's error.
-  const bad = await openPage(browser, server.url);
+  const bad = await openPage(browser, linkDefaults());
   await bad.setInputFiles('#cluster-file', { name: 'c.json', mimeType: 'application/json', buffer: Buffer.from('{"devices":[{"id":"a","speed":0}],"bandwidth":1}') });
   await bad.waitForSelector('#cluster-error:not([hidden])');
   assert.match(await bad.textContent('#cluster-error'), /c\.json: cluster: device 'a': speed must be a finite number > 0/);
@@ -565,7 +569,7 @@ test('an edited upload of the same name and byte length gives new numbers, equal
   const edited = graph(9e12);
   assert.equal(Buffer.byteLength(before), Buffer.byteLength(edited));
   assert.notEqual(before, edited);
-  const page = await openPage(browser, server.url);
+  const page = await openPage(browser, linkDefaults());
   const put = async (text) => {
     await page.setInputFiles('#graph-file', { name: 'same.json', mimeType: 'application/json', buffer: Buffer.from(text) });
     await page.waitForFunction((t) => window.placesim.state.upload?.text === t, text);
@@ -596,7 +600,7 @@ test('an edited upload of the same name and byte length gives new numbers, equal
 });
 
 test('the table sort and the timeline seed are in the URL as they change, and come back on reload', async () => {
-  const page = await openPage(browser, server.url);
+  const page = await openPage(browser, linkDefaults());
   await page.selectOption('#graph-select', 'vgg19_layers');
   await page.waitForFunction(() => /vgg19_layers/.test(document.getElementById('graph-info').textContent));
   // A setting reaches the URL at once, with no run.

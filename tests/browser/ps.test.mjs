@@ -9,6 +9,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServer, launch, openPage, results, cli, ROOT } from './harness.mjs';
 
+/** The page at the link defaults (`#v=1`: resnet50_layers on a generated cluster), where these
+ * tests start; the first visit without a link (a hardware preset) is timeline.test.mjs's. */
+const linkDefaults = () => `${server.url}#v=1`;
+
 let server;
 let browser;
 
@@ -148,7 +152,7 @@ test('a TicTac19 replica link: a row per link order, tao beats random, CDF and o
 });
 
 test('the parameter-server panel: a replica from the cluster, fcfs links forced, the loss op found, all in the link', async () => {
-  const page = await openPage(browser, server.url);
+  const page = await openPage(browser, linkDefaults());
   await results(page);
   await page.selectOption('#graph-select', 'alexnet_ops_train');
   await page.waitForFunction(() => /alexnet/.test(document.getElementById('graph-info').textContent));

@@ -82,6 +82,17 @@ function seedsText(r, seeds) {
   return seeds ? `${n} of ${seeds}` : String(n);
 }
 
+function fmtValue(v, chart) {
+  return chart === 'traffic' ? formatBytes(v) : formatSeconds(v);
+}
+
+/** `+1.2 ms (+3.4%) against the baseline`, with the value's unit. */
+export function changeText(v, before, chart) {
+  const d = v - before;
+  const pct = before > 0 ? ` (${d >= 0 ? '+' : '−'}${formatSig(Math.abs(d / before) * 100, 3)}%)` : '';
+  return `${d >= 0 ? '+' : '−'}${fmtValue(Math.abs(d), chart)}${pct} against the baseline`;
+}
+
 function boundOf(comparison) {
   const cp = num(comparison?.critical_path_bound);
   const wb = num(comparison?.work_bound);
@@ -138,13 +149,20 @@ function renderGrouped(width, comparison, results, spec, options, tip) {
   const seeds = comparison?.scenario?.seeds;
   const byPair = new Map(results.map((r) => [`${r.placer}\u0000${ser(r)}`, r]));
   const hl = options.highlight && byPair.get(`${options.highlight.placer}\u0000${ser(options.highlight)}`);
+  // While a what-if is active: each row's value before it (a dashed ghost bar and the change).
+  /** @type {(r: any) => number | null} */
+  const before = (r) => {
+    const b = typeof options.baseline === 'function' ? options.baseline(r) : null;
+    return b && !isInfeasible(b) && !isInfeasible(r) ? spec.value(b) : null;
+  };
+  const anyBefore = results.some((r) => before(r) !== null);
 
   // Vertical domain.
   let maxV = 0;
   let minPos = Infinity;
   for (const r of results) {
     if (isInfeasible(r)) continue;
-    maxV = Math.max(maxV, spec.value(r) + spec.err(r));
+    maxV = Math.max(maxV, spec.value(r) + spec.err(r), before(r) ?? 0);
     if (spec.value(r) > 0) minPos = Math.min(minPos, spec.value(r) - spec.err(r) > 0 ? spec.value(r) - spec.err(r) : spec.value(r));
   }
   if (spec.bound && spec.bound.value > 0) minPos = Math.min(minPos, spec.bound.value);
@@ -180,6 +198,7 @@ function renderGrouped(width, comparison, results, spec, options, tip) {
   if (spec.bound) legendItems.push({ kind: 'dash', label: spec.bound.label });
   const anyBest = typeof options.isBest === 'function' && results.some((r) => !isInfeasible(r) && options.isBest(r));
   if (anyBest) legendItems.push({ kind: 'star', label: 'fastest' });
+  if (anyBefore) legendItems.push({ kind: 'ghost', label: 'before the what-if' });
   if (anyInfeasible) legendItems.push({ kind: 'hatch', label: 'infeasible' });
   if (anyOom) legendItems.push({ kind: 'dot', label: 'out of memory' });
   const legend = svgEl('g', { class: 'pc-legend' }, svg);
@@ -200,6 +219,8 @@ function renderGrouped(width, comparison, results, spec, options, tip) {
       svgEl('line', { x1: lx, y1: ly, x2: lx + 14, y2: ly, stroke: INK.bound, 'stroke-width': 1.5, 'stroke-dasharray': '4 3' }, g);
     } else if (item.kind === 'star') {
       svgText(g, lx + 7, ly + 4, '★', { 'text-anchor': 'middle', 'font-size': 12, fill: INK.text });
+    } else if (item.kind === 'ghost') {
+      svgEl('rect', { x: lx, y: ly - 5, width: 14, height: 10, fill: 'none', stroke: INK.ghost, 'stroke-width': 1.5, 'stroke-dasharray': '3 2' }, g);
     } else if (item.kind === 'hatch') {
       svgEl('rect', { x: lx, y: ly - 5, width: 14, height: 10, fill: `url(#${hatchId})`, stroke: INK.faint, 'stroke-dasharray': '2 2' }, g);
     } else {
@@ -313,6 +334,17 @@ function renderGrouped(width, comparison, results, spec, options, tip) {
           // Infeasible on some seeds: the mean covers the others only.
           svgEl('rect', { x: x + inset, y: plotTop + plotH - h, width: Math.max(1, barW - 2 * inset), height: h, fill: `url(#${hatchId})`, 'pointer-events': 'none' }, g);
         }
+        const bv = before(r);
+        if (bv !== null) {
+          // The value before the what-if: a dashed outline, and the change in the label.
+          const by = y(bv);
+          svgEl('rect', {
+            class: 'pc-ghost', x: x + inset, y: by, width: Math.max(1, barW - 2 * inset), height: Math.max(0, plotTop + plotH - by),
+            fill: 'none', stroke: INK.ghost, 'stroke-width': 1.5, 'stroke-dasharray': '3 2', 'pointer-events': 'none',
+          }, g);
+          g.setAttribute('data-baseline', String(bv));
+          g.setAttribute('aria-label', `${g.getAttribute('aria-label')}, ${changeText(v, bv, spec.chart)}`);
+        }
         const e = spec.err(r);
         let markTop = yTop;
         if (e > 0) {
@@ -339,7 +371,10 @@ function renderGrouped(width, comparison, results, spec, options, tip) {
       }
       const warning = r.error ? `${infeasible ? 'infeasible' : 'infeasible on some seeds'}: ${r.error}` : (r.oom ? 'ran out of memory on some device' : null);
       g.addEventListener('mousemove', (ev) => {
-        tip.show(ev.clientX, ev.clientY, `${placer} / ${scheduler}`, infeasible ? [] : spec.rows(r, seeds), warning);
+        const bv = before(r);
+        const rows = infeasible ? [] : spec.rows(r, seeds);
+        if (bv !== null) rows.push(['before the what-if', fmtValue(bv, spec.chart)], ['change', changeText(spec.value(r), bv, spec.chart)]);
+        tip.show(ev.clientX, ev.clientY, `${placer} / ${scheduler}`, rows, warning);
       });
       g.addEventListener('mouseleave', () => tip.hide());
       const select = () => {

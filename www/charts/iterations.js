@@ -210,8 +210,6 @@ export function drawOrdering(container, comparison, options = {}) {
   return mount(container, render, { svg: () => svg, onDestroy: () => tip.hide() });
 }
 
-const BEST = '#1e7b34';
-const WORST = '#b3261e';
 
 function renderOrdering(width, rows, options, tip) {
   const ss = series(rows);
@@ -244,8 +242,8 @@ function renderOrdering(width, rows, options, tip) {
   svgText(svg, 12, 23, ellipsize(title, width - 24, 14, 600), { 'font-size': 14, 'font-weight': 600, class: 'pc-title' });
   const legendBottom = legend(svg, [
     ...ss.map((s) => ({ color: s.color, label: s.name })),
-    { kind: 'dash', color: BEST, dash: null, label: 'theoretical best (Eq. 2 bounds)' },
-    { kind: 'dash', color: WORST, dash: '4 3', label: 'theoretical worst (Eq. 1 bounds)' },
+    { kind: 'dash', color: INK.best, dash: null, label: 'theoretical best (Eq. 2 bounds)' },
+    { kind: 'dash', color: INK.worst, dash: '4 3', label: 'theoretical worst (Eq. 1 bounds)' },
   ], svgTop, width);
   const chosenAny = ss.some((s) => isChosen(s.r, options.highlight));
   const labels = ss.map((s) => s.name);
@@ -296,7 +294,7 @@ function renderOrdering(width, rows, options, tip) {
       if (p.refs) {
         // The row's own references: its workers at their Eq. 2 (best) and Eq. 1 (worst) bounds.
         const w = Math.min(band - 2, barW + 14);
-        for (const [val, color, dash, cls] of [[1 / o.theoretical_best, BEST, null, 'pc-ref-best'], [1 / o.theoretical_worst, WORST, '4 3', 'pc-ref-worst']]) {
+        for (const [val, color, dash, cls] of [[1 / o.theoretical_best, INK.best, null, 'pc-ref-best'], [1 / o.theoretical_worst, INK.worst, '4 3', 'pc-ref-worst']]) {
           const yy = y(/** @type {number} */ (val));
           svgEl('line', {
             x1: cx - w / 2, x2: cx + w / 2, y1: yy, y2: yy, stroke: color, 'stroke-width': 2, 'stroke-dasharray': dash,

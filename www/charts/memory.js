@@ -272,7 +272,7 @@ function renderMultiples(width, results, options, tip) {
     if (selected) cell.setAttribute('data-selected', '');
     if (r.error) cell.setAttribute('data-error', r.error);
     svgEl('rect', {
-      x: x0 + 1, y: y0 + 1, width: cellW - 2, height: cellH - 6, rx: 4, fill: selected ? '#f6f8fa' : INK.background,
+      x: x0 + 1, y: y0 + 1, width: cellW - 2, height: cellH - 6, rx: 4, fill: selected ? INK.zebra : INK.background,
       stroke: selected ? INK.highlight : INK.grid, 'stroke-width': selected ? 1.5 : 1, class: 'pc-cell-frame',
     }, cell);
     svgText(cell, plotL, y0 + 16, ellipsize(`${r.placer} / ${r.scheduler}`, plotW, 11, 600), {

@@ -9,11 +9,15 @@ export const SVG_NS = 'http://www.w3.org/2000/svg';
 
 export const FONT = "system-ui, -apple-system, 'Segoe UI', Roboto, 'Helvetica Neue', Arial, sans-serif";
 
-/** Ink colours shared by all charts. */
+/**
+ * Ink colours shared by all charts: the page's `--ink-*` CSS variables (light and dark,
+ * www/style.css), read by `refreshInk` when a chart mounts in a colour scheme not read yet;
+ * these values are the fallback where no stylesheet sets them (charts/demo.html).
+ */
 export const INK = {
   text: '#1f2328',
   muted: '#57606a',
-  faint: '#8c959f',
+  faint: '#6e7781',
   axis: '#8c959f',
   grid: '#e6e8eb',
   background: '#ffffff',
@@ -24,7 +28,35 @@ export const INK = {
   capacity: '#1f2328',
   transfer: '#7f8c9b',
   highlight: '#111111',
+  zebra: '#f6f8fa',
+  band: '#eef1f4',
+  critical: '#a8009a',
+  match: '#e36209',
+  ghost: '#8c959f',
+  best: '#1e7b34',
+  worst: '#b3261e',
 };
+const INK_DEFAULT = { ...INK };
+
+/** The colour scheme INK was last read for (null: never read). */
+let inkScheme = null;
+
+/**
+ * Reads the `--ink-*` CSS variables of the document into INK (`memoryFill` is
+ * `--ink-memory-fill`), once per colour scheme: getComputedStyle forces a style recalculation,
+ * which before every chart cost a switch of the timeline's pair 150 ms on a 48k-op graph.
+ */
+export function refreshInk() {
+  if (typeof document === 'undefined' || typeof getComputedStyle === 'undefined') return;
+  const scheme = typeof matchMedia === 'function' && matchMedia('(prefers-color-scheme: dark)').matches ? 'dark' : 'light';
+  if (scheme === inkScheme) return;
+  inkScheme = scheme;
+  const cs = getComputedStyle(document.documentElement);
+  for (const key of Object.keys(INK_DEFAULT)) {
+    const v = cs.getPropertyValue(`--ink-${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`).trim();
+    INK[key] = v || INK_DEFAULT[key];
+  }
+}
 
 /** Categorical palette for series (schedulers): Tableau 10, red moved last (red means OOM). */
 export const SERIES = [
@@ -245,15 +277,15 @@ const CSS = `
 .pc-chart [data-clickable]{cursor:pointer}
 .pc-chart [data-clickable]:focus{outline:none}
 .pc-chart [data-clickable]:focus-visible .pc-bar-rect,.pc-chart [data-clickable]:focus-visible{stroke:#0969da;stroke-width:2}
-.pc-timeline{font:12px ${FONT};color:#1f2328;user-select:none}
-.pc-timeline .pc-tl-scroller{position:relative;overflow-y:auto;overflow-x:hidden;border:1px solid #d0d7de;border-radius:4px}
+.pc-timeline{font:12px ${FONT};color:var(--ink-text,#1f2328);user-select:none}
+.pc-timeline .pc-tl-scroller{position:relative;overflow-y:auto;overflow-x:hidden;border:1px solid var(--line,#d0d7de);border-radius:4px}
 .pc-timeline canvas{display:block;position:sticky;top:0;touch-action:none;cursor:crosshair}
 .pc-timeline canvas.pc-dragging{cursor:grabbing}
-.pc-timeline .pc-tl-bar{display:flex;flex-wrap:wrap;gap:4px 14px;align-items:center;margin:4px 0;color:#57606a}
-.pc-timeline .pc-tl-legend{display:flex;flex-wrap:wrap;gap:2px 12px;margin-top:4px;color:#57606a}
+.pc-timeline .pc-tl-bar{display:flex;flex-wrap:wrap;gap:4px 14px;align-items:center;margin:4px 0;color:var(--ink-muted,#57606a)}
+.pc-timeline .pc-tl-legend{display:flex;flex-wrap:wrap;gap:2px 12px;margin-top:4px;color:var(--ink-muted,#57606a)}
 .pc-timeline .pc-tl-swatch{display:inline-block;width:10px;height:10px;border-radius:2px;margin-right:4px;vertical-align:-1px}
-.pc-timeline .pc-tl-hint{margin-left:auto;color:#57606a}
-.pc-chart-message{font:13px ${FONT};color:#57606a;padding:12px}
+.pc-timeline .pc-tl-hint{margin-left:auto;color:var(--ink-muted,#57606a)}
+.pc-chart-message{font:13px ${FONT};color:var(--ink-muted,#57606a);padding:12px}
 `;
 
 export function ensureStyles() {
@@ -326,6 +358,7 @@ export function containerWidth(container, fallback = 640) {
  */
 export function mount(container, render, extra = {}) {
   ensureStyles();
+  refreshInk();
   const prev = mounted.get(container);
   if (prev) prev.destroy();
   let lastWidth = -1;

@@ -176,6 +176,37 @@ function prepare(tl) {
     lanes.push(lane);
     y += lane.h;
   }
+  // Where each op and transfer is drawn: its lane and its index in that lane.
+  const opLane = new Int32Array(N).fill(-1);
+  const opPos = new Int32Array(N);
+  const xLane = new Int32Array(transfers.length).fill(-1);
+  const xPos = new Int32Array(transfers.length);
+  lanes.forEach((l, li) => {
+    const [laneOf, posOf] = l.kind === 'device' ? [opLane, opPos] : [xLane, xPos];
+    for (let i = 0; i < l.n; i++) {
+      laneOf[l.items[i]] = li;
+      posOf[l.items[i]] = i;
+    }
+  });
+  // The engine's critical path of this run (analysis::critical): drawn item by item.
+  const cp = tl.critical_path && Array.isArray(tl.critical_path.steps) ? tl.critical_path : { steps: [], idle: 0 };
+  /** @type {{li: number, i: number}[]} */
+  const critical = [];
+  const critOp = new Uint8Array(N);
+  const critX = new Uint8Array(transfers.length);
+  let critSum = num(cp.idle);
+  for (const st of cp.steps) {
+    const isOp = 'op' in st;
+    const id = isOp ? st.op : st.transfer;
+    const li = isOp ? opLane[id] : xLane[id];
+    if (!(li >= 0)) continue;
+    const pos = isOp ? opPos[id] : xPos[id];
+    critical.push({ li, i: pos });
+    (isOp ? critOp : critX)[id] = 1;
+    critSum += lanes[li].ends[pos] - lanes[li].starts[pos];
+  }
+  const last = critical[critical.length - 1];
+  const critEnd = last ? lanes[last.li].ends[last.i] : 0;
   const laneLabels = lanes.map((l) => (l.kind === 'device'
     ? String(devices[l.device]?.id ?? `device ${l.device}`)
     : `${devices[l.src]?.id ?? l.src} → ${devices[l.dst]?.id ?? l.dst}`));
@@ -188,6 +219,9 @@ function prepare(tl) {
   return {
     devices, nodes, opTypes, opTypeIx, typeColors, typeText, typeTime, typeCount, transfers,
     opStart, opEnd, lanes, laneLabels, labelW, linkHeaderY, contentH: y,
+    opLane, opPos, xLane, xPos, critical, critOp, critX, critSum, critEnd, critIdle: num(cp.idle),
+    ready: tl.ready ?? [], edges: tl.edges ?? [],
+    adjacency: null, lowerNames: /** @type {string[] | null} */ (null),
     opCount: perDevice.reduce((a, l) => a + l.length, 0), transferCount: tr.length,
     tEnd: tEnd > 0 ? tEnd : 1,
     makespan: num(tl.makespan), lowerBound: num(tl.lower_bound),
@@ -228,7 +262,8 @@ export function drawTimeline(container, timeline, options = {}) {
   const tip = tooltip();
   const stats = { prepMs: P.prepMs, lastDrawMs: 0, draws: 0 };
   const fullStart = 0;
-  const fullEnd = P.tEnd * 1.01;
+  // A shared axis (two timelines side by side) spans the longer run.
+  const fullEnd = Math.max(P.tEnd, num(options.tEnd)) * 1.01;
   const view = { t0: fullStart, t1: fullEnd };
   const minSpan = Math.max(P.tEnd * 1e-7, 1e-12);
 
@@ -252,7 +287,32 @@ export function drawTimeline(container, timeline, options = {}) {
   const viewText = htmlEl('span', 'pc-tl-view', '', bar);
   const resetBtn = htmlEl('button', 'pc-tl-reset', 'Reset zoom', bar);
   resetBtn.type = 'button';
-  htmlEl('span', 'pc-tl-hint', 'wheel: zoom · drag: pan · double-click: reset', bar);
+  htmlEl('span', 'pc-tl-hint', 'wheel: zoom · drag: pan · click: details · keys: + − ← → 0, [ ] critical path, n next match, / find, Esc', bar);
+  // Find an op by name; Enter jumps to the next match (Shift+Enter: the previous one).
+  const tools = htmlEl('div', 'pc-tl-tools', null, root);
+  const search = /** @type {HTMLInputElement} */ (htmlEl('input', 'pc-tl-search', null, tools));
+  search.type = 'search';
+  search.placeholder = 'find an op by name';
+  search.setAttribute('aria-label', `${options.title ? `${options.title}: ` : ''}find an op by name (Enter: next match)`);
+  const nextBtn = htmlEl('button', 'pc-tl-next', 'Next match', tools);
+  nextBtn.type = 'button';
+  const matchText = htmlEl('span', 'pc-tl-matches', '', tools);
+  matchText.setAttribute('aria-live', 'polite');
+  const critLabel = htmlEl('label', 'pc-tl-critical', null, tools);
+  const critBox = /** @type {HTMLInputElement} */ (htmlEl('input', null, null, critLabel));
+  critBox.type = 'checkbox';
+  critBox.checked = options.critical !== false;
+  htmlEl('span', null, `critical path (${formatCount(P.critical.length)} steps)`, critLabel);
+  const prevStep = htmlEl('button', 'pc-tl-step', '◀ step', tools);
+  prevStep.type = 'button';
+  prevStep.setAttribute('aria-label', 'previous step on the critical path');
+  const nextStep = htmlEl('button', 'pc-tl-step', 'step ▶', tools);
+  nextStep.type = 'button';
+  nextStep.setAttribute('aria-label', 'next step on the critical path');
+  root.setAttribute('data-critical-steps', String(P.critical.length));
+  root.setAttribute('data-critical-sum', String(P.critSum));
+  root.setAttribute('data-critical-end', String(P.critEnd));
+  root.setAttribute('data-makespan', String(P.makespan));
   const scroller = htmlEl('div', 'pc-tl-scroller', null, root);
   const canvas = document.createElement('canvas');
   canvas.tabIndex = 0;
@@ -261,11 +321,24 @@ export function drawTimeline(container, timeline, options = {}) {
   scroller.appendChild(canvas);
   const spacer = htmlEl('div', 'pc-tl-spacer', null, scroller);
   buildLegend(root, P);
+  const details = htmlEl('div', 'pc-tl-details', null, root);
+  details.setAttribute('aria-live', 'polite');
+  details.setAttribute('aria-label', 'the selected op or transfer');
+  details.setAttribute('role', 'region');
+  showDetails(details, P, null);
 
   let cssW = 0;
   let cssH = 0;
   let hover = null;
   let frame = 0;
+  /** The selected item ({lane, index, ...}), drawn and described below the chart. */
+  let selected = null;
+  /** @type {Int32Array | null} ops whose name matches the search, by start time */
+  let matches = null;
+  let matchCursor = -1;
+  let critCursor = -1;
+  let quiet = false;
+  const marks = () => ({ critical: critBox.checked, matches, selected });
 
   const plotL = () => P.labelW;
   const plotW = () => Math.max(10, cssW - P.labelW - RIGHT);
@@ -298,7 +371,7 @@ export function drawTimeline(container, timeline, options = {}) {
     const ctx = context2d(canvas);
     const dpr = canvas.width / cssW;
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-    paint(ctx, P, view, cssW, cssH, scroller.scrollTop, hover);
+    paint(ctx, P, view, cssW, cssH, scroller.scrollTop, hover, marks());
     stats.lastDrawMs = performance.now() - start;
     stats.draws += 1;
     viewText.textContent = `view ${formatSeconds(view.t0)} – ${formatSeconds(view.t1)}`;
@@ -313,6 +386,7 @@ export function drawTimeline(container, timeline, options = {}) {
     if (t0 + span > fullEnd) t0 = fullEnd - span;
     view.t0 = t0;
     view.t1 = t0 + span;
+    if (!quiet && typeof options.onView === 'function') options.onView(view.t0, view.t1);
   }
 
   function zoomAt(x, factor) {
@@ -457,6 +531,91 @@ export function drawTimeline(container, timeline, options = {}) {
     }
   }
 
+  /** Selects an item (a hit or a {lane, index} place), shows its details; null clears. */
+  function select(h) {
+    selected = h && h.lane ? h : null;
+    root.setAttribute('data-selected', selected ? `${selected.kind}:${selected.kind === 'op' ? selected.node : selected.transfer}` : '');
+    showDetails(details, P, selected && publicInfo(selected));
+    schedule();
+    if (typeof options.onSelect === 'function') options.onSelect(publicInfo(selected));
+  }
+
+  /** Zooms to an item (about six times its length, at least a thousandth of the run) and
+   * scrolls its lane into view. */
+  function focusOn(lane, j) {
+    const s = lane.starts[j];
+    const e = lane.ends[j];
+    const span = Math.max((e - s) * 6, P.tEnd * 1e-3, minSpan);
+    clampView((s + e) / 2 - span / 2, (s + e) / 2 + span / 2);
+    const inner = cssH - AXIS_H;
+    if (lane.y < scroller.scrollTop || lane.y + lane.h > scroller.scrollTop + inner) {
+      scroller.scrollTop = Math.max(0, lane.y - inner / 2);
+    }
+    schedule();
+  }
+
+  function goTo(li, j) {
+    const lane = P.lanes[li];
+    focusOn(lane, j);
+    select(describe(lane, j));
+  }
+
+  /** Ops whose id contains the text (case-insensitive); returns how many. */
+  function setQuery(text) {
+    const q = String(text ?? '').trim().toLowerCase();
+    matchCursor = -1;
+    if (!q) {
+      matches = null;
+    } else {
+      /** @type {string[]} */
+      const names = P.lowerNames ?? P.nodes.map((n) => String(n).toLowerCase());
+      P.lowerNames = names;
+      const found = [];
+      for (let v = 0; v < names.length; v++) if (P.opLane[v] >= 0 && names[v].includes(q)) found.push(v);
+      found.sort((a, b) => P.opStart[a] - P.opStart[b] || a - b);
+      matches = Int32Array.from(found);
+    }
+    const n = matches ? matches.length : 0;
+    matchText.textContent = matches ? `${formatCount(n)} match${n === 1 ? '' : 'es'}` : '';
+    root.setAttribute('data-matches', String(n));
+    schedule();
+    return n;
+  }
+
+  /** Jumps to the next (dir 1) or previous (dir -1) match; false when there is none. */
+  function nextMatch(dir = 1) {
+    if (!matches || matches.length === 0) return false;
+    matchCursor = (matchCursor + dir + matches.length) % matches.length;
+    const v = matches[matchCursor];
+    goTo(P.opLane[v], P.opPos[v]);
+    matchText.textContent = `${formatCount(matchCursor + 1)} of ${formatCount(matches.length)} matches`;
+    return true;
+  }
+
+  /** Moves the selection along the critical path (dir 1: later, -1: earlier). */
+  function stepCritical(dir) {
+    const n = P.critical.length;
+    if (n === 0) return;
+    critCursor = critCursor < 0 ? (dir > 0 ? 0 : n - 1) : Math.min(n - 1, Math.max(0, critCursor + dir));
+    const st = P.critical[critCursor];
+    goTo(st.li, st.i);
+  }
+
+  search.addEventListener('input', () => setQuery(search.value));
+  search.addEventListener('keydown', (ev) => {
+    if (ev.key !== 'Enter') return;
+    ev.preventDefault();
+    if (!matches) setQuery(search.value);
+    nextMatch(ev.shiftKey ? -1 : 1);
+  });
+  nextBtn.addEventListener('click', () => {
+    if (!matches) setQuery(search.value);
+    nextMatch(1);
+  });
+  critBox.addEventListener('change', schedule);
+  prevStep.addEventListener('click', () => stepCritical(-1));
+  nextStep.addEventListener('click', () => stepCritical(1));
+
   // Interaction.
   let drag = null;
   const local = (ev) => {
@@ -501,6 +660,10 @@ export function drawTimeline(container, timeline, options = {}) {
   });
   const endDrag = (ev) => {
     if (!drag) return;
+    if (!drag.moved && ev.type === 'pointerup') {
+      const [x, y] = local(ev);
+      select(hitTest(x, y));
+    }
     drag = null;
     canvas.classList.remove('pc-dragging');
     if (canvas.hasPointerCapture(ev.pointerId)) canvas.releasePointerCapture(ev.pointerId);
@@ -526,6 +689,11 @@ export function drawTimeline(container, timeline, options = {}) {
     else if (ev.key === 'ArrowLeft') panPx(-plotW() * 0.2);
     else if (ev.key === 'ArrowRight') panPx(plotW() * 0.2);
     else if (ev.key === '0' || ev.key === 'Home') resetView();
+    else if (ev.key === ']') stepCritical(1);
+    else if (ev.key === '[') stepCritical(-1);
+    else if (ev.key === 'n' || ev.key === 'N') nextMatch(ev.key === 'n' ? 1 : -1);
+    else if (ev.key === 'Escape') select(null);
+    else if (ev.key === '/') search.focus();
     else return;
     ev.preventDefault();
   });
@@ -546,10 +714,22 @@ export function drawTimeline(container, timeline, options = {}) {
     stats,
     hitTest: (x, y) => publicInfo(hitTest(x, y)),
     getView: () => [view.t0, view.t1],
-    setView(t0, t1) {
+    /** Sets the visible time range; `silent` does not call options.onView (syncing). */
+    setView(t0, t1, silent = false) {
+      quiet = silent;
       clampView(t0, t1);
+      quiet = false;
       schedule();
     },
+    setQuery,
+    nextMatch,
+    stepCritical,
+    /** Selects op `id` (kind 'op') or transfer `id` (kind 'transfer') and zooms to it. */
+    select(kind, id) {
+      const li = kind === 'op' ? P.opLane[id] : P.xLane[id];
+      if (li >= 0) goTo(li, kind === 'op' ? P.opPos[id] : P.xPos[id]);
+    },
+    selected: () => publicInfo(selected),
     resetView,
     /** Draws now (synchronously) and returns the milliseconds it took. */
     drawNow() {
@@ -564,7 +744,7 @@ export function drawTimeline(container, timeline, options = {}) {
       c.height = Math.round(h * scale);
       const ctx = context2d(c);
       ctx.setTransform(scale, 0, 0, scale, 0, 0);
-      paint(ctx, P, view, cssW, h, 0, null);
+      paint(ctx, P, view, cssW, h, 0, null, marks());
       return c;
     },
     onDestroy() {
@@ -607,8 +787,176 @@ function buildLegend(root, P) {
   }
 }
 
+/**
+ * Inputs (`dir` 'in') or outputs ('out') of op `v`: [[other node, bytes], ...] in edge order.
+ * @returns {[number, number][]}
+ */
+function neighbours(P, v, dir) {
+  if (!P.adjacency) {
+    // CSR of the flattened edges [src, dst, bytes, ...], built on the first selection.
+    const e = P.edges;
+    const m = Math.floor(e.length / 3);
+    const n = P.nodes.length;
+    const build = (key) => {
+      const start = new Int32Array(n + 1);
+      for (let i = 0; i < m; i++) start[e[3 * i + key] + 1] += 1;
+      for (let i = 0; i < n; i++) start[i + 1] += start[i];
+      const fill = start.slice(0, n);
+      const at = new Int32Array(m);
+      for (let i = 0; i < m; i++) at[fill[e[3 * i + key]]++] = i;
+      return { start, at };
+    };
+    P.adjacency = { out: build(0), in: build(1) };
+  }
+  const { start, at } = P.adjacency[dir];
+  /** @type {[number, number][]} */
+  const list = [];
+  for (let j = start[v]; j < start[v + 1]; j++) {
+    const i = at[j];
+    list.push([P.edges[3 * i + (dir === 'in' ? 0 : 1)], P.edges[3 * i + 2]]);
+  }
+  return list;
+}
+
+const DETAIL_LIST_MAX = 12;
+/** The critical path's chain lines are drawn when at most this many of its steps are in view. */
+const CHAIN_MAX = 400;
+
+/** The details panel of a selected op or transfer (every text with textContent). */
+function showDetails(el, P, info) {
+  el.replaceChildren();
+  if (!info) {
+    htmlEl('p', 'pc-tl-empty', 'Click an op or transfer (or find one, or step along the critical path) to see its details here.', el);
+    return;
+  }
+  const t = (x) => formatSeconds(x);
+  const bytes = (b) => (b >= 1000 ? `${formatBytes(b)} (${formatCount(b)} B)` : formatBytes(b));
+  const name = (v) => String(P.nodes[v] ?? v);
+  const deviceOf = (v) => {
+    const li = P.opLane[v];
+    return li >= 0 ? String(P.devices[P.lanes[li].device]?.id ?? '') : '';
+  };
+  let title;
+  const rows = [];
+  const lists = [];
+  if (info.kind === 'op') {
+    const v = info.node;
+    const ready = num(P.ready[v]);
+    title = `op ${info.id}`;
+    rows.push(['op type', info.opType || '(none)'], ['device', info.deviceKind ? `${info.deviceId} (${info.deviceKind})` : info.deviceId],
+      ['start', t(info.start)], ['end', t(info.end)], ['duration', t(info.duration)],
+      ['inputs ready', t(ready)], ['waiting', `${t(Math.max(0, info.start - ready))} (start − inputs ready)`],
+      ['critical path', P.critOp[v] ? 'yes: it determines the makespan' : 'no']);
+    const line = ([u, b]) => `${name(u)} on ${deviceOf(u)}: ${bytes(b)}`;
+    lists.push(['inputs', neighbours(P, v, 'in').map(line)], ['outputs', neighbours(P, v, 'out').map(line)]);
+  } else if (info.kind === 'transfer') {
+    const x = info.transfer;
+    title = `transfer of ${info.producerId}`;
+    rows.push(['link', `${info.srcId} → ${info.dstId}`], ['bytes', bytes(info.bytes)],
+      ['ready', t(info.ready)], ['start', t(info.start)], ['end', t(info.end)], ['duration', t(info.duration)],
+      ['waiting', `${t(info.queued)} (start − ready: queued for the link)`],
+      ['critical path', P.critX[x] ? 'yes: it determines the makespan' : 'no']);
+    const readers = neighbours(P, info.producer, 'out').filter(([u]) => P.opLane[u] >= 0 && P.lanes[P.opLane[u]].device === info.dst);
+    lists.push(['read by', readers.map(([u, b]) => `${name(u)}: ${bytes(b)}`)]);
+  } else {
+    return;
+  }
+  htmlEl('h4', 'pc-tl-dtitle', title, el);
+  const dl = htmlEl('dl', null, null, el);
+  for (const [k, v] of rows) {
+    htmlEl('dt', null, k, dl);
+    htmlEl('dd', null, v, dl);
+  }
+  for (const [k, items] of lists) {
+    htmlEl('dt', null, `${k} (${formatCount(items.length)})`, dl);
+    const dd = htmlEl('dd', null, null, dl);
+    if (items.length === 0) dd.textContent = 'none';
+    const ul = htmlEl('ul', null, null, dd);
+    for (const line of items.slice(0, DETAIL_LIST_MAX)) htmlEl('li', null, line, ul);
+    if (items.length > DETAIL_LIST_MAX) htmlEl('li', null, `+${formatCount(items.length - DETAIL_LIST_MAX)} more`, ul);
+  }
+}
+
+/** Critical path, search matches and the selection, over the drawn items (clipped already). */
+function paintMarks(ctx, P, X, yOff, view, overlay) {
+  const box = (li, i) => {
+    const lane = P.lanes[li];
+    const isDev = lane.kind === 'device';
+    const y = lane.y + yOff + (isDev ? DEV_PAD : LINK_PAD);
+    const h = isDev ? OPS_H : LINK_H;
+    const x0 = X(lane.starts[i]);
+    return [x0, y, Math.max(2, X(lane.ends[i]) - x0), h];
+  };
+  if (overlay.critical && P.critical.length) {
+    // A bar over each step in view (fillRect: cheap to draw and to rasterize, merged where
+    // steps share a pixel) and, when few enough are in view to read, a line from each step's
+    // end to the next one's start (thousands of anti-aliased lines cost seconds to raster).
+    ctx.fillStyle = INK.critical;
+    let inView = 0;
+    let lastX = -Infinity;
+    let lastY = -Infinity;
+    for (const st of P.critical) {
+      const lane = P.lanes[st.li];
+      if (lane.starts[st.i] > view.t1) break;
+      if (lane.ends[st.i] < view.t0) continue;
+      inView++;
+      const b = box(st.li, st.i);
+      const x = Math.round(b[0]);
+      if (b[2] <= 2 && x === lastX && b[1] === lastY) continue;
+      lastX = x;
+      lastY = b[1];
+      ctx.fillRect(x, b[1] - 3, Math.max(2, b[2]), 3);
+    }
+    if (inView <= CHAIN_MAX) {
+      ctx.strokeStyle = INK.critical;
+      ctx.lineWidth = 1.5;
+      ctx.beginPath();
+      let prev = null;
+      for (const st of P.critical) {
+        const lane = P.lanes[st.li];
+        const b = box(st.li, st.i);
+        const visible = lane.ends[st.i] >= view.t0 && lane.starts[st.i] <= view.t1;
+        if (prev && (visible || prev.visible)) {
+          ctx.moveTo(prev.b[0] + prev.b[2], prev.b[1] + prev.b[3] / 2);
+          ctx.lineTo(b[0], b[1] + b[3] / 2);
+          if (visible) ctx.rect(Math.round(b[0]) - 1, b[1] - 1, b[2] + 2, b[3] + 2);
+        }
+        prev = { b, visible };
+        if (lane.starts[st.i] > view.t1) break;
+      }
+      ctx.stroke();
+    }
+  }
+  if (overlay.matches) {
+    ctx.strokeStyle = INK.match;
+    ctx.lineWidth = 2;
+    ctx.beginPath();
+    const m = overlay.matches;
+    let lastX = -Infinity;
+    for (let j = 0; j < m.length; j++) {
+      const v = m[j];
+      if (P.opStart[v] > view.t1) break;
+      if (P.opEnd[v] < view.t0) continue;
+      const b = box(P.opLane[v], P.opPos[v]);
+      if (b[2] <= 2 && Math.round(b[0]) === lastX) continue;
+      lastX = Math.round(b[0]);
+      ctx.rect(lastX - 2, b[1] - 2, b[2] + 4, b[3] + 4);
+    }
+    ctx.stroke();
+  }
+  if (overlay.selected) {
+    const b = box(P.lanes.indexOf(overlay.selected.lane), overlay.selected.index);
+    ctx.lineWidth = 3;
+    ctx.strokeStyle = INK.background;
+    ctx.strokeRect(Math.round(b[0]) - 3, b[1] - 3, b[2] + 6, b[3] + 6);
+    ctx.lineWidth = 2;
+    ctx.strokeStyle = INK.highlight;
+    ctx.strokeRect(Math.round(b[0]) - 3, b[1] - 3, b[2] + 6, b[3] + 6);
+  }
+}
+
 /** Paints the visible part of the chart. Pure function of its arguments. */
-function paint(ctx, P, view, W, H, scrollY, hover) {
+function paint(ctx, P, view, W, H, scrollY, hover, overlay) {
   const L = P.labelW;
   const PW = Math.max(10, W - L - RIGHT);
   const span = view.t1 - view.t0;
@@ -635,7 +983,7 @@ function paint(ctx, P, view, W, H, scrollY, hover) {
     const ly = lane.y + yOff;
     if (ly > visBottom || ly + lane.h < visTop) continue;
     if (lane.kind === 'device' && lane.device % 2 === 1) {
-      ctx.fillStyle = '#f6f8fa';
+      ctx.fillStyle = INK.zebra;
       ctx.fillRect(L, ly, PW, lane.h);
     }
   }
@@ -643,7 +991,7 @@ function paint(ctx, P, view, W, H, scrollY, hover) {
   for (const t of ticks.ticks) ctx.fillRect(Math.round(X(t)), AXIS_H, 1, H - AXIS_H);
   if (P.linkHeaderY !== null) {
     const hy = P.linkHeaderY + yOff;
-    ctx.fillStyle = '#eef1f4';
+    ctx.fillStyle = INK.band;
     ctx.fillRect(L, hy, PW, HEADER_H);
   }
 
@@ -727,6 +1075,7 @@ function paint(ctx, P, view, W, H, scrollY, hover) {
     ctx.stroke();
   }
   ctx.setLineDash([]);
+  paintMarks(ctx, P, X, yOff, view, overlay);
   // Hovered item outline.
   if (hover && hover.lane) {
     const lane = hover.lane;
@@ -765,7 +1114,7 @@ function paint(ctx, P, view, W, H, scrollY, hover) {
     if (ly > visBottom || ly + lane.h < visTop) continue;
     if (lane.kind === 'device') {
       if (lane.device % 2 === 1) {
-        ctx.fillStyle = '#f6f8fa';
+        ctx.fillStyle = INK.zebra;
         ctx.fillRect(0, ly, L, lane.h);
       }
       const dev = P.devices[lane.device] || {};
@@ -783,7 +1132,7 @@ function paint(ctx, P, view, W, H, scrollY, hover) {
   }
   if (P.linkHeaderY !== null) {
     const hy = P.linkHeaderY + yOff;
-    ctx.fillStyle = '#eef1f4';
+    ctx.fillStyle = INK.band;
     ctx.fillRect(0, hy, L, HEADER_H);
     ctx.fillStyle = INK.muted;
     ctx.font = `600 11px ${FONT}`;
@@ -833,7 +1182,7 @@ function paint(ctx, P, view, W, H, scrollY, hover) {
 function paintMemory(ctx, lane, top, L, PW, view, k, tEnd) {
   const m = lane.mem;
   const bottom = top + MEM_H;
-  ctx.fillStyle = '#eef1f4';
+  ctx.fillStyle = INK.band;
   ctx.fillRect(L, bottom - 0.5, PW, 0.5);
   if (m.n === 0 || !(m.scale > 0)) return;
   const cols = Math.ceil(PW);

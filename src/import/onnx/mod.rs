@@ -51,6 +51,29 @@ pub struct Options {
     pub input_shapes: BTreeMap<String, Vec<u64>>,
 }
 
+impl Options {
+    /// Adds a static input shape written `NAME=DIMS`, DIMS like `1x3x224x224` (the CLI's
+    /// `--input-shape` and the page's import options); every dimension at least 1.
+    pub fn add_input_shape(&mut self, spec: &str) -> crate::error::Result<()> {
+        let bad = || {
+            crate::error::Error::Scenario(format!(
+                "an input shape must be NAME=DIMS with DIMS like 1x3x224x224, got '{spec}'"
+            ))
+        };
+        let (input, dims) = spec.rsplit_once('=').ok_or_else(bad)?;
+        let dims = dims
+            .split('x')
+            .map(|d| d.trim().parse::<u64>().ok().filter(|&d| d > 0))
+            .collect::<Option<Vec<u64>>>()
+            .ok_or_else(bad)?;
+        if input.trim().is_empty() {
+            return Err(bad());
+        }
+        self.input_shapes.insert(input.trim().to_string(), dims);
+        Ok(())
+    }
+}
+
 /// Ops of one type that could not be sized (cost 0).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Unsized {

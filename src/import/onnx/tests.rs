@@ -567,3 +567,16 @@ fn einsum_range_and_depth_to_space() {
     let graph = run(&m).unwrap().graph;
     assert_eq!(cost(&graph, "r"), 2.0 * 6.0 * 6.0);
 }
+
+#[test]
+fn input_shapes_are_read_as_name_equals_dims() {
+    let mut o = Options::default();
+    o.add_input_shape("x=8x3x224x224").unwrap();
+    o.add_input_shape("ids = 1x128").unwrap();
+    assert_eq!(o.input_shapes["x"], vec![8, 3, 224, 224]);
+    assert_eq!(o.input_shapes["ids"], vec![1, 128]);
+    for bad in ["x", "x=", "x=1x0", "x=1xa", "=1x2", "x=1x-2"] {
+        let e = o.add_input_shape(bad).unwrap_err().to_string();
+        assert!(e.contains(&format!("got '{bad}'")), "{bad}: {e}");
+    }
+}
