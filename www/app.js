@@ -496,6 +496,7 @@ function renderControls() {
   }
   renderClusterPresets();
   $('links').value = state.links;
+  $('footprint').value = state.footprint;
   renderStrategies();
   renderPs();
   setNum($('rand-cost-lo'), state.randcost?.[0]);
@@ -942,6 +943,7 @@ function bindControls() {
     staleResults();
   });
   $('links').addEventListener('change', (e) => { state.links = e.target.value; staleResults(); });
+  $('footprint').addEventListener('change', (e) => { state.footprint = e.target.value; staleResults(); });
   const randRange = (lo, hi, field) => {
     const update = () => {
       const a = num($(lo));
