@@ -926,8 +926,7 @@ pub fn read_link(f: &str) -> Result<Link> {
             }
             "order" => s.link_order = parse_list(key, v)?,
             "footprint" => {
-                s.footprint =
-                    Footprint::parse(v).ok_or_else(|| bad(Footprint::unknown(key, v)))?
+                s.footprint = Footprint::parse(v).ok_or_else(|| bad(Footprint::unknown(key, v)))?
             }
             "seeds" => {
                 s.seeds = parse_int(key, v)?
@@ -1393,7 +1392,9 @@ mod tests {
             s,
             "the default read explicitly"
         );
-        let e = parse_fragment("v=2&footprint=inputs").unwrap_err().to_string();
+        let e = parse_fragment("v=2&footprint=inputs")
+            .unwrap_err()
+            .to_string();
         assert!(
             e.contains("footprint: 'inputs' is not a footprint rule")
                 && e.contains("inputs_outputs"),

@@ -43,11 +43,7 @@ pub enum Footprint {
 }
 
 impl Footprint {
-    pub const ALL: [Footprint; 3] = [
-        Footprint::Outputs,
-        Footprint::InputsOutputs,
-        Footprint::Mem,
-    ];
+    pub const ALL: [Footprint; 3] = [Footprint::Outputs, Footprint::InputsOutputs, Footprint::Mem];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -381,10 +377,16 @@ mod tests {
         assert_eq!(p.footprint, vec![9.0, 9.0, 4.0]);
         for f in Footprint::ALL {
             assert_eq!(Footprint::parse(f.name()), Some(f));
-            assert_eq!(serde_json::to_string(&f).unwrap(), format!("\"{}\"", f.name()));
+            assert_eq!(
+                serde_json::to_string(&f).unwrap(),
+                format!("\"{}\"", f.name())
+            );
         }
         let e = Footprint::unknown("footprint", "inputs");
-        assert!(e.contains("footprint: 'inputs'") && e.contains("inputs_outputs"), "{e}");
+        assert!(
+            e.contains("footprint: 'inputs'") && e.contains("inputs_outputs"),
+            "{e}"
+        );
     }
 
     #[test]
