@@ -84,6 +84,8 @@ for p in sorted(glob.glob("scenarios/*.json")):
     pl, sch = sc.get("placers") or [], sc.get("schedulers") or []
     seeds = sc.get("seeds", 1)
     rnd = ", op costs and tensor sizes drawn per seed" if sc.get("randomize") else ""
+    if sc.get("footprint", "outputs") != "outputs":
+        rnd += f", placement footprint {sc['footprint']}"
     n = lambda xs, what: f"{len(xs)} {what}{'s' if len(xs) != 1 else ''} ({', '.join(xs)})" if xs else f"every {what}"
     orders = sc.get("link_order", "fifo")
     orders = orders if isinstance(orders, list) else [orders]

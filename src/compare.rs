@@ -479,6 +479,19 @@ pub fn realize(
     Ok(real)
 }
 
+/// The cost model of one seed: the seed's cluster and costs ([`realize`]) with the
+/// scenario's footprint rule. Every path that places a seed builds its problem here.
+pub fn problem<'a>(
+    scenario: &Scenario,
+    graph: &'a Graph,
+    cluster: &'a Cluster,
+    overrides: Option<&crate::model::problem::Overrides>,
+) -> Result<Problem<'a>> {
+    let mut problem = Problem::with_overrides(graph, cluster, overrides)?;
+    problem.set_footprint(scenario.footprint);
+    Ok(problem)
+}
+
 /// Runs one pair at one seed with the full schedule recorded: the one "run a pair" path of
 /// the CLI's `run` and the page's timeline. `cluster` and `overrides` are the seed's
 /// ([`realize`]).
@@ -491,7 +504,7 @@ pub fn run_one<'a>(
     seed_index: u32,
 ) -> Result<RunDetail<'a>> {
     let resolved = scenario.resolve_pair(placer, scheduler, link_order)?;
-    let problem = Problem::with_overrides(graph, cluster, overrides)?;
+    let problem = problem(scenario, graph, cluster, overrides)?;
     let (plan, placement_seconds) =
         place(&problem, scenario, &resolved, 0, seed_index, &mut |_| true)?;
     let sim = simulate(
@@ -728,7 +741,7 @@ fn seed_sample(
     let (problem, cp, wb) = match kept {
         Some(k) => k,
         None => {
-            let p = Problem::with_overrides(graph, &real.cluster, real.overrides.as_ref())?;
+            let p = problem(scenario, graph, &real.cluster, real.overrides.as_ref())?;
             let (cp, wb) = (analysis::critical_path_bound(&p), analysis::work_bound(&p));
             (p, cp, wb)
         }
@@ -1382,6 +1395,7 @@ pub fn run_parallel(
 mod tests {
     use super::*;
     use crate::model::cluster::ClusterGen;
+    use crate::model::problem::Footprint;
     use crate::scenario::{ClusterSource, GraphSource, WhatIf};
     use crate::testutil;
     use std::collections::BTreeMap;
@@ -1403,6 +1417,41 @@ mod tests {
             .iter()
             .map(|r| r.devices.iter().map(|d| d.speed).collect())
             .collect()
+    }
+
+    /// a(mem 1) -> b(mem 1) over a 4-byte tensor on one device of 6 bytes: `outputs` counts
+    /// 1 + 4 and 1, 6 <= 6, fits; `inputs_outputs` counts 5 and 1 + 4, 10 > 6, and the placer
+    /// says so; `mem` counts 1 and 1. The scenario's rule reaches the placers.
+    #[test]
+    fn the_footprint_rule_decides_feasibility() {
+        let g = testutil::graph(
+            r#"{"nodes":[{"id":"a","cost":1,"mem":1},{"id":"b","cost":1,"mem":1}],
+                "edges":[{"src":"a","dst":"b","bytes":4}]}"#,
+        );
+        let text = r#"{"devices":[{"id":"x","speed":1,"memory":6}],"bandwidth":1}"#;
+        let c = testutil::cluster(text);
+        let mut s = scenario(
+            ClusterSource::Inline(serde_json::from_str(text).unwrap()),
+            1,
+        );
+        s.placers = vec!["m-etf".into(), "m-topo".into()];
+        for (rule, fits) in [
+            (Footprint::Outputs, true),
+            (Footprint::InputsOutputs, false),
+            (Footprint::Mem, true),
+        ] {
+            s.footprint = rule;
+            let r = run(&s, &g, Some(&c), &mut |_, _| true).unwrap();
+            for row in &r.results {
+                assert_eq!(row.error.is_none(), fits, "{rule:?} {row:?}");
+                if fits {
+                    assert_eq!(row.makespans, vec![2.0]);
+                } else {
+                    let e = row.error.as_deref().unwrap();
+                    assert!(e.contains("'a'") || e.contains("'b'"), "{e}");
+                }
+            }
+        }
     }
 
     #[test]

@@ -13,7 +13,7 @@ use placesim::compare::{self, Comparison};
 use placesim::import::onnx;
 use placesim::model::cluster::{Cluster, ClusterGen};
 use placesim::model::graph::Graph;
-use placesim::model::problem::Problem;
+use placesim::model::problem::{Footprint, Problem};
 use placesim::model::synthetic::{layered_dag, SyntheticSpec};
 use placesim::report::run::RunReport;
 use placesim::report::{table, trace};
@@ -155,6 +155,10 @@ struct ProblemArgs {
     /// (fifo, random, tio, tao, given).
     #[arg(long, default_value = "fifo")]
     link_order: String,
+    /// What a node's static placement footprint counts: outputs (mem + output tensors),
+    /// inputs_outputs (mem + input and output tensors, Pesto21 §3.1) or mem.
+    #[arg(long, default_value = "outputs")]
+    footprint: String,
     /// TicTac19 replicas: the workers' device ids, comma separated (every op pinned).
     #[arg(long, requires = "ps")]
     workers: Option<String>,
@@ -213,7 +217,7 @@ struct RunArgs {
 }
 
 /// The options that build a scenario from the command line.
-const SCENARIO_BUILDERS: [&str; 30] = [
+const SCENARIO_BUILDERS: [&str; 31] = [
     "graph",
     "cluster",
     "devices",
@@ -228,6 +232,7 @@ const SCENARIO_BUILDERS: [&str; 30] = [
     "mem",
     "links",
     "link_order",
+    "footprint",
     "workers",
     "ps",
     "forward_target",
@@ -579,7 +584,7 @@ fn order_cmd(args: &ProblemArgs, algorithm: &str) -> Result<()> {
         ..
     } = scenario_from_args(args)?;
     let real = compare::realize(&scenario, &graph, cluster.as_ref(), 0)?;
-    let problem = Problem::with_overrides(&graph, &real.cluster, real.overrides.as_ref())?;
+    let problem = compare::problem(&scenario, &graph, &real.cluster, real.overrides.as_ref())?;
     let placement = (place::pinned::INFO.make)().place(
         &problem,
         &Default::default(),
@@ -777,6 +782,8 @@ fn scenario_from_args(a: &ProblemArgs) -> Result<Loaded> {
         Error::Scenario(format!("--links must be parallel or fcfs, got '{links}'"))
     })?;
     s.link_order = split_list(&a.link_order);
+    s.footprint = Footprint::parse(&a.footprint)
+        .ok_or_else(|| Error::Scenario(Footprint::unknown("--footprint", &a.footprint)))?;
     s.seed = a.seed;
     s.params = parse_assignments("param", "STRATEGY.NAME=VALUE", &a.params)?;
     s.what_if.compute = a.compute_scale;

@@ -26,18 +26,23 @@ use sha2::{Digest, Sha256};
 
 use crate::error::{Error, Result};
 use crate::model::cluster::ClusterGen;
+use crate::model::problem::Footprint;
 use crate::scenario::{ClusterSource, GraphSource, Randomize, Replication, Scenario, WhatIf};
 use crate::sim::LinkModel;
 
 /// The newest link format version this build writes and reads. Version 2 added TicTac19's
-/// replicas, iterations and lists of link orders; a link that uses none of them is written
+/// replicas, iterations and lists of link orders, then Pesto21's `footprint`; a link that uses none of them is written
 /// as version 1, so that builds that know only version 1 still open it, and every version
 /// 1 link still opens here.
 pub const FORMAT_VERSION: u32 = 2;
 
 /// The lowest format version that carries `s`.
 fn version_for(s: &Scenario) -> u32 {
-    if s.replica.is_some() || s.iterations != 1 || s.link_order.len() > 1 {
+    if s.replica.is_some()
+        || s.iterations != 1
+        || s.link_order.len() > 1
+        || !s.footprint.is_default()
+    {
         2
     } else {
         1
@@ -684,6 +689,9 @@ fn write(s: &Scenario, graph: GraphText, view: &PageView) -> Result<String> {
     if s.link_order != d.link_order {
         put("order", list(&s.link_order));
     }
+    if s.footprint != d.footprint {
+        put("footprint", s.footprint.name().into());
+    }
     if s.seeds != d.seeds {
         put("seeds", s.seeds.to_string());
     }
@@ -944,6 +952,9 @@ pub fn read_link(f: &str) -> Result<Link> {
                     .ok_or_else(|| bad(format!("links: '{v}' is neither 'parallel' nor 'fcfs'")))?
             }
             "order" => s.link_order = parse_list(key, v)?,
+            "footprint" => {
+                s.footprint = Footprint::parse(v).ok_or_else(|| bad(Footprint::unknown(key, v)))?
+            }
             "seeds" => {
                 s.seeds = parse_int(key, v)?
                     .try_into()
@@ -1405,6 +1416,40 @@ mod tests {
                 Err(e) => assert!(!want.is_empty() && e.to_string().contains(want), "{f}: {e}"),
             }
         }
+    }
+
+    /// The footprint rule travels as `footprint=` (a version 2 key, after `order`) only when
+    /// it is not the default, so a scenario with the default writes the link it wrote before
+    /// the key existed; every rule reads back to itself; an unknown one is refused by name.
+    #[test]
+    fn footprint_round_trips_and_the_default_is_not_written() {
+        let s = defaults();
+        assert_eq!(fragment(&s).unwrap(), "#v=1");
+        for f in Footprint::ALL {
+            let mut t = defaults();
+            t.links = LinkModel::Fcfs;
+            t.footprint = f;
+            let link = fragment(&t).unwrap();
+            if f.is_default() {
+                assert_eq!(link, "#v=1&links=fcfs");
+            } else {
+                assert_eq!(link, format!("#v=2&links=fcfs&footprint={}", f.name()));
+            }
+            assert_eq!(parse_fragment(&link).unwrap(), t, "{link}");
+        }
+        assert_eq!(
+            parse_fragment("v=2&footprint=outputs").unwrap(),
+            s,
+            "the default read explicitly"
+        );
+        let e = parse_fragment("v=2&footprint=inputs")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("footprint: 'inputs' is not a footprint rule")
+                && e.contains("inputs_outputs"),
+            "{e}"
+        );
     }
 
     /// The table's sort and the timeline's seed travel in a page link (after `pair`), come

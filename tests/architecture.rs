@@ -105,7 +105,7 @@ fn the_simulator_knows_no_strategy_and_nothing_downstream() {
 #[test]
 fn a_strategy_file_imports_no_sibling_strategy() {
     for (module, helpers) in [
-        ("place", &["plan", "fill", "scores"][..]),
+        ("place", &["plan", "fill", "scores", "etf"][..]),
         ("schedule", &[][..]),
         ("transfer", &["recvs"][..]),
     ] {

@@ -1126,3 +1126,47 @@ fn sweep_names_a_bad_flag() {
     ]);
     assert!(!ok && err.contains("a list prints JSON Lines"), "{err}");
 }
+
+/// `--footprint` sets the scenario's static footprint rule: a known one runs and travels in
+/// the link (`footprint=`, format 2); an unknown one is one clear line naming the option.
+#[test]
+fn footprint_option() {
+    let g = tmp(
+        "fp.json",
+        r#"{"nodes":[{"id":"a","cost":2,"mem":1},{"id":"b","cost":4,"mem":1}],"edges":[{"src":"a","dst":"b","bytes":3}]}"#,
+    );
+    let c = tmp("fp-c2.json", CLUSTER);
+    let base = [
+        "compare",
+        "--graph",
+        g.to_str().unwrap(),
+        "--cluster",
+        c.to_str().unwrap(),
+        "--placers",
+        "single",
+        "--schedulers",
+        "fifo",
+    ];
+    let mut a = base.to_vec();
+    a.extend(["--footprint", "inputs_outputs", "--json"]);
+    let (ok, out, err) = run(&a);
+    assert!(ok, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["scenario"]["footprint"], "inputs_outputs");
+    let mut a = base.to_vec();
+    a.extend(["--footprint", "mem", "--url"]);
+    let (ok, out, err) = run(&a);
+    assert!(
+        ok && out.contains("#v=2&") && out.contains("&footprint=mem"),
+        "{out} {err}"
+    );
+    let mut a = base.to_vec();
+    a.extend(["--footprint", "all"]);
+    let (ok, _, err) = run(&a);
+    assert!(
+        !ok && err.contains("--footprint: 'all' is not a footprint rule")
+            && !err.contains("panicked"),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "one clear line: {err}");
+}

@@ -136,6 +136,35 @@ fn tictac_claims(stem: &str, out: &Value) {
     assert!(straggler <= 0.02, "{stem}: tao straggler {straggler}");
 }
 
+/// What Pesto21's shipped scenarios must show whatever their golden numbers (the design
+/// note's §6 items 4 and 7): `pesto x given` is no slower than any baseline pair (Fig. 7's
+/// ordering; `heft x given` included), and every pair that fails is expert's, out of memory
+/// (Expert ignores memory: Fig. 7's "OOM"), while pesto and Baechi's placers place.
+fn pesto21_claims(stem: &str, out: &Value) {
+    let rows = out["results"].as_array().unwrap();
+    let pesto = rows
+        .iter()
+        .find(|r| r["pair"] == "pesto x given")
+        .and_then(|r| r["makespans"][0].as_f64())
+        .unwrap_or_else(|| panic!("{stem}: no pesto x given makespan"));
+    for r in rows {
+        let pair = r["pair"].as_str().unwrap();
+        if pair.starts_with("pesto ") {
+            continue;
+        }
+        match r["makespans"][0].as_f64() {
+            Some(m) => assert!(pesto <= m, "{stem}: pesto x given {pesto} > {pair} {m}"),
+            None => {
+                let e = r["error"].as_str().unwrap_or_default();
+                assert!(
+                    pair.starts_with("expert ") && e.contains("more than its memory"),
+                    "{stem}: {pair} failed: {e}"
+                );
+            }
+        }
+    }
+}
+
 #[test]
 fn shipped_scenarios_give_their_golden_numbers() {
     let bless = std::env::var_os("PLACESIM_BLESS").is_some();
@@ -201,6 +230,9 @@ fn shipped_scenarios_give_their_golden_numbers() {
             }
             if stem.starts_with("tictac19_") {
                 tictac_claims(&stem, &full);
+            }
+            if stem.starts_with("pesto21_") {
+                pesto21_claims(&stem, &full);
             }
             if got != want {
                 failures.push(format!("{stem}.{variant}"));

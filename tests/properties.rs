@@ -239,6 +239,8 @@ fn every_pair_is_feasible_ordered_bounded_and_deterministic() {
                     ClusterSource::File("c".into()),
                 );
                 s.links = links;
+                // m-sct is opt-in (its LP takes seconds on large graphs); these cases are small.
+                s.placers.push("m-sct".into());
                 // A link order orders contended links only (parallel links queue nothing).
                 let order = if fcfs {
                     LINK_QUEUES[order].name

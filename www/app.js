@@ -525,6 +525,7 @@ function renderControls() {
   }
   renderClusterPresets();
   $('links').value = state.links;
+  $('footprint').value = state.footprint;
   renderStrategies();
   renderPs();
   sweepPanel?.render();
@@ -956,6 +957,7 @@ function bindControls() {
     staleResults();
   });
   $('links').addEventListener('change', (e) => { state.links = e.target.value; staleResults(); });
+  $('footprint').addEventListener('change', (e) => { state.footprint = e.target.value; staleResults(); });
   const randRange = (lo, hi, field) => {
     const update = () => {
       const a = num($(lo));

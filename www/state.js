@@ -86,6 +86,9 @@ export class State {
   params = {};
   /** @type {'parallel' | 'fcfs'} */
   links = 'parallel';
+  // What a node's static placement footprint counts (Pesto21 §3.1 counts inputs and outputs).
+  /** @type {import('./types.js').Footprint} */
+  footprint = 'outputs';
   // Link-queue orders under fcfs links: each is a third axis of the comparison (a row per
   // placer x scheduler x order).
   /** @type {string[]} */
@@ -194,6 +197,7 @@ export function stateOf(link, all) {
   s.schedulers = same(sc.schedulers, all.schedulers) ? null : sc.schedulers;
   s.params = { ...sc.params };
   s.links = sc.links;
+  s.footprint = sc.footprint ?? 'outputs';
   s.orders = Array.isArray(sc.link_order) ? [...sc.link_order] : [sc.link_order ?? 'fifo'];
   s.iterations = sc.iterations ?? 1;
   const r = sc.replica;
@@ -309,6 +313,7 @@ export function scenarioOf(s, all, whatIf = true) {
     seed: s.seed,
   };
   if (s.iterations !== 1) sc.iterations = s.iterations;
+  if (s.footprint !== 'outputs') sc.footprint = s.footprint;
   if (s.replica) sc.replica = replicationOf(s.replica);
   if (s.randcost || s.randbytes || s.randmem) {
     sc.randomize = {};

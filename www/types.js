@@ -220,6 +220,12 @@
  */
 
 /**
+ * @typedef {'outputs' | 'inputs_outputs' | 'mem'} Footprint What a node's static placement
+ *   footprint counts: op memory plus output tensors, plus input and output tensors (Pesto21
+ *   §3.1), or op memory only (docs/format.md).
+ */
+
+/**
  * @typedef {object} Scenario The engine's description of a comparison.
  * @property {number} version
  * @property {GraphSource} graph
@@ -230,6 +236,7 @@
  * @property {Record<string, number>} [params] `strategy.parameter` -> value
  * @property {'parallel' | 'fcfs'} links
  * @property {string | string[]} link_order one order, or several (a row per order)
+ * @property {Footprint} [footprint] the static placement footprint rule ('outputs' when absent)
  * @property {Replication} [replica] TicTac19's parameter-server replicas
  * @property {number} [iterations] simulated steps per seed (1 when absent)
  * @property {number} seeds

@@ -70,41 +70,68 @@ pub fn total_rank(problem: &Problem) -> Vec<f64> {
 /// Cost `O(V·k + E + k²)`. Shared by the `heft` placer and the `heft` scheduler.
 pub fn heft_rank_u(problem: &Problem) -> Vec<f64> {
     let g = problem.graph;
-    let c = problem.cluster;
-    let k = problem.device_count();
-    let (mut lat, mut bw, mut pairs) = (0.0, 0.0, 0usize);
-    for i in 0..k as u32 {
-        for j in 0..k as u32 {
-            if i != j {
-                lat += c.latency(i, j);
-                bw += c.bandwidth(i, j);
-                pairs += 1;
-            }
-        }
-    }
-    let comm = |bytes: f64| -> f64 {
-        if pairs == 0 {
-            0.0
-        } else {
-            lat / pairs as f64 + bytes / (bw / pairs as f64)
-        }
-    };
+    let comm = MeanLink::of(problem);
     let mut rank = vec![0.0; g.node_count()];
     for &v in g.topo_order().iter().rev() {
-        let (sum, count) = problem
-            .exec_row(v)
-            .iter()
-            .filter(|t| t.is_finite())
-            .fold((0.0, 0usize), |(s, n), &t| (s + t, n + 1));
-        let mean = if count == 0 { 0.0 } else { sum / count as f64 };
         let best = g
             .out_edges(v)
             .iter()
-            .map(|&e| comm(problem.edge_bytes(e)) + rank[g.edges[e as usize].dst as usize])
+            .map(|&e| comm.time(problem.edge_bytes(e)) + rank[g.edges[e as usize].dst as usize])
             .fold(0.0, f64::max);
-        rank[v as usize] = mean + best;
+        rank[v as usize] = mean_exec(problem, v) + best;
     }
     rank
+}
+
+/// HEFT's `w̄(v)`: the mean of `exec(v, d)` over the devices `v` may use (0 if none).
+pub fn mean_exec(problem: &Problem, v: NodeIx) -> f64 {
+    let (sum, count) = problem
+        .exec_row(v)
+        .iter()
+        .filter(|t| t.is_finite())
+        .fold((0.0, 0usize), |(s, n), &t| (s + t, n + 1));
+    if count == 0 {
+        0.0
+    } else {
+        sum / count as f64
+    }
+}
+
+/// HEFT's average link: the mean latency and mean bandwidth over all ordered pairs of
+/// distinct devices, for `c̄ = L̄ + bytes / B̄` (see [`heft_rank_u`]).
+#[derive(Debug, Clone, Copy)]
+pub struct MeanLink {
+    lat: f64,
+    bw: f64,
+    pairs: usize,
+}
+
+impl MeanLink {
+    /// Sums the cluster's links once, `O(k²)`.
+    pub fn of(problem: &Problem) -> MeanLink {
+        let c = problem.cluster;
+        let k = problem.device_count();
+        let (mut lat, mut bw, mut pairs) = (0.0, 0.0, 0usize);
+        for i in 0..k as u32 {
+            for j in 0..k as u32 {
+                if i != j {
+                    lat += c.latency(i, j);
+                    bw += c.bandwidth(i, j);
+                    pairs += 1;
+                }
+            }
+        }
+        MeanLink { lat, bw, pairs }
+    }
+
+    /// `c̄` of `bytes`: zero with one device (no pair exists).
+    pub fn time(&self, bytes: f64) -> f64 {
+        if self.pairs == 0 {
+            0.0
+        } else {
+            self.lat / self.pairs as f64 + bytes / (self.bw / self.pairs as f64)
+        }
+    }
 }
 
 /// Position of each node in [`Graph::topo_order`](crate::model::graph::Graph::topo_order):

@@ -7,16 +7,69 @@
 //!   its colocation group's rules, or no cost and no time for that kind). Placers only need "finite" to know a device is allowed.
 //! - per-node `work` (the `c_i` of Mayer17 §2, used by rank computations): `cost` when
 //!   given, else the mean over allowed devices of `exec * speed`.
-//! - per-node placement `footprint`: `mem` plus the bytes of the node's output tensors,
-//!   the static memory a placer charges to a device (Mayer17 §3.1 "free memory";
-//!   Baechi's permanent + output memory). The simulator measures the real curve.
+//! - per-node placement `footprint`: the static memory a placer charges to a device, by a
+//!   [`Footprint`] rule: by default `mem` plus the bytes of the node's output tensors
+//!   (Mayer17 §3.1 "free memory"; Baechi's permanent + output memory), or Pesto21 §3.1's
+//!   "input and output tensor sizes", or `mem` alone. The simulator measures the real curve.
 //!
 //! Validation here covers what needs both files: device rules that match nothing, and
 //! colocation groups whose members allow no common device.
 
+use serde::{Deserialize, Serialize};
+
 use crate::error::{Error, Result};
 use crate::model::cluster::{Cluster, DevIx};
 use crate::model::graph::{Graph, NodeIx};
+
+/// What a node's static placement footprint counts (a scenario's `footprint`).
+///
+/// Every rule starts from the node's `mem` (op memory). A tensor is counted once per node
+/// however many edges carry it (a graph's `tensor` names several edges as one output), with
+/// its realized bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Footprint {
+    /// `mem` plus the bytes of every tensor the node produces (Mayer17 §3.1's free memory,
+    /// Baechi's permanent + output memory): the rule before this choice existed.
+    #[default]
+    Outputs,
+    /// `mem` plus the bytes of every distinct tensor the node produces and every distinct
+    /// tensor it consumes: Pesto21 §3.1/§3.2.2 (8), "summing up the input and output tensor
+    /// memory sizes" of the ops resident on a GPU. A tensor read by several ops on one
+    /// device is charged to each of them (the paper sums per op, and does not dedupe).
+    InputsOutputs,
+    /// `mem` only (op memory; the reference solvers of the Pesto21 design note, §1.5).
+    Mem,
+}
+
+impl Footprint {
+    pub const ALL: [Footprint; 3] = [Footprint::Outputs, Footprint::InputsOutputs, Footprint::Mem];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Footprint::Outputs => "outputs",
+            Footprint::InputsOutputs => "inputs_outputs",
+            Footprint::Mem => "mem",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Footprint> {
+        Footprint::ALL.into_iter().find(|f| f.name() == s)
+    }
+
+    /// The message for a name that is none of the rules, naming the field.
+    pub fn unknown(field: &str, s: &str) -> String {
+        let names: Vec<&str> = Footprint::ALL.iter().map(|f| f.name()).collect();
+        format!(
+            "{field}: '{s}' is not a footprint rule (one of {})",
+            names.join(", ")
+        )
+    }
+
+    pub fn is_default(&self) -> bool {
+        *self == Footprint::default()
+    }
+}
 
 #[derive(Debug, Clone)]
 pub struct Problem<'a> {
@@ -193,20 +246,46 @@ impl<'a> Problem<'a> {
             Some(o) => o.mem.clone(),
             None => graph.nodes.iter().map(|n| n.mem).collect(),
         };
-        let mut footprint = mem.clone();
-        for (t, tensor) in graph.tensors.iter().enumerate() {
-            footprint[tensor.src as usize] += tensor_bytes[t];
-        }
-        Ok(Problem {
+        let mut p = Problem {
             graph,
             cluster,
             tensor_bytes,
             work,
             mem,
-            footprint,
+            footprint: Vec::new(),
             exec,
             k,
-        })
+        };
+        p.set_footprint(Footprint::default());
+        Ok(p)
+    }
+
+    /// Recomputes every node's placement `footprint` by `rule` from `mem` and the realized
+    /// tensor bytes.
+    pub fn set_footprint(&mut self, rule: Footprint) {
+        let g = self.graph;
+        let mut footprint = self.mem.clone();
+        if rule != Footprint::Mem {
+            for (t, tensor) in g.tensors.iter().enumerate() {
+                footprint[tensor.src as usize] += self.tensor_bytes[t];
+            }
+        }
+        if rule == Footprint::InputsOutputs {
+            for (v, f) in footprint.iter_mut().enumerate() {
+                let mut inputs: Vec<u32> = g
+                    .in_edges(v as NodeIx)
+                    .iter()
+                    .map(|&e| g.edges[e as usize].tensor)
+                    .collect();
+                inputs.sort_unstable();
+                inputs.dedup();
+                *f += inputs
+                    .iter()
+                    .map(|&t| self.tensor_bytes[t as usize])
+                    .sum::<f64>();
+            }
+        }
+        self.footprint = footprint;
     }
 
     /// The problem's own data, without the graph and cluster it borrows (see [`ProblemData`]).
@@ -321,6 +400,42 @@ mod tests {
         assert_eq!(p.exec_row(3), &[8.0, f64::INFINITY]);
         assert_eq!(p.exec_row(4), &[f64::INFINITY, 2.0]);
         assert_eq!(p.work[2], 4.0);
+    }
+
+    /// a(mem 1) -> b(mem 2) and a -> c(mem 4) as one tensor "t" (5 B), a -> c as a second
+    /// tensor (3 B), b -> c (7 B). Outputs: a 1 + 5 + 3 = 9, b 2 + 7 = 9, c 4. Inputs and
+    /// outputs: a 9, b 9 + 5 = 14, c 4 + 5 + 3 + 7 = 19 ("t" once, though c had it from one
+    /// edge and b from another). Mem: 1, 2, 4.
+    #[test]
+    fn footprint_rules_by_hand() {
+        let g = Graph::from_json(
+            r#"{"nodes":[{"id":"a","cost":1,"mem":1},{"id":"b","cost":1,"mem":2},{"id":"c","cost":1,"mem":4}],
+                "edges":[{"src":"a","dst":"b","bytes":5,"tensor":"t"},{"src":"a","dst":"c","bytes":5,"tensor":"t"},
+                         {"src":"a","dst":"c","bytes":3},{"src":"b","dst":"c","bytes":7}]}"#,
+            "g",
+        )
+        .unwrap();
+        let c = cluster();
+        let mut p = Problem::new(&g, &c).unwrap();
+        assert_eq!(p.footprint, vec![9.0, 9.0, 4.0], "the default is outputs");
+        p.set_footprint(Footprint::InputsOutputs);
+        assert_eq!(p.footprint, vec![9.0, 14.0, 19.0]);
+        p.set_footprint(Footprint::Mem);
+        assert_eq!(p.footprint, vec![1.0, 2.0, 4.0]);
+        p.set_footprint(Footprint::Outputs);
+        assert_eq!(p.footprint, vec![9.0, 9.0, 4.0]);
+        for f in Footprint::ALL {
+            assert_eq!(Footprint::parse(f.name()), Some(f));
+            assert_eq!(
+                serde_json::to_string(&f).unwrap(),
+                format!("\"{}\"", f.name())
+            );
+        }
+        let e = Footprint::unknown("footprint", "inputs");
+        assert!(
+            e.contains("footprint: 'inputs'") && e.contains("inputs_outputs"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::{parse_json, Error, Result};
 use crate::model::cluster::{Cluster, ClusterGen};
 use crate::model::graph::Graph;
-use crate::model::problem::Overrides;
+use crate::model::problem::{Footprint, Overrides};
 use crate::model::MAX_AMOUNT;
 use crate::rng::Rng;
 use crate::schedule::SCHEDULERS;
@@ -222,6 +222,11 @@ pub struct Scenario {
     pub params: BTreeMap<String, f64>,
     #[serde(default)]
     pub links: LinkModel,
+    /// What a node's static placement footprint counts (Pesto21 §3.1 and §3.2.2 (8) count
+    /// "input and output tensor sizes"): `outputs` (default), `inputs_outputs` or `mem`.
+    /// An unknown value is a parse error naming this field.
+    #[serde(default, skip_serializing_if = "Footprint::is_default")]
+    pub footprint: Footprint,
     /// Orders of the links' queues under `fcfs` links: each is a third axis of the
     /// comparison (a row per placer x scheduler x link order). A string or a list in JSON.
     #[serde(
@@ -274,6 +279,7 @@ impl Scenario {
             schedulers: all_schedulers(),
             params: BTreeMap::new(),
             links: LinkModel::Parallel,
+            footprint: Footprint::default(),
             link_order: fifo_list(),
             replica: None,
             iterations: 1,
@@ -496,6 +502,26 @@ mod tests {
         .unwrap_err()
         .to_string();
         assert!(e.contains("msr has no parameter 'deltaa'"), "{e}");
+        // The footprint rule: an unknown one names the field and the rules; a known one
+        // reads and writes back, and the default is not written.
+        let e = Scenario::from_json(
+            r#"{"graph":{"bundled":"x"},"cluster":{"file":"c"},"footprint":"inputs"}"#,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("footprint") && e.contains("inputs_outputs"),
+            "{e}"
+        );
+        let s = Scenario::from_json(
+            r#"{"graph":{"bundled":"x"},"cluster":{"file":"c"},"footprint":"inputs_outputs"}"#,
+        )
+        .unwrap();
+        assert_eq!(s.footprint, Footprint::InputsOutputs);
+        let text = serde_json::to_string(&s).unwrap();
+        assert!(text.contains(r#""footprint":"inputs_outputs""#), "{text}");
+        let d = Scenario::from_json(r#"{"graph":{"bundled":"x"},"cluster":{"file":"c"}}"#).unwrap();
+        assert!(!serde_json::to_string(&d).unwrap().contains("footprint"));
         // Redrawn amounts obey the graph's limit (1e30) too.
         let e = Scenario::from_json(
             r#"{"graph":{"bundled":"x"},"cluster":{"file":"c"},"randomize":{"bytes":[1,1e300]}}"#,

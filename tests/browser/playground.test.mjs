@@ -198,6 +198,10 @@ test('a page state comes back whole from the link the engine writes for it', asy
     s = new State();
     Object.assign(s, { links: 'fcfs', orders: ['tao'], iterations: 3 });
     states.push(s);
+    // Pesto21's footprint rule (format v2, written only when not the default).
+    s = new State();
+    s.footprint = 'inputs_outputs';
+    states.push(s);
     return states.map((st) => {
       const l = linkOf(st, all);
       const f = engine.page_fragment(l.scenario, l.graphText, l.graphHash, l.view);
@@ -224,6 +228,7 @@ test('a page state comes back whole from the link the engine writes for it', asy
   assert.equal(cases[5].f, `#v=1&graphsha256=${'ab'.repeat(32)}&graphname=a%20big%20graph`);
   assert.match(cases[6].f, /^#v=2&graph=alexnet_ops_train&cluster=explicit&dev=ps0::1e11:,w%201::1e11:,w2::1e11:&bw=1\.25e8&lat=1e-4&placers=pinned&links=fcfs&order=random,tio,tao&iterations=50&replica\.workers=w%201,w2&replica\.ps=ps0&replica\.target=loss%2Fop&replica\.aggregate=1&replica\.paramops=VariableV2&replica\.sources=1&replica\.balance=0\.5&pair=pinned%2Ffifo%2Ftao$/);
   assert.equal(cases[7].f, '#v=2&links=fcfs&order=tao&iterations=3');
+  assert.equal(cases[8].f, '#v=2&footprint=inputs_outputs');
   assert.deepEqual(page.errors, []);
   await page.context().close();
 });
