@@ -9,7 +9,7 @@
 //!   objective, the instance bound and `heft × given`'s makespan; then with 5x the budget, to
 //!   show how far the default stops from what more search finds.
 //!
-//! `cargo bench --bench pesto -- quick` runs fewer instances.
+//! `cargo bench --bench pesto -- quick` runs fewer instances; `-- exact` only the exact rows.
 
 use std::time::Instant;
 
@@ -95,12 +95,23 @@ fn run(n: usize, k: usize, seed: u64, params: &[(&str, f64)]) {
 
 fn main() {
     let quick = std::env::args().any(|a| a == "quick");
+    let only_exact = std::env::args().any(|a| a == "exact");
     let seeds = if quick { 2 } else { 4 };
     println!("exact mode (pesto.mode=2), 20 ops, fcfs links:");
     for k in 2..=4 {
         for seed in 0..seeds {
             run(20, k, seed, &[("mode", 2.0)]);
         }
+    }
+    println!("exact mode on coarse graphs (pesto.mode=2, pesto.target=T), 120 ops, fcfs links:");
+    for (k, t) in [(2, 20.0), (2, 30.0), (2, 40.0), (4, 20.0), (4, 30.0)] {
+        for seed in 0..seeds.min(2) {
+            print!("  target {t}:");
+            run(120, k, seed, &[("mode", 2.0), ("target", t)]);
+        }
+    }
+    if only_exact {
+        return;
     }
     println!("anytime mode, default settings, 150 ops, fcfs links:");
     for k in [2, 4] {
