@@ -48,42 +48,77 @@
 //!   result depend on the machine.
 //! - Report: status `feasible` with the instance's critical-path and work bound.
 //!
-//! **Exact mode** (`pesto.mode=2`, or automatically when the graph has at most
-//! `pesto.exact_units` placement units, is not coarsened and has at most 4 devices): after
-//! the anytime search (its result is the incumbent), a depth-first branch and bound proves
-//! the optimum on the real instance.
-//! - Outer level: each colocation unit, in topological order, on an allowed device with
-//!   memory left; identical devices (same run times, memory and links) are opened in index
-//!   order (symmetry). Pruned by the longest path with the communication already forced by
-//!   placed pairs (fastest device for unplaced ops), a one-machine bound per device (earliest
-//!   head + its placed ops' run time + shortest tail) and the work bound.
-//! - Inner level, for a full placement: activities are the ops and the placement's
-//!   transfers (one per tensor and consuming device, as the simulator routes them; under
-//!   `fcfs` a transfer of more than 0 bytes occupies its directed link, a 0-byte one is a
-//!   latency-only signal). A serial schedule-generation scheme without insertion appends
-//!   one eligible activity at a time at `max(predecessors' ends, resource free)`, only in
-//!   non-decreasing start order. Every semi-active schedule (every schedule the simulator can
-//!   produce under any device and link order, and so an optimal one) is generated this way.
-//!   Pruned by heads (every remaining activity starts no earlier than the last start) plus
-//!   tails, and by the remaining load of each device and link.
-//! - `pesto.exact_nodes` bounds the search deterministically. When the tree is exhausted
-//!   the best value is optimal for the instance; improvements smaller than a relative
-//!   1e-9 are not pursued (the tolerance of "optimal"). The best schedule is returned as
-//!   priorities when their replay reaches the optimum, else as strict sequences (device
-//!   order and link order, which the default strict `given` scheduler and link order
-//!   replay); either way the objective is the decoded makespan and the status is
-//!   `optimal` only when that equals the proven optimum. With `pesto.congestion=0` the exact
-//!   search does not run (it would prove the optimum of another problem).
-//! - A search stopped by its node limit reports `feasible` with the instance bound. The
-//!   exact mode never runs on a coarsened graph, so this placer never claims `coarse_optimal`.
-//! - Why our own B&B and not a CP solver: the note's §5.5b spike found `pumpkin-core` fast,
-//!   but adopting it means three new dependencies of a young API to vet for wasm; this
-//!   search needs none, shares the simulator's semantics exactly (so its optimum replays
-//!   bit for bit) and is deterministic. It was not measured against Pumpkin here. Its speed
-//!   is printed by `benches/pesto.rs`: it proves many 20-op, 2-GPU instances in well under
-//!   a second but leaves harder ones (and most 3-4 GPU ones) unproven at the default node
-//!   limit, where the placement level's bounds are weak. A CP model is the way to stronger
-//!   proofs.
+//! **Exact mode** (`pesto.mode=2`, or automatically when the search has at most
+//! `pesto.exact_units` placement units and the cluster at most 4 devices): after the
+//! anytime search (its result is the incumbent), a constraint model of §3.2.2's problem is
+//! solved by Pumpkin, a lazy-clause-generation CP solver (crates `pumpkin-core`,
+//! `pumpkin-constraints`, `pumpkin-conflict-resolvers`; not `pumpkin-solver`, whose
+//! command-line dependencies do not build for wasm32).
+//! - Model, with the simulator's semantics: a literal per (unit, allowed device), exactly
+//!   one true (affinity; colocation units share it, §3.2.2 "x_i1 = ... = x_ik"); static
+//!   memory per device (eq. (8) as a hard capacity; footprints rounded down at 2^26 steps
+//!   per device, a relaxation, and a schedule that breaks the real capacity is never used);
+//!   a start and end per op, the end at least the op's run time on the device used; a send
+//!   per (tensor, consuming device) with a consumer there and not its producer (the
+//!   simulator's routing; §3.2.2's augmented vertex k), starting after its producer ends,
+//!   lasting `latency + bytes / bandwidth` of the directed link it crosses, and its
+//!   consumers there start after it arrives; one op at a time per device (eq. (4), as
+//!   implications on the placement literals, for pairs the graph does not order); under
+//!   `fcfs`, one send of more than 0 bytes at a time per directed link (eq. (7); 0-byte
+//!   sends are latency-only signals, as in the simulator). Redundant constraints (the
+//!   note's §5.5b: without them a 15-op instance took minutes): each device's load at most
+//!   the makespan, the total load at most `k` times it, and a cumulative of capacity `k`
+//!   over the ops at their shortest run times. Identical devices open in index order.
+//! - Time is integral: the model's scale is the smallest of 1, 2, 4, 5, 8, 10, ... 10^6
+//!   at which every duration is an integer (relative 1e-9) within 2^26 steps of horizon.
+//!   The model is then exactly the simulator's problem with a free order on every device
+//!   and link: a schedule of it replayed strictly (`given` sequences and link order by its
+//!   starts) takes exactly its times, and every schedule the simulator makes is one of it.
+//!   When no such scale exists (real-valued run times) durations are rounded down: the
+//!   model is a relaxation whose optimum is a valid bound, its schedules are candidates,
+//!   and the branch and bound below, in the simulator's own arithmetic, does the proof.
+//! - Search: minimise the makespan from below the incumbent (its makespan is the horizon),
+//!   linear SAT-UNSAT (each schedule found tightens the bound below itself). Branching:
+//!   the incumbent's devices first, then placement literals, then start times earliest
+//!   first, with VSIDS on top once conflicts teach it; nothing is drawn at random, because
+//!   Pumpkin's generator (`SmallRng`) differs between 64- and 32-bit targets. The budget
+//!   is `pesto.exact_nodes` solver steps (decisions and conflicts: deterministic, no
+//!   clock), plus `pesto.seconds` when set.
+//! - Report: the best schedule is decoded by priority (start order) and strictly (device
+//!   and link sequences by start); the objective is the decoded makespan, and the status
+//!   is `optimal` with bound = objective only when the search was exhausted and that
+//!   makespan equals the proven optimum (relative 1e-9) on the uncoarsened instance. Under
+//!   a link order other than `given` (e.g. `fifo`) the optimum may need a link order the
+//!   scenario does not send: then `feasible` with the bound. A search stopped early
+//!   reports the solver's proven lower bound, max'ed with the critical-path and work
+//!   bounds. With `pesto.congestion=0` the exact search does not run (it would prove the
+//!   optimum of another problem).
+//! - Coarse graphs (more ops than `pesto.target`): the model's tasks are the coarse
+//!   vertices (run times summed, members back to back) and every coarse edge is one send
+//!   of its summed bytes (§3.2.2's one transfer per edge); its horizon is the serial
+//!   makespan. Its schedule is expanded (§3.3: members on their vertex's device, by the
+//!   vertex's start then topological position) and decoded on the instance. A proof is
+//!   `coarse_optimal`, "optimal for the N-vertex coarse graph", with the coarse optimum as
+//!   bound of scope `coarse`: coarsening restricts the schedule (and sends one transfer
+//!   per coarse edge), so it is no bound of the instance, and the plan (the better of the
+//!   expansion and the anytime search) may well beat it; nothing compares it with the
+//!   instance's makespans. Never `optimal`.
+//! - Why the CP model and not the branch and bound alone (`cargo bench --bench pesto --
+//!   exact`, 20 ops, fcfs links, 2-4 GPUs, 4 seeds each; this machine, shared, timings
+//!   include the anytime phase): the model proved 12 of 12 instances in 0.17-0.36 s; the
+//!   branch and bound proved 5 of 12 (0.17-2.4 s) and stopped at its 2e6-node limit on the
+//!   others after 3.3-10.7 s with gaps of 11-18%. The branch and bound (below) stays for
+//!   one reason: real-valued run times, which the integer model can only bound.
+//! - The branch and bound (only after a rounded model, on the uncoarsened instance): an
+//!   outer level places each colocation unit, in topological order, on an allowed device
+//!   with memory left (identical devices in index order), pruned by the longest path with
+//!   the communication already forced, a one-machine bound per device and the work bound;
+//!   an inner level sequences one full placement's activities (ops and sends) by a serial
+//!   schedule-generation scheme without insertion in non-decreasing start order, which
+//!   generates every semi-active schedule (every schedule the simulator can make), pruned
+//!   by heads plus tails and each device's and link's remaining load. It shares
+//!   `pesto.exact_nodes` as its node limit; improvements smaller than a relative 1e-9 are
+//!   not pursued.
 //!
 //! The objective is the makespan of `pesto × given` (in the scenario's `given` mode) under the
 //! scenario's link model and link order, bit for bit (a test checks it). With the `random`
@@ -149,7 +184,7 @@ const MODE: ParamSpec = ParamSpec {
     min: 0.0,
     min_open: false,
     max: 2.0,
-    doc: "0: exact when the graph is tiny (exact_units, <= 4 devices), else anytime; 1: anytime only; 2: anytime, then prove by branch and bound",
+    doc: "0: exact when the search has at most exact_units units and <= 4 devices, else anytime; 1: anytime only; 2: anytime, then prove with the constraint model (a coarsened graph: its own optimum)",
 };
 const EXACT_UNITS: ParamSpec = ParamSpec {
     name: "exact_units",
@@ -158,7 +193,7 @@ const EXACT_UNITS: ParamSpec = ParamSpec {
     min: 0.0,
     min_open: false,
     max: 64.0,
-    doc: "mode 0 proves optimality when the graph has at most this many placement units",
+    doc: "mode 0 runs the exact search when the search has at most this many placement units",
 };
 const EXACT_NODES: ParamSpec = ParamSpec {
     name: "exact_nodes",
@@ -167,7 +202,7 @@ const EXACT_NODES: ParamSpec = ParamSpec {
     min: 1.0,
     min_open: false,
     max: f64::INFINITY,
-    doc: "branch-and-bound node limit (deterministic); a search that hits it proves nothing",
+    doc: "exact search limit: constraint-solver steps (decisions and conflicts), and branch-and-bound nodes for real-valued run times (deterministic); a search that hits it proves nothing",
 };
 const T0: ParamSpec = ParamSpec::non_negative(
     "t0",
@@ -186,7 +221,7 @@ const CONGESTION: ParamSpec = ParamSpec {
 
 pub const INFO: PlacerInfo = PlacerInfo {
     name: "pesto",
-    summary: "joint placement and order: annealing over coarse units with the simulator as decoder, exact B&B on tiny graphs (Pesto21 §3.2-3.3)",
+    summary: "joint placement and order: annealing over coarse units with the simulator as decoder, then an exact CP model on small (or coarse) graphs (Pesto21 §3.2-3.3)",
     params: &[
         BUDGET,
         SECONDS,
@@ -870,9 +905,10 @@ impl Placer for Pesto {
         best.makespan = dec.decode(&best.placement, &best.order);
         report.objective = best.makespan;
         report.work += dec.evals;
-        // Never a bound above the plan's own makespan (a proof is of the instance the plan
-        // is simulated on, so it cannot be; the min guards the tolerance).
-        report.bound = Some(lower.min(best.makespan).max(cp_work));
+        // Never a bound above the plan's own makespan: every bound here is one of the
+        // instance the plan is simulated on, so only rounding (the work bound's sum against
+        // the simulator's, a proof's 1e-9 tolerance) could put it there.
+        report.bound = Some(lower.max(cp_work).min(best.makespan));
         if proven && best.makespan <= lower + TOL * lower.abs() {
             report.bound = Some(best.makespan);
             report.status = SolveStatus::Optimal;
@@ -1297,6 +1333,32 @@ fn post_linear(
         .post();
 }
 
+/// A search stage: `lits` in order, true first or false first.
+fn literal_stage(lits: &[Literal], true_first: bool) -> Option<Box<dyn Brancher>> {
+    match (lits.is_empty(), true_first) {
+        (true, _) => None,
+        (false, true) => Some(Box::new(IndependentVariableValueBrancher::new(
+            InputOrder::new(lits),
+            InDomainMax,
+        ))),
+        (false, false) => Some(Box::new(IndependentVariableValueBrancher::new(
+            InputOrder::new(lits),
+            InDomainMin,
+        ))),
+    }
+}
+
+/// A search stage: the variable of `ints` with the smallest lower bound, at its minimum
+/// ("set times").
+fn time_stage(ints: &[DomainId]) -> Option<Box<dyn Brancher>> {
+    (!ints.is_empty()).then(|| {
+        Box::new(IndependentVariableValueBrancher::new(
+            Smallest::new(ints),
+            InDomainMin,
+        )) as Box<dyn Brancher>
+    })
+}
+
 /// Minimises the makespan of `inst` (Pesto21 §3.2.2's model with placesim's semantics) below
 /// `incumbent` seconds, with `hint` (a device per unit) tried first.
 #[allow(clippy::too_many_arguments)]
@@ -1708,39 +1770,17 @@ fn solve_cp(
     let mut rest_ints: Vec<DomainId> = end.clone();
     rest_ints.extend(sends.iter().map(|s| s.end));
     rest_ints.push(cmax);
-    let mut branchers: Vec<Box<dyn Brancher>> = Vec::new();
-    if !hinted.is_empty() {
-        branchers.push(Box::new(IndependentVariableValueBrancher::new(
-            InputOrder::new(&hinted),
-            InDomainMax,
-        )));
-    }
-    if !placement_lits.is_empty() {
-        branchers.push(Box::new(IndependentVariableValueBrancher::new(
-            InputOrder::new(&placement_lits),
-            InDomainMax,
-        )));
-    }
-    branchers.push(Box::new(IndependentVariableValueBrancher::new(
-        Smallest::new(&start),
-        InDomainMin,
-    )));
-    if !send_starts.is_empty() {
-        branchers.push(Box::new(IndependentVariableValueBrancher::new(
-            Smallest::new(&send_starts),
-            InDomainMin,
-        )));
-    }
-    if !rest_lits.is_empty() {
-        branchers.push(Box::new(IndependentVariableValueBrancher::new(
-            InputOrder::new(&rest_lits),
-            InDomainMin,
-        )));
-    }
-    branchers.push(Box::new(IndependentVariableValueBrancher::new(
-        Smallest::new(&rest_ints),
-        InDomainMin,
-    )));
+    let branchers: Vec<Box<dyn Brancher>> = [
+        literal_stage(&hinted, true),
+        literal_stage(&placement_lits, true),
+        time_stage(&start),
+        time_stage(&send_starts),
+        literal_stage(&rest_lits, false),
+        time_stage(&rest_ints),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
     let mut brancher = AutonomousSearch::new(DynamicBrancher::new(branchers));
     let mut resolver = ResolutionResolver::default();
     let mut budget = CpBudget {
@@ -1982,31 +2022,10 @@ struct Inner {
 impl<'p, 'a> Exact<'p, 'a> {
     fn new(problem: &'p Problem<'a>, links: LinkModel, incumbent: f64, limit: u64) -> Self {
         let k = problem.device_count();
-        let c = problem.cluster;
-        let n = problem.node_count();
-        let same = |a: DevIx, b: DevIx| {
-            let tt = |s, d, x| c.transfer_time(s, d, x);
-            c.devices[a as usize].memory == c.devices[b as usize].memory
-                && (0..n as NodeIx).all(|v| problem.exec(v, a) == problem.exec(v, b))
-                && (0..k as DevIx).filter(|&e| e != a && e != b).all(|e| {
-                    [0.0, 1.0]
-                        .iter()
-                        .all(|&x| tt(a, e, x) == tt(b, e, x) && tt(e, a, x) == tt(e, b, x))
-                })
-                && [0.0, 1.0].iter().all(|&x| tt(a, b, x) == tt(b, a, x))
-        };
-        let mut class = vec![usize::MAX; k];
-        for d in 0..k {
-            if class[d] != usize::MAX {
-                continue;
-            }
-            class[d] = d;
-            for (e, c) in class.iter_mut().enumerate().skip(d + 1) {
-                if *c == usize::MAX && same(d as DevIx, e as DevIx) {
-                    *c = d;
-                }
-            }
-        }
+        let exec: Vec<Vec<f64>> = (0..problem.node_count() as NodeIx)
+            .map(|v| (0..k as DevIx).map(|d| problem.exec(v, d)).collect())
+            .collect();
+        let class = device_classes(problem, &exec);
         let pos = topo_position(problem);
         let units = super::Units::new(problem);
         let mut unit_order: Vec<u32> = (0..units.len() as u32).collect();
@@ -2387,15 +2406,19 @@ mod tests {
     }
 
     /// T1 diamond: A(2) -> B(6), A -> C(6), B -> D(2), C -> D(2), every edge 1 byte.
-    /// OPT = 11 under fcfs and parallel links: {A,B} | {C,D} (or its mirror), each path
-    /// 2 + 6 + 1 + 2; B and C on one device give >= 16, D with B gives 12. LB: CP 10.
-    #[test]
-    fn t1_diamond_is_proven_optimal_at_11() {
-        let g = graph(
+    fn t1() -> crate::model::graph::Graph {
+        graph(
             r#"{"nodes":[{"id":"A","cost":2},{"id":"B","cost":6},{"id":"C","cost":6},{"id":"D","cost":2}],
                 "edges":[{"src":"A","dst":"B","bytes":1},{"src":"A","dst":"C","bytes":1},
                          {"src":"B","dst":"D","bytes":1},{"src":"C","dst":"D","bytes":1}]}"#,
-        );
+        )
+    }
+
+    /// T1: OPT = 11 under fcfs and parallel links: {A,B} | {C,D} (or its mirror), each path
+    /// 2 + 6 + 1 + 2; B and C on one device give >= 16, D with B gives 12. LB: CP 10.
+    #[test]
+    fn t1_diamond_is_proven_optimal_at_11() {
+        let g = t1();
         let c = gpus(None);
         let p = Problem::new(&g, &c).unwrap();
         for links in [LinkModel::Fcfs, LinkModel::Parallel] {
@@ -2663,11 +2686,7 @@ mod tests {
     /// scope `coarse` and never compared with the instance's makespans.
     #[test]
     fn t1_coarsened_to_three_vertices_has_coarse_optimum_16() {
-        let g = graph(
-            r#"{"nodes":[{"id":"A","cost":2},{"id":"B","cost":6},{"id":"C","cost":6},{"id":"D","cost":2}],
-                "edges":[{"src":"A","dst":"B","bytes":1},{"src":"A","dst":"C","bytes":1},
-                         {"src":"B","dst":"D","bytes":1},{"src":"C","dst":"D","bytes":1}]}"#,
-        );
+        let g = t1();
         let c = gpus(None);
         let p = Problem::new(&g, &c).unwrap();
         let units = SearchUnits::new(&p, 3).unwrap();
