@@ -1507,7 +1507,7 @@ fn solve_cp(
         let (s, e) = (var(start[v]), var(end[v]));
         solver
             .add_constraint(less_than_or_equals(
-                vec![s.clone(), e.scaled(-1)],
+                vec![s, e.scaled(-1)],
                 -shortest[v],
                 tag,
             ))
@@ -1517,7 +1517,7 @@ fn solve_cp(
                 let l = on(u, d).unwrap();
                 solver
                     .add_constraint(less_than_or_equals(
-                        vec![s.clone(), e.scaled(-1)],
+                        vec![s, e.scaled(-1)],
                         -p[i],
                         tag,
                     ))
