@@ -380,6 +380,31 @@ fn pesto_is_honest_and_never_beaten_when_proven() {
                         }
                     }
                 }
+                // The exact mode on a coarse graph (4 vertices): a proof is the coarse
+                // graph's, with a bound of that graph only; "optimal" on the instance only
+                // when the plan meets the instance's critical-path/work bound.
+                let mut co = s.clone();
+                co.params.insert("pesto.target".into(), 4.0);
+                let rc = co.resolve().unwrap();
+                if let Ok((cplan, _)) = compare::place(&p, &co, &rc, pi, 0, &mut |_| true) {
+                    let crep = cplan.report.clone().unwrap();
+                    let m = compare::simulate(&p, &co, &rc, &cplan, given, 0, false)
+                        .unwrap()
+                        .makespan;
+                    prop_assert_eq!(m, crep.objective);
+                    let coarse = g.node_count() > 4;
+                    use placesim::place::plan::{BoundScope, SolveStatus};
+                    if coarse && crep.status == SolveStatus::Optimal {
+                        prop_assert!(m <= analysis::lower_bound(&p) * (1.0 + 1e-9));
+                    }
+                    prop_assert_eq!(
+                        crep.status == SolveStatus::CoarseOptimal,
+                        crep.bound_of == BoundScope::Coarse
+                    );
+                    if crep.bound_of == BoundScope::Instance {
+                        prop_assert!(crep.bound.unwrap() <= m);
+                    }
+                }
                 // Anytime only, replays by priority: never worse than heft's plan so replayed.
                 let mut a = s.clone();
                 a.placers = vec!["heft".into(), "pesto".into()];
