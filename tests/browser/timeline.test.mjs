@@ -5,7 +5,9 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { serverAndBrowser, results, byPair, cli } from './harness.mjs';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { serverAndBrowser, results, byPair, cli, ROOT } from './harness.mjs';
 
 const env = serverAndBrowser({ before, after });
 
@@ -194,6 +196,33 @@ test('what-if: the makespan and traffic charts show each bar before it (ghost) a
     assert.match(b.label, /−\d+(\.\d+)? (s|ms|µs|ns) \(−\d+(\.\d+)?%\) against the baseline/);
   }
   assert.ok(await page.$$eval('#chart-makespan .pc-legend-item', (l) => l.some((x) => x.dataset.label === 'before the what-if')));
+  assert.deepEqual(page.errors, []);
+  await page.context().close();
+});
+
+test('a torchvision model exported to ONNX compares on the 4 x V100 preset in milliseconds, with the CLI numbers', async () => {
+  // tests/fixtures/onnx/resnet18_torchvision.onnx: PyTorch's export of torchvision's ResNet-18
+  // (graph and dims only; tools/onnx_fixtures.py --torchvision).
+  const page = await open('');
+  const fixture = join(ROOT, 'tests/fixtures/onnx/resnet18_torchvision.onnx');
+  await page.setInputFiles('#graph-file', { name: 'resnet18_torchvision.onnx', mimeType: 'application/octet-stream', buffer: await readFile(fixture) });
+  await page.waitForFunction(() => document.getElementById('graph-info').textContent.includes('uploaded'));
+  assert.match(await page.textContent('#graph-info'), /^resnet18_torchvision: 65 ops/);
+  await page.click('#run');
+  await page.waitForFunction(() => window.placesim.comparison?.graph?.name === 'resnet18_torchvision', null, { timeout: 120000 });
+  const rows = byPair(await results(page));
+  assert.match(await page.textContent('#answer'), /makespan \d+(\.\d+)? (ms|µs)/);
+  const cells = await page.$$eval('#results-table tbody tr:not([data-error]) td.num:nth-of-type(3)', (t) => t.map((x) => x.textContent));
+  assert.ok(cells.length > 20 && cells.every((c) => / (ms|µs)$/.test(c)), `makespans: ${cells.slice(0, 5)}`);
+  // The CLI on the same file and preset: the same numbers, bit for bit.
+  const fromCli = JSON.parse(cli(['compare', '--graph', fixture, '--cluster', 'hw_1node_4xV100_nvlink', '--json']));
+  let compared = 0;
+  for (const r of fromCli.results) {
+    if (r.error) continue;
+    assert.equal(rows[`${r.placer}/${r.scheduler}`], String(r.makespan), `${r.placer}/${r.scheduler}`);
+    compared += 1;
+  }
+  assert.ok(compared > 20, `${compared} pairs compared`);
   assert.deepEqual(page.errors, []);
   await page.context().close();
 });
