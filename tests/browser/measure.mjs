@@ -50,7 +50,8 @@ try {
   const big = cli(['generate', '--nodes', '20000', '--seed', '1']);
   if (!big) throw new Error('the CLI is missing: make cli');
   const bigRun = async (devices, workers) => {
-    const page = await openPage(browser, `${server.url}${workers ? `?workers=${workers}` : ''}`);
+    // The link defaults (#v=1): a generated cluster, whose device count the form sets.
+    const page = await openPage(browser, `${server.url}${workers ? `?workers=${workers}` : ''}#v=1`);
     const pool = await page.evaluate(() => window.placesim.workers);
     await page.setInputFiles('#graph-file', { name: 'synthetic20k.json', mimeType: 'application/json', buffer: Buffer.from(big) });
     await page.waitForFunction(() => document.getElementById('graph-info').textContent.includes('uploaded'), null, { timeout: 60000 });
