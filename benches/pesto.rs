@@ -21,43 +21,11 @@ use placesim::compare;
 use placesim::model::cluster::Cluster;
 use placesim::model::graph::Graph;
 use placesim::model::problem::Problem;
-use placesim::rng::Rng;
 use placesim::scenario::{ClusterSource, GraphSource, Scenario};
 use placesim::sim::LinkModel;
 
 fn instance(n: usize, k: usize, seed: u64) -> (Graph, Cluster) {
-    let mut r = Rng::new(seed);
-    let mut nodes = Vec::new();
-    let mut edges = Vec::new();
-    for j in 0..n {
-        nodes.push(format!(r#"{{"id":"n{j}","cost":{}}}"#, 1 + r.below(9)));
-        for i in j.saturating_sub(4)..j {
-            if r.below(3) == 0 || (i + 1 == j && r.below(2) == 0) {
-                edges.push(format!(
-                    r#"{{"src":"n{i}","dst":"n{j}","bytes":{}}}"#,
-                    1 + r.below(5)
-                ));
-            }
-        }
-    }
-    let devices: Vec<String> = (0..k)
-        .map(|d| format!(r#"{{"id":"g{d}","kind":"gpu","speed":1}}"#))
-        .collect();
-    let g = Graph::from_json(
-        &format!(
-            r#"{{"nodes":[{}],"edges":[{}]}}"#,
-            nodes.join(","),
-            edges.join(",")
-        ),
-        &format!("random{n}_{seed}"),
-    )
-    .unwrap();
-    let c = Cluster::from_json(
-        &format!(r#"{{"devices":[{}],"bandwidth":1}}"#, devices.join(",")),
-        "c",
-    )
-    .unwrap();
-    (g, c)
+    placesim::model::synthetic::gpu_instance(n, k, seed).expect("a generated instance is valid")
 }
 
 /// Runs `pesto` and `heft` (both under `given`) on one instance and prints one line.

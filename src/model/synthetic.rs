@@ -5,10 +5,53 @@
 //! graph is acyclic by construction. Costs and tensor sizes are drawn from 1..100 (Mayer17
 //! §5.1's ranges); every 20th node shares a colocation group with the node five after it
 //! (a variable and its update, as in TensorFlow training graphs).
+//!
+//! [`gpu_instance`] builds the small instances the `pesto` optimiser is benchmarked and
+//! tested on: a local random DAG on identical GPUs.
 
 use serde_json::{json, Value};
 
+use crate::error::Result;
+use crate::model::cluster::Cluster;
+use crate::model::graph::Graph;
 use crate::rng::Rng;
+
+/// A random DAG of `n` ops (cost 1..9), each reading some of its four predecessors (bytes
+/// 1..5, the previous op more often), on `k` identical GPUs of speed 1, bandwidth 1 and
+/// latency 0: the instances of `benches/pesto.rs` and of `pesto`'s tests (Pesto21's
+/// 20-op exact-mode targets).
+pub fn gpu_instance(n: usize, k: usize, seed: u64) -> Result<(Graph, Cluster)> {
+    let mut r = Rng::new(seed);
+    let mut nodes = Vec::new();
+    let mut edges = Vec::new();
+    for j in 0..n {
+        nodes.push(format!(r#"{{"id":"n{j}","cost":{}}}"#, 1 + r.below(9)));
+        for i in j.saturating_sub(4)..j {
+            if r.below(3) == 0 || (i + 1 == j && r.below(2) == 0) {
+                edges.push(format!(
+                    r#"{{"src":"n{i}","dst":"n{j}","bytes":{}}}"#,
+                    1 + r.below(5)
+                ));
+            }
+        }
+    }
+    let devices: Vec<String> = (0..k)
+        .map(|d| format!(r#"{{"id":"g{d}","kind":"gpu","speed":1}}"#))
+        .collect();
+    let graph = Graph::from_json(
+        &format!(
+            r#"{{"nodes":[{}],"edges":[{}]}}"#,
+            nodes.join(","),
+            edges.join(",")
+        ),
+        &format!("random{n}_{seed}"),
+    )?;
+    let cluster = Cluster::from_json(
+        &format!(r#"{{"devices":[{}],"bandwidth":1}}"#, devices.join(",")),
+        "gpus",
+    )?;
+    Ok((graph, cluster))
+}
 
 /// Parameters of [`layered_dag`].
 #[derive(Debug, Clone, Copy)]

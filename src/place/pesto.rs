@@ -2584,37 +2584,13 @@ mod tests {
         assert!(matches!(e, Error::Cancelled), "{e}");
     }
 
-    /// A random layered instance (the benchmarks' generator) of `n` ops on `k` identical
-    /// GPUs with bandwidth 1 and latency 0.
+    /// The benchmarks' instance generator (`model::synthetic::gpu_instance`).
     fn random_instance(
         n: usize,
         k: usize,
         seed: u64,
     ) -> (crate::model::graph::Graph, crate::model::cluster::Cluster) {
-        let mut r = Rng::new(seed);
-        let mut nodes = Vec::new();
-        let mut edges = Vec::new();
-        for j in 0..n {
-            nodes.push(format!(r#"{{"id":"n{j}","cost":{}}}"#, 1 + r.below(9)));
-            for i in j.saturating_sub(4)..j {
-                if r.below(3) == 0 || (i + 1 == j && r.below(2) == 0) {
-                    edges.push(format!(
-                        r#"{{"src":"n{i}","dst":"n{j}","bytes":{}}}"#,
-                        1 + r.below(5)
-                    ));
-                }
-            }
-        }
-        let devices: Vec<String> = (0..k)
-            .map(|d| format!(r#"{{"id":"g{d}","kind":"gpu","speed":1}}"#))
-            .collect();
-        (
-            crate::testutil::joined(&nodes, &edges),
-            cluster(&format!(
-                r#"{{"devices":[{}],"bandwidth":1}}"#,
-                devices.join(",")
-            )),
-        )
+        crate::model::synthetic::gpu_instance(n, k, seed).unwrap()
     }
 
     /// H1 (the note's smoke test, smaller): on random 8-op instances on 2 and 3 GPUs with
