@@ -47,10 +47,12 @@ impl Error {
 }
 
 /// Parses JSON into `T`, reporting errors with their path inside the document
-/// (for example `nodes[3].cost: invalid type: string "x", expected f64`).
+/// (for example `nodes[3].cost: invalid type: string "x", expected f64`). Text after the
+/// document is an error (a file of two documents, or one with a stray tail, is not one
+/// document; the scenario fuzz target found a scenario whose tail was ignored).
 pub fn parse_json<T: serde::de::DeserializeOwned>(what: &str, text: &str) -> Result<T> {
     let de = &mut serde_json::Deserializer::from_str(text);
-    let value = serde_path_to_error::deserialize(de).map_err(|e| {
+    let value = serde_path_to_error::deserialize(&mut *de).map_err(|e| {
         let path = e.path().to_string();
         let inner = e.into_inner();
         let message = if path == "." || path.is_empty() {
@@ -63,5 +65,25 @@ pub fn parse_json<T: serde::de::DeserializeOwned>(what: &str, text: &str) -> Res
             message,
         }
     })?;
+    de.end().map_err(|e| Error::Parse {
+        what: what.to_string(),
+        message: format!("text after the end of the document: {e}"),
+    })?;
     Ok(value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_after_the_document_is_refused() {
+        let ok: Vec<u32> = parse_json("list", " [1, 2] \n").unwrap();
+        assert_eq!(ok, [1, 2]);
+        let e = parse_json::<Vec<u32>>("list", "[1, 2], [3]").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "list: text after the end of the document: trailing characters at line 1 column 7"
+        );
+    }
 }

@@ -555,3 +555,21 @@ fn extreme_numbers_are_refused_by_name_or_run_finite() {
     }
     assert!(ran >= 9 * 40, "only {ran} pairs ran");
 }
+
+/// Found by `make fuzz` (the scenario target, 2026-11-23): a scenario followed by a stray
+/// tail loaded, the tail ignored; and its `"randomize": {}` read as a randomization of
+/// nothing, which its share link (writing no randomize) read back as a different scenario.
+#[test]
+fn fuzz_scenario_with_a_tail_and_an_empty_randomize() {
+    let crash = r#"{"graph":{"bundled":"g"},"cluster":{"generate":{"devices":3,"speed":[1,5],"bandwidth":[1,3],"latency":[0,1]}},"randomize":{}},"randomize":{"cost":[1,1]},"seeds":1,"links":"fcfs","pargenerate":{"devices":3,"speed":[1,5],"bandwidth":[1,3],"latency":[0,1]}},"randomize":{"cost":,"links":"fcfs","params":{"msr.deltams":{"msr.delta":1}}"#;
+    let e = Scenario::from_json(crash).unwrap_err();
+    assert!(
+        e.to_string().contains("text after the end of the document"),
+        "{e}"
+    );
+    let head = &crash[..crash.find("},\"randomize\":{\"cost\"").unwrap() + 1];
+    let s = Scenario::from_json(head).unwrap();
+    assert_eq!(s.randomize, None);
+    let back = share::parse_fragment(&share::fragment(&s).unwrap()).unwrap();
+    assert_eq!(back, s);
+}

@@ -70,6 +70,13 @@ pub struct Randomize {
     pub mem: Option<[f64; 2]>,
 }
 
+fn non_empty_randomize<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> std::result::Result<Option<Randomize>, D::Error> {
+    let r: Option<Randomize> = Deserialize::deserialize(d)?;
+    Ok(r.filter(|r| r.cost.is_some() || r.bytes.is_some() || r.mem.is_some()))
+}
+
 /// What-if changes applied to every seed's cluster.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -209,7 +216,13 @@ pub struct Scenario {
     pub version: u32,
     pub graph: GraphSource,
     pub cluster: ClusterSource,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// `None` when nothing is redrawn: an empty `"randomize": {}` reads as absent, so that a
+    /// scenario equals itself through its share link (which writes no empty randomize).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "non_empty_randomize"
+    )]
     pub randomize: Option<Randomize>,
     /// Placer names; all of them when absent.
     #[serde(default = "all_placers")]
