@@ -167,7 +167,7 @@ clean-site:
 # Fuzzing: cargo-fuzz targets for the graph, cluster, scenario and share-link loaders
 # (fuzz/, nightly toolchain). `make fuzz` runs each target FUZZ_SECONDS, two at a time, and
 # fails below 10^7 executions in total; `make fuzz-smoke` (CI) runs each 20 s. See DEVELOPERS.md.
-FUZZ_SECONDS ?= 900
+FUZZ_SECONDS ?= 300
 FUZZ_SMOKE_SECONDS ?= 20
 FUZZ_MIN_EXECS ?= 10000000
 

@@ -24,6 +24,10 @@
 //! - [`util`]: building blocks shared by placers and schedulers (heap entries).
 //! - [`share`]: the scenario as a URL fragment (the page's shareable links).
 
+// No `unsafe` in the engine (the fuzz targets rely on it to run without AddressSanitizer);
+// only the wasm adapter's generated bindings may use it.
+#![deny(unsafe_code)]
+
 pub mod analysis;
 pub mod clock;
 pub mod compare;
@@ -47,6 +51,7 @@ pub mod util;
 mod testutil;
 
 #[cfg(target_arch = "wasm32")]
+#[allow(unsafe_code)]
 mod wasm;
 
 pub use error::{Error, Result};
