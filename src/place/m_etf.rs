@@ -11,6 +11,8 @@
 //! use that device.
 //!
 //! Choices:
+//! - Baechi's devices are the GPUs (every device when a cluster has none; an op no GPU may
+//!   run uses the devices it may run on), as Baechi's driver gives them (`etf.rs`).
 //! - Ties go to the op earlier in topological order, then to the lower device index.
 //! - Transfers are estimated without contention (Baechi models one channel per device; the
 //!   final makespan always comes from placesim's simulator, as Pesto21 ran Baechi's
