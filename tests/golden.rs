@@ -137,9 +137,10 @@ fn tictac_claims(stem: &str, out: &Value) {
 }
 
 /// What Pesto21's shipped scenarios must show whatever their golden numbers (the design
-/// note's §6 items 4 and 7): `pesto x given` is no slower than any baseline pair (Fig. 7's
-/// ordering; `heft x given` included), and every pair that fails is expert's, out of memory
-/// (Expert ignores memory: Fig. 7's "OOM"), while pesto and Baechi's placers place.
+/// note's §6 items 4 and 7): every pair runs, Expert's included (each scenario's GPU memory
+/// is 70% of its graph's footprint, so the graph needs both GPUs and the paper's baselines
+/// fit: docs/pesto.md), and `pesto x given` is no slower than any baseline pair (Fig. 7's
+/// ordering; `heft x given` included).
 fn pesto21_claims(stem: &str, out: &Value) {
     let rows = out["results"].as_array().unwrap();
     let pesto = rows
@@ -149,18 +150,11 @@ fn pesto21_claims(stem: &str, out: &Value) {
         .unwrap_or_else(|| panic!("{stem}: no pesto x given makespan"));
     for r in rows {
         let pair = r["pair"].as_str().unwrap();
-        if pair.starts_with("pesto ") {
-            continue;
-        }
-        match r["makespans"][0].as_f64() {
-            Some(m) => assert!(pesto <= m, "{stem}: pesto x given {pesto} > {pair} {m}"),
-            None => {
-                let e = r["error"].as_str().unwrap_or_default();
-                assert!(
-                    pair.starts_with("expert ") && e.contains("more than its memory"),
-                    "{stem}: {pair} failed: {e}"
-                );
-            }
+        let Some(m) = r["makespans"][0].as_f64() else {
+            panic!("{stem}: {pair} failed: {}", r["error"]);
+        };
+        if !pair.starts_with("pesto ") {
+            assert!(pesto <= m, "{stem}: pesto x given {pesto} > {pair} {m}");
         }
     }
 }

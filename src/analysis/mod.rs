@@ -6,6 +6,7 @@
 pub mod critical;
 pub mod ordering;
 
+use crate::model::cluster::DevIx;
 use crate::model::graph::NodeIx;
 use crate::model::problem::Problem;
 
@@ -98,7 +99,8 @@ pub fn mean_exec(problem: &Problem, v: NodeIx) -> f64 {
 }
 
 /// HEFT's average link: the mean latency and mean bandwidth over all ordered pairs of
-/// distinct devices, for `c̄ = L̄ + bytes / B̄` (see [`heft_rank_u`]).
+/// distinct devices (or of the devices given, [`MeanLink::among`]), for
+/// `c̄ = L̄ + bytes / B̄` (see [`heft_rank_u`]).
 #[derive(Debug, Clone, Copy)]
 pub struct MeanLink {
     lat: f64,
@@ -109,11 +111,16 @@ pub struct MeanLink {
 impl MeanLink {
     /// Sums the cluster's links once, `O(k²)`.
     pub fn of(problem: &Problem) -> MeanLink {
+        let all: Vec<DevIx> = (0..problem.device_count() as DevIx).collect();
+        MeanLink::among(problem, &all)
+    }
+
+    /// The mean over the ordered pairs of distinct devices of `devices`.
+    pub fn among(problem: &Problem, devices: &[DevIx]) -> MeanLink {
         let c = problem.cluster;
-        let k = problem.device_count();
         let (mut lat, mut bw, mut pairs) = (0.0, 0.0, 0usize);
-        for i in 0..k as u32 {
-            for j in 0..k as u32 {
+        for &i in devices {
+            for &j in devices {
                 if i != j {
                     lat += c.latency(i, j);
                     bw += c.bandwidth(i, j);

@@ -11,6 +11,8 @@
 //! use that device.
 //!
 //! Choices:
+//! - Baechi's devices are the GPUs (every device when a cluster has none; an op no GPU may
+//!   run uses the devices it may run on), as Baechi's driver gives them (`etf.rs`).
 //! - Ties go to the op earlier in topological order, then to the lower device index.
 //! - Transfers are estimated without contention (Baechi models one channel per device; the
 //!   final makespan always comes from placesim's simulator, as Pesto21 ran Baechi's
@@ -79,5 +81,26 @@ mod tests {
             .place(&p, &Params::default(), &mut Rng::new(0))
             .unwrap();
         assert_eq!(placement, vec![0, 0, 1, 0], "d follows b's group to d0");
+    }
+
+    /// Baechi's devices are the GPUs: a CPU `c` and GPUs `g0`, `g1` (devices 0, 1, 2), all of
+    /// speed 1; independent ops a, b, c of cost 1 and x, which only the CPU may run.
+    /// - a: starts at 0 on every device, but the CPU is not Baechi's: g0, [0, 1].
+    /// - b: g0 free at 1, g1 at 0: g1 [0, 1]. c: 1 on both GPUs: g0 (lower index), [1, 2].
+    /// - x: no GPU may run it, so it uses the devices it may: the CPU.
+    ///
+    /// Over every device, a would take the CPU (start 0, lowest index), then b g0, c g1.
+    #[test]
+    fn only_the_gpus_unless_an_op_may_run_on_none() {
+        let (g, c) = parse(
+            r#"{"nodes":[{"id":"a","cost":1},{"id":"b","cost":1},{"id":"c","cost":1},{"id":"x","cost":1,"device":"cpu"}]}"#,
+            r#"{"devices":[{"id":"c","kind":"cpu","speed":1},{"id":"g0","kind":"gpu","speed":1},
+                {"id":"g1","kind":"gpu","speed":1}],"bandwidth":1}"#,
+        );
+        let p = Problem::new(&g, &c).unwrap();
+        let placement = MEtf
+            .place(&p, &Params::default(), &mut Rng::new(0))
+            .unwrap();
+        assert_eq!(placement, vec![1, 2, 1, 0]);
     }
 }

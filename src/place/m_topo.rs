@@ -2,21 +2,27 @@
 //! as Pesto21 §5.2 compares against it).
 //!
 //! Ops are taken in topological order (Kahn's, FIFO among ready ops: the graph's own order);
-//! devices are filled in index order. The current device takes an op while its memory in use
-//! plus the op's stays within `floor(total / k) + largest`, where `total` is the summed
-//! footprint of all ops, `k` the number of devices and `largest` the largest op footprint
-//! (Baechi's "uniform" budget); past it, the fill moves on to the next device. A colocation
-//! group is placed whole when its first member comes up (Baechi merges colocated ops).
+//! Baechi's devices, the accelerators (the GPUs, or every device when there is none: Baechi's
+//! driver gives its placers the GPUs only; see `Accelerators`), are filled in index order.
+//! The current device takes an op while its memory in use plus the op's stays within
+//! `floor(total / k) + largest`, where `total` is the summed footprint of all ops, `k` the
+//! number of accelerators and `largest` the largest op footprint (Baechi's "uniform" budget);
+//! past it, the fill moves on to the next accelerator. A colocation group is placed whole
+//! when its first member comes up (Baechi merges colocated ops).
 //!
 //! Choices (Baechi has no device rules and its own memory model):
 //! - Footprints are placesim's static ones (`mem` plus output tensors, as every placer).
 //! - A unit the current device may not run, or that exceeds the device's real capacity,
-//!   goes to the lowest-index device that may run it and has room, without moving the fill
-//!   on; when no device has room, the placement fails naming the unit.
+//!   goes to the lowest-index device that may run it and has room (an accelerator, or for a
+//!   unit no accelerator may run, any device), without moving the fill on; when no device
+//!   has room, the placement fails naming the unit.
 //! - The last device takes whatever is left within its capacity (the budget only decides
 //!   when to move on, never leaves an op unplaced).
 
-use super::{assign, no_device_error, Loads, Placement, Placer, PlacerInfo, Units, UNPLACED};
+use super::{
+    assign, gpus, no_device_error, Accelerators, Loads, Placement, Placer, PlacerInfo, Units,
+    UNPLACED,
+};
 use crate::error::Result;
 use crate::model::cluster::DevIx;
 use crate::model::problem::Problem;
@@ -36,8 +42,10 @@ pub struct MTopo;
 impl Placer for MTopo {
     fn place(&self, problem: &Problem, _: &Params, _: &mut Rng) -> Result<Placement> {
         let g = problem.graph;
-        let k = problem.device_count();
+        let fill = gpus(problem);
+        let k = fill.len();
         let units = Units::new(problem);
+        let accelerators = Accelerators::new(problem, &units);
         let mut loads = Loads::new(problem);
         let total: f64 = problem.footprint.iter().sum();
         let largest = problem.footprint.iter().copied().fold(0.0, f64::max);
@@ -51,16 +59,18 @@ impl Placer for MTopo {
             let unit = units.of[v as usize];
             let need = units.footprint[unit as usize];
             while current + 1 < k
-                && loads.memory[current] > 0.0
-                && loads.memory[current] + need > budget
+                && loads.memory[fill[current] as usize] > 0.0
+                && loads.memory[fill[current] as usize] + need > budget
             {
                 current += 1;
             }
-            let d = if loads.feasible(problem, &units, unit, current as DevIx) {
-                current as DevIx
+            let d = if loads.feasible(problem, &units, unit, fill[current]) {
+                fill[current]
             } else {
-                (0..k as DevIx)
-                    .find(|&d| loads.feasible(problem, &units, unit, d))
+                (0..problem.device_count() as DevIx)
+                    .find(|&d| {
+                        accelerators.usable(unit, d) && loads.feasible(problem, &units, unit, d)
+                    })
                     .ok_or_else(|| no_device_error(INFO.name, problem, &units, unit))?
             };
             assign(problem, &units, &mut loads, &mut placement, unit, d);
@@ -124,5 +134,18 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("node 'c'"));
+    }
+
+    /// Baechi fills the GPUs only: on a CPU (device 0) and two GPUs, B1's four ops of mem 4
+    /// plus x (mem 4, CPU only): total 20 over k = 2 GPUs, budget floor(20 / 2) + 4 = 14;
+    /// g0 takes a, b, c (12), d would make 16: g1. x may run on no GPU: the CPU.
+    #[test]
+    fn fills_the_gpus_only() {
+        let five = r#"{"nodes":[{"id":"a","cost":1,"mem":4},{"id":"b","cost":1,"mem":4},{"id":"c","cost":1,"mem":4},
+                                {"id":"d","cost":1,"mem":4},{"id":"x","cost":1,"mem":4,"device":"cpu"}],
+            "edges":[{"src":"a","dst":"b"},{"src":"b","dst":"c"},{"src":"c","dst":"d"},{"src":"d","dst":"x"}]}"#;
+        let cpu_gpus = r#"{"devices":[{"id":"c","kind":"cpu","speed":1},{"id":"g0","kind":"gpu","speed":1},
+            {"id":"g1","kind":"gpu","speed":1}],"bandwidth":1}"#;
+        assert_eq!(place(five, cpu_gpus).unwrap(), vec![1, 1, 1, 2, 0]);
     }
 }

@@ -161,6 +161,53 @@ impl Units {
     }
 }
 
+/// The accelerators: the devices of kind `gpu` in index order, or every device when the
+/// cluster has none. Pesto21's Expert splits a model over them (§5.2), and Baechi places over
+/// them only: its driver hands its placers the session's GPUs (Jeon et al., SoCC'20, §4; in
+/// its code `train.py` lists the devices whose type is GPU), leaving the CPU the ops only it
+/// may run.
+pub(crate) fn gpus(problem: &Problem) -> Vec<DevIx> {
+    let devices = &problem.cluster.devices;
+    let gpus: Vec<DevIx> = (0..devices.len() as DevIx)
+        .filter(|&d| devices[d as usize].kind == "gpu")
+        .collect();
+    if gpus.is_empty() {
+        (0..devices.len() as DevIx).collect()
+    } else {
+        gpus
+    }
+}
+
+/// The devices Baechi's placers (`m-topo`, `m-etf`, `m-sct`) use per unit: the accelerators
+/// ([`gpus`]) it may run on, or, for a unit that may run on none of them (a CPU-only op),
+/// every device it may run on.
+#[derive(Debug, Clone)]
+pub(crate) struct Accelerators {
+    /// Whether each device is an accelerator.
+    on: Vec<bool>,
+    /// Whether each unit may run on some accelerator.
+    reaches: Vec<bool>,
+}
+
+impl Accelerators {
+    pub fn new(problem: &Problem, units: &Units) -> Accelerators {
+        let mut on = vec![false; problem.device_count()];
+        for d in gpus(problem) {
+            on[d as usize] = true;
+        }
+        let reaches = (0..units.len() as u32)
+            .map(|u| (0..on.len() as DevIx).any(|d| on[d as usize] && units.allowed(problem, u, d)))
+            .collect();
+        Accelerators { on, reaches }
+    }
+
+    /// Whether `unit` may use `d` (before its own rules and memory, which `Loads::feasible`
+    /// checks).
+    pub fn usable(&self, unit: u32, d: DevIx) -> bool {
+        self.on[d as usize] || !self.reaches[unit as usize]
+    }
+}
+
 /// Memory and compute assigned to each device so far, for placers that fill devices.
 #[derive(Debug, Clone)]
 pub struct Loads {
