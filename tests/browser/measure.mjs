@@ -70,9 +70,16 @@ try {
     await page.waitForFunction(() => window.placesim.pairRun && document.querySelector('#chart-timeline canvas, #chart-timeline svg'), null, { timeout: 600000 });
     const t2 = await page.evaluate(() => window.placesim.timings);
     const makespans = await page.$$eval('#results-table tbody tr', (r) => r.map((x) => x.dataset.makespan).join(','));
-    await page.context().close();
     const work = t.lastPool.itemMs.reduce((a, b) => a + b, 0);
-    return { pool, rows: rows.length, ms: t.lastCompareMs, wall, pairMs: t2.lastPairMs, makespans, preload, work, merge: t.lastPool.mergeMs };
+    // A what-if (compute x2) re-runs the comparison: the pool now knows each item's time
+    // from the first run and hands the longest out first.
+    await page.evaluate(() => { window.placesim.timings.lastCompareMs = -1; });
+    await page.fill('#wi-compute', '1');
+    await page.dispatchEvent('#wi-compute', 'input');
+    await page.waitForFunction(() => window.placesim.timings.lastCompareMs > 0, null, { timeout: 600000 });
+    const whatIf = await page.evaluate(() => window.placesim.timings.lastCompareMs);
+    await page.context().close();
+    return { pool, rows: rows.length, ms: t.lastCompareMs, wall, pairMs: t2.lastPairMs, makespans, preload, work, merge: t.lastPool.mergeMs, whatIf };
   };
   const label = `synthetic 20,000 ops (placesim generate --nodes 20000 --seed 1, ${(big.length / 1e6).toFixed(1)} MB)`;
   const r4 = await bigRun(4);
@@ -81,6 +88,8 @@ try {
   // 50 devices: one worker against the pool (one worker per core), alternating, 3 runs each.
   const one = [];
   const pool = [];
+  const oneWhatIf = [];
+  const poolWhatIf = [];
   let size = 0;
   for (let i = 0; i < 3; i++) {
     const a = await bigRun(50, 1);
@@ -88,13 +97,18 @@ try {
     if (a.makespans !== b.makespans) throw new Error('the pool and one worker gave different numbers');
     one.push(a.ms);
     pool.push(b.ms);
-    console.log(`  run ${i + 1}: one worker ${ms(a.ms)} (items ${ms(a.work)} in the worker, merge ${ms(a.merge)}); `
-      + `pool of ${b.pool} ${ms(b.ms)} (items ${ms(b.work)} summed over the workers, merge ${ms(b.merge)})`);
+    oneWhatIf.push(a.whatIf);
+    poolWhatIf.push(b.whatIf);
+    console.log(`  run ${i + 1}: one worker ${ms(a.ms)} (items ${ms(a.work)} in the worker, merge ${ms(a.merge)}), `
+      + `what-if ${ms(a.whatIf)}; pool of ${b.pool} ${ms(b.ms)} (items ${ms(b.work)} summed over the workers, `
+      + `merge ${ms(b.merge)}), what-if ${ms(b.whatIf)}`);
     size = b.pool;
   }
+  const speedup = (x, y) => `x${(median(x) / median(y)).toFixed(2)}`;
   console.log(`${label}, 50 devices: one worker median ${ms(median(one))} of ${one.map(Math.round).join(', ')}; `
     + `pool of ${size} workers median ${ms(median(pool))} of ${pool.map(Math.round).join(', ')}; `
-    + `speedup x${(median(one) / median(pool)).toFixed(2)} (numbers identical)`);
+    + `speedup ${speedup(one, pool)} (numbers identical); what-if re-run (the pool hands out the longest `
+    + `items first): one worker ${ms(median(oneWhatIf))}, pool ${ms(median(poolWhatIf))}, speedup ${speedup(oneWhatIf, poolWhatIf)}`);
 
   const huge = cli(['generate', '--nodes', '48000', '--seed', '1']);
   printLongTasks(`synthetic 48,000 ops (placesim generate --nodes 48000 --seed 1, ${(huge.length / 1e6).toFixed(1)} MB)`,
