@@ -4,6 +4,7 @@
 #   make test          lint (fmt, clippy, tsc over www/), cargo tests, then the headless-browser tests
 #   make test-browser  only the browser tests (builds the site and the CLI first)
 #   make bench         engine benchmark figures
+#   make bench-wasm    pesto's exact mode on 20-op instances, natively and in wasm
 #   make measure       wasm size, time to interactive, run times in headless Chromium
 #   make fuzz          cargo-fuzz targets of the loaders, >= 10^7 executions (nightly; fuzz/)
 #   make fuzz-smoke    each fuzz target for 20 s (CI)
@@ -17,7 +18,7 @@ WASM := target/$(WASM_TARGET)/release/placesim.wasm
 WASM_BINDGEN_VERSION := $(shell awk '/^name = "wasm-bindgen"$$/ {getline; gsub(/[" ]/, "", $$0); sub(/version=/, "", $$0); print; exit}' Cargo.lock)
 WASM_BINDGEN := $(or $(shell command -v wasm-bindgen 2>/dev/null),$(HOME)/.cargo/bin/wasm-bindgen)
 
-.PHONY: site serve test lint test-rust bench test-browser wasm-target wasm-bindgen-cli pkg graphs cli measure chromium clean-site
+.PHONY: site serve test lint test-rust bench bench-wasm test-browser wasm-target wasm-bindgen-cli pkg graphs cli measure chromium clean-site
 
 site: pkg graphs
 
@@ -143,6 +144,11 @@ test-rust:
 
 bench:
 	$(CARGO) bench --bench engine
+
+# Pesto21's exact mode on the 20-op instances, natively then in wasm (Node, www/pkg).
+bench-wasm: pkg
+	$(CARGO) bench --bench pesto -- write target/pesto-wasm
+	node benches/pesto_wasm.mjs target/pesto-wasm
 
 # Debian's Chromium drives the browser tests (playwright-core never downloads a browser).
 CHROMIUM ?= /usr/bin/chromium

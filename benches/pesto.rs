@@ -14,6 +14,9 @@
 //!   show how far the default stops from what more search finds.
 //!
 //! `cargo bench --bench pesto -- quick` runs fewer instances; `-- exact` only the exact rows.
+//! `cargo bench --bench pesto -- write DIR` writes the 20-op exact-mode instances (graph,
+//! cluster, scenario) with the native comparison of each, for `benches/pesto_wasm.mjs`,
+//! which runs them in wasm (`make bench-wasm`).
 
 use std::time::Instant;
 
@@ -66,7 +69,46 @@ fn run(n: usize, k: usize, seed: u64, params: &[(&str, f64)]) {
     );
 }
 
+/// Writes the 20-op exact-mode instances to `dir`: `NAME.graph.json`, `NAME.cluster.json`,
+/// `NAME.scenario.json` and `NAME.native.json` (the comparison natively, and its seconds).
+fn write_instances(dir: &str) {
+    std::fs::create_dir_all(dir).unwrap();
+    for k in 2..=4 {
+        for seed in 0..4 {
+            let (g, c) = instance(20, k, seed);
+            let name = format!("exact_20ops_{k}gpus_seed{seed}");
+            let (graph_text, cluster_text) = (g.to_json(), c.to_json());
+            let g = Graph::from_json(&graph_text, &name).unwrap();
+            let c = Cluster::from_json(&cluster_text, "c").unwrap();
+            let mut s = Scenario::new(
+                GraphSource::File(format!("{name}.graph.json")),
+                ClusterSource::File(format!("{name}.cluster.json")),
+            );
+            s.placers = vec!["pesto".into()];
+            s.schedulers = vec!["given".into()];
+            s.links = LinkModel::Fcfs;
+            s.params.insert("pesto.mode".into(), 2.0);
+            let t = Instant::now();
+            let native = compare::run(&s, &g, Some(&c), &mut |_, _| true).unwrap();
+            let secs = t.elapsed().as_secs_f64();
+            let path = |what: &str| format!("{dir}/{name}.{what}.json");
+            std::fs::write(path("graph"), graph_text).unwrap();
+            std::fs::write(path("cluster"), cluster_text).unwrap();
+            std::fs::write(path("scenario"), serde_json::to_string(&s).unwrap()).unwrap();
+            let out = serde_json::json!({ "seconds": secs, "comparison": native });
+            std::fs::write(path("native"), out.to_string()).unwrap();
+            println!("  {name}: natively {secs:.3} s");
+        }
+    }
+}
+
 fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if let Some(i) = args.iter().position(|a| a == "write") {
+        let dir = args.get(i + 1).expect("write DIR");
+        println!("writing the exact-mode instances to {dir}:");
+        return write_instances(dir);
+    }
     let quick = std::env::args().any(|a| a == "quick");
     let only_exact = std::env::args().any(|a| a == "exact");
     let seeds = if quick { 2 } else { 4 };
