@@ -9,7 +9,7 @@
 // between its bars, Enter or Space chooses one. Not here: fetching or computing any numbers.
 
 import {
-  INK, FONT, svgEl, svgText, createSvgRoot, niceTicks, formatSeconds, formatBytes, formatSig,
+  INK, FONT, svgEl, svgText, createSvgRoot, niceTicks, formatSeconds, formatWallSeconds, formatBytes, formatSig,
   formatCount, timeTickFormatter, byteTickFormatter, textWidth, ellipsize, tooltip, mount,
   showMessage, distinct, isInfeasible, num, seriesColor, uid, rovingFocus, changeText, ghostRect,
 } from './svg.js';
@@ -50,7 +50,7 @@ export function drawMakespan(container, comparison, options = {}) {
         ['gap to lower bound', `${formatSig(num(r.gap), 3)}×`],
         ['seeds', seedsText(r, seeds)],
         ['traffic', formatBytes(r.traffic_bytes)],
-        ['placement time', formatSeconds(r.placement_seconds)],
+        ['placement time (wall clock here)', formatWallSeconds(r.placement_seconds)],
       ];
       return out;
     },

@@ -9,7 +9,7 @@
 // or canvas fillText).
 
 import {
-  INK, FONT, formatSeconds, formatBytes, formatCount, formatSig, timeTickFormatter, ticksWithin,
+  INK, FONT, formatSeconds, formatWallSeconds, formatBytes, formatCount, formatSig, timeTickFormatter, ticksWithin,
   opTypeColor, textWidth, htmlEl, tooltip, mount, showMessage, num, context2d,
 } from './svg.js';
 import { nodeName, findNames } from '../timeline-data.js';
@@ -277,7 +277,7 @@ export function drawTimeline(container, timeline, options = {}) {
     `${formatCount(P.opCount)} ops`,
     `${formatCount(P.transferCount)} transfers`,
   ];
-  if (Number.isFinite(timeline.placement_seconds)) facts.push(`placed in ${formatSeconds(timeline.placement_seconds)}`);
+  if (Number.isFinite(timeline.placement_seconds)) facts.push(`placed in ${formatWallSeconds(timeline.placement_seconds)} (wall clock)`);
   htmlEl('span', 'pc-tl-facts', facts.join(' · '), bar);
   const viewText = htmlEl('span', 'pc-tl-view', '', bar);
   const resetBtn = htmlEl('button', 'pc-tl-reset', 'Reset zoom', bar);
