@@ -815,6 +815,8 @@ function neighbours(P, v, dir) {
 const DETAIL_LIST_MAX = 12;
 /** The critical path's chain lines are drawn when at most this many of its steps are in view. */
 const CHAIN_MAX = 400;
+/** A critical step is outlined when at least this many pixels wide. */
+const OUTLINE_MIN = 8;
 
 /** The details panel of a selected op or transfer (every text with textContent). */
 function showDetails(el, P, info) {
@@ -913,7 +915,9 @@ function paintMarks(ctx, P, X, yOff, view, overlay) {
         if (prev && (visible || prev.visible)) {
           ctx.moveTo(prev.b[0] + prev.b[2], prev.b[1] + prev.b[3] / 2);
           ctx.lineTo(b[0], b[1] + b[3] / 2);
-          if (visible) ctx.rect(Math.round(b[0]) - 1, b[1] - 1, b[2] + 2, b[3] + 2);
+          // An outline only round a step wide enough to show its own colour inside: on
+          // narrow ones it would paint the lane solid (the bar above marks them).
+          if (visible && b[2] >= OUTLINE_MIN) ctx.rect(Math.round(b[0]) - 1, b[1] - 1, b[2] + 2, b[3] + 2);
         }
         prev = { b, visible };
         if (lane.starts[st.i] > view.t1) break;
