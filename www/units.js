@@ -191,8 +191,9 @@ export function formatRate(x, digits = 3) {
   return `${formatSig(x, digits)} ${abstract ? '/unit' : '/s'}`;
 }
 
-/** A share of a whole as a percentage: 0.123 -> 12.3%. */
+/** A share of a whole as a percentage: 0.123 -> 12.3%; below 0.01% (not zero) "<0.01%". */
 export function formatShare(x, digits = 3) {
   if (x === null || x === undefined || !Number.isFinite(x)) return '–';
+  if (x > 0 && x < 1e-4) return '<0.01%';
   return `${formatSig(x * 100, digits)}%`;
 }

@@ -5,7 +5,7 @@
 import { test, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  formatSig, formatSeconds, formatWallSeconds, formatBytes, formatSpeed, formatBandwidth,
+  formatSig, formatSeconds, formatWallSeconds, formatBytes, formatSpeed, formatBandwidth, formatShare,
   timeTickFormatter, byteTickFormatter, setAbstractUnits, isAbstractSpeed,
 } from '../../www/units.js';
 
@@ -68,6 +68,11 @@ test('formatBytes, formatSpeed, formatBandwidth: decimal units, tiny values scie
   assert.equal(formatSpeed(1.5e13), '15 TFLOP/s');
   assert.equal(formatSpeed(0.25), '0.25 FLOP/s');
   assert.equal(formatBandwidth(1e10), '10 GB/s');
+  // A share: a percentage, tiny ones (a few kB of a 550 GB host) as "<0.01%", never 4.3e-5%.
+  assert.equal(formatShare(0.123), '12.3%');
+  assert.equal(formatShare(4.3e-7), '<0.01%');
+  assert.equal(formatShare(1e-4), '0.01%');
+  assert.equal(formatShare(0), '0%');
 });
 
 test('abstract units: every time and size says "units", tiny ones scientific', () => {

@@ -7,7 +7,7 @@
 // SVG via DOM calls; redraws on container resize; returns { svg(), redraw(), destroy() }.
 
 import {
-  INK, svgEl, svgText, createSvgRoot, niceTicks, formatBytes, formatSig, byteTickFormatter,
+  INK, svgEl, svgText, createSvgRoot, niceTicks, formatBytes, formatSig, formatShare, byteTickFormatter,
   textWidth, ellipsize, tooltip, mount, showMessage, isInfeasible, num, uid, rovingFocus,
   changeText, ghostRect,
 } from './svg.js';
@@ -70,9 +70,9 @@ function deviceRows(d, before = null) {
     ['peak memory', formatBytes(num(d.peak_memory))],
     ['capacity', cap === null ? 'unlimited' : formatBytes(cap)],
   ];
-  if (cap) rows.push(['used', `${formatSig((100 * num(d.peak_memory)) / cap, 3)}%`]);
+  if (cap) rows.push(['used', formatShare(num(d.peak_memory) / cap)]);
   rows.push(['ops (mean)', formatSig(num(d.ops), 4)]);
-  rows.push(['utilization', `${formatSig(100 * num(d.utilization), 3)}%`]);
+  rows.push(['utilization', formatShare(num(d.utilization))]);
   if (before !== null) {
     rows.push(['peak before the what-if', formatBytes(before)], ['change', changeText(num(d.peak_memory), before, formatBytes)]);
   }
@@ -235,7 +235,7 @@ function renderSingle(width, row, options, tip) {
       if (band >= 34) {
         const pct = (100 * peak) / cap;
         const ty = Math.min(y(peak), cy) - 6;
-        svgText(g, cx, ty, `${formatSig(pct, pct >= 100 ? 4 : 2)}%`, {
+        svgText(g, cx, ty, formatShare(pct / 100, pct >= 100 ? 4 : 2), {
           'text-anchor': 'middle', 'font-size': 10, fill: d.oom ? INK.oom : INK.muted, 'font-weight': d.oom ? 600 : null,
         });
       }

@@ -200,7 +200,8 @@ export function ticksWithin(min, max, count = 5) {
 
 // Units: one formatter for the whole page (www/units.js), re-exported for the charts.
 export {
-  formatSeconds, formatWallSeconds, timeTickFormatter, formatBytes, byteTickFormatter, formatSig, formatCount, decimalsFor,
+  formatSeconds, formatWallSeconds, timeTickFormatter, formatBytes, byteTickFormatter, formatSig, formatCount, formatShare,
+  decimalsFor,
 } from '../units.js';
 
 /**
