@@ -42,8 +42,10 @@ let current = null;
 /** @type {Run | null} */
 let baseline = null;
 /**
- * @typedef {{placer: string, scheduler: string, order: string, seed: number, result: PairRun, scenario: string,
+ * @typedef {{placer: string, scheduler: string, order: string, seed: number,
+ *   result: {timeline: import('./timeline-data.js').TimelineData}, scenario: string,
  *   graphText?: string | null, trace: Blob | null, ms?: number}} PairRunState a pair's run for a timeline
+ *   (its timeline in typed arrays, worker.js)
  */
 /** @type {PairRunState | null} */
 let pairRun = null;
@@ -69,6 +71,8 @@ class Runner {
     this.loadedRun = null;
     /** @type {Promise<void> | null} a scenario being loaded ahead of a run (Pool.preload) */
     this.preloading = null;
+    /** @type {import('./timeline-data.js').TimelineNames | null} the node ids this worker sent last */
+    this.names = null;
     this.worker = this.spawn();
   }
 
@@ -84,6 +88,8 @@ class Runner {
 
   start() {
     this.pending = null;
+    /** @type {import('./timeline-data.js').TimelineNames | null} the node ids this worker sent last */
+    this.names = null;
     /** @type {number | null} the pool's run whose scenario and graph this worker holds */
     this.loadedRun = null;
     this.worker = this.spawn();
@@ -1503,7 +1509,14 @@ async function pairRunOf(runner, r) {
   const seed = Math.min(state.pairSeed, (current?.comparison.scenario.seeds ?? 1) - 1);
   const scenario = JSON.stringify({ ...current?.comparison.scenario, link_order: r.link_order });
   const graphText = current?.graphText;
-  const res = await runner.run({ type: 'pair', scenario, graphText, placer: r.placer, scheduler: r.scheduler, seedIndex: seed });
+  // The worker sends the node ids only when they are not the ones it sent this runner last.
+  const res = await runner.run({
+    type: 'pair', scenario, graphText, placer: r.placer, scheduler: r.scheduler, seedIndex: seed, namesSeq: runner.names?.seq ?? null,
+  });
+  const tl = res.result.timeline;
+  if (tl.names) runner.names = tl.names;
+  else if (runner.names) tl.names = runner.names;
+  else throw new Error('the timeline came without its node ids');
   return { placer: r.placer, scheduler: r.scheduler, order: r.link_order, seed, result: res.result, scenario, graphText, trace: null, ms: res.ms };
 }
 
@@ -2023,7 +2036,7 @@ function drawCharts() {
   // The chosen row's memory (rows of other link orders place the same way, but are theirs).
   const mine = r ? { ...c, results: c.results.filter((x) => x.link_order === r.link_order) } : c;
   draw('chart-memory', (el) => charts.drawMemory(el, mine, {
-    placer: r?.placer, scheduler: r?.scheduler, highlight, onSelect,
+    placer: r?.placer, scheduler: r?.scheduler, highlight, onSelect, baseline: before,
   }));
   const iter = c.results.some((x) => x.iteration_time?.sorted?.length);
   $('card-cdf').hidden = !iter;
@@ -2036,14 +2049,13 @@ function drawCharts() {
 function describe(info) {
   if (info == null) return '';
   if (typeof info === 'string') return info;
-  const tl = pairRun?.result.timeline;
   const t = (x) => formatSeconds(x, 6);
   switch (info.kind) {
     case 'op':
       return `op ${info.id} (${info.opType || 'no type'}) on ${info.deviceId}\n`
         + `start ${t(info.start)}, end ${t(info.end)}, duration ${t(info.duration)}`;
     case 'transfer':
-      return `transfer of ${info.producerId ?? tl?.nodes[info.producer] ?? '?'}'s output, ${info.srcId} -> ${info.dstId}, ${formatBytes(info.bytes)}\n`
+      return `transfer of ${info.producerId ?? '?'}'s output, ${info.srcId} -> ${info.dstId}, ${formatBytes(info.bytes)}\n`
         + `ready ${t(info.ready)}, start ${t(info.start)}, end ${t(info.end)}, queued ${t(info.queued)}`;
     case 'memory':
       return `memory on ${info.deviceId} at ${t(info.time)}: ${formatBytes(info.bytes)}`;

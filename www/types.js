@@ -269,9 +269,8 @@
  * @property {[number, number, number, number, number, number, number][]} transfers
  *   per transfer: [src device, dst device, ready, start, end, bytes, producer node]
  * @property {number[][]} memory per device: [t0, bytes0, t1, bytes1, ...]
- * @property {number[] | Float64Array} [ready] per node: when its last input was on its device
- *   (seconds; worker.js makes it a Float64Array)
- * @property {number[] | Float64Array} [edges] the graph's edges flattened: [src, dst, bytes, ...]
+ * @property {number[]} [ready] per node: when its last input was on its device (seconds)
+ * @property {number[]} [edges] the graph's edges flattened: [src, dst, bytes, ...]
  * @property {CriticalPath} [critical_path] the chain of ops and transfers that determines the makespan
  */
 
@@ -283,7 +282,8 @@
  */
 
 /**
- * @typedef {object} PairRun What `run_pair` returns.
+ * @typedef {object} PairRun What `run_pair` returns (worker.js passes the page its timeline as
+ * typed arrays instead: TimelineData in timeline-data.js).
  * @property {Timeline} timeline (null in the answer to a trace request: worker.js leaves it out)
  * @property {string | null} trace Chrome trace JSON text, when asked for
  * @property {Blob} [traceBlob] the trace as a Blob: set by worker.js (the page never gets the text)

@@ -7,8 +7,10 @@
 //                 work items of a comparison (compare::run_part); the scenario is loaded
 //                 once per `run` (a graph of the same text is not parsed again) and kept
 //                 for the run's next items
-//               {id, type: 'pair', scenario, graphText, clusterText, placer, scheduler, seedIndex, withTrace}
-//                 a pair's run, its timeline's `edges` and `ready` as Float64Arrays (moved);
+//               {id, type: 'pair', scenario, graphText, clusterText, placer, scheduler, seedIndex, withTrace, namesSeq}
+//                 a pair's run: its timeline as TimelineData (timeline-data.js: typed arrays,
+//                 moved, in lane order), with the node ids unless `namesSeq` names the ids
+//                 this worker sent last and they are the same (the page keeps them per graph);
 //                 with `withTrace`, its Chrome trace as `traceBlob` (a Blob) and no timeline
 //               {id, type: 'sha256', text}  the SHA-256 of a graph's text (off the main thread)
 //               {id, type: 'inspect', text, name, hash, linked}
@@ -28,6 +30,7 @@ import init, {
   Session, run_pair, graph_sha256, validate_graph, check_linked_graph, default_scenario, page_fragment,
   import_graph,
 } from './pkg/placesim.js';
+import { compactTimeline, namesOf } from './timeline-data.js';
 
 const ready = init().then(
   () => postMessage({ type: 'ready' }),
@@ -38,6 +41,8 @@ const ready = init().then(
 let session = null;
 /** @type {number | null} the pool's run the session holds */
 let loadedRun = null;
+/** @type {{seq: number, text: string} | null} the node ids this worker sent last */
+let sentNames = null;
 
 function load(msg) {
   session ??= new Session();
@@ -81,13 +86,13 @@ function run(msg) {
       /** @type {any} */ (result).timeline = null;
       return { result, ms: performance.now() - t0 };
     }
-    // The long flat arrays as Float64Arrays, moved (not copied) to the page.
+    // Typed arrays, moved (not copied) to the page; the ids only when the page lacks them.
     const tl = result.timeline;
-    const edges = Float64Array.from(tl.edges ?? []);
-    const ready = Float64Array.from(tl.ready ?? []);
-    tl.edges = edges;
-    tl.ready = ready;
-    return { result, ms: performance.now() - t0, transfer: [edges.buffer, ready.buffer] };
+    const names = namesOf(tl.nodes, (sentNames?.seq ?? 0) + 1);
+    const known = sentNames !== null && sentNames.seq === msg.namesSeq && sentNames.text === names.text;
+    if (!known) sentNames = { seq: names.seq, text: names.text };
+    const { data, transfer } = compactTimeline(tl, known ? null : names);
+    return { result: { timeline: data, trace: null }, ms: performance.now() - t0, transfer };
   }
   if (msg.type === 'inspect') {
     const info = validate_graph(msg.text, msg.name);

@@ -143,6 +143,11 @@ test('honest numbers: units in the table, abstract units as units, best rows by 
   // (the bounds line ends with the wall-clock time of the comparison, in real seconds)
   assert.doesNotMatch((await abs.textContent('#bounds')).split('Compared')[0], /\d (s|ms|µs|kB|MB|GB)\b/);
   assert.match(await abs.textContent('#results-caption'), /abstract units/);
+  // The timeline: simulated times in units, its placement time the wall clock's (real seconds).
+  await abs.waitForSelector('#chart-timeline .pc-tl-facts');
+  const facts = await abs.textContent('#chart-timeline .pc-tl-facts');
+  assert.match(facts, /^makespan [\d,]+(\.\d+)? units · lower bound [\d,]+(\.\d+)? units/);
+  assert.match(facts, /placed in \d+(\.\d+)? (s|ms|µs) \(wall clock\)$/);
   // Several seeds: error bars, and the axis says over how many.
   assert.match(await abs.textContent('#chart-makespan .pc-axis-label'), /mean ± std over 3 seeds/);
   assert.deepEqual(abs.errors, []);

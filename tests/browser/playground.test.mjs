@@ -84,8 +84,8 @@ test('a comparison on a bundled graph fills the table, every chart and the timel
     });
     assert.ok(size && size.w > 0 && size.h > 0, `${id} drew nothing: ${JSON.stringify(size)}`);
   }
-  const tl = await page.evaluate(() => window.placesim.pairRun.result.timeline);
-  assert.equal(tl.ops.length, c.graph.nodes);
+  assert.equal(await page.evaluate(() => window.placesim.pairRun.result.timeline.op_start.length), c.graph.nodes);
+  assert.equal(await page.$eval('#chart-timeline .pc-timeline', (el) => Number(el.dataset.ops)), c.graph.nodes);
 
   // Exports: JSON is the comparison; CSV has a row per pair; the trace is Chrome trace JSON.
   const json = JSON.parse(await downloadText(page, () => page.click('#export-json')));

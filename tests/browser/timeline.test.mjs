@@ -25,6 +25,25 @@ async function open(path = '', contextOptions = {}) {
   return page;
 }
 
+/**
+ * The chosen pair's timeline as the engine's Timeline shape (ops as [device, start, end], ...),
+ * read back from the typed arrays the page draws from (www/timeline-data.js).
+ */
+function timelineOf(page) {
+  return page.evaluate(() => {
+    const t = window.placesim.pairRun.result.timeline;
+    const name = (v) => t.names.text.slice(v > 0 ? t.names.ends[v - 1] : 0, t.names.ends[v]);
+    return {
+      makespan: t.makespan,
+      devices: t.devices,
+      nodes: Array.from(t.names.ends, (_, v) => name(v)),
+      ops: Array.from(t.op_start, (s, v) => [t.op_device[v], s, t.op_end[v]]),
+      transfers: Array.from(t.tr_start, (s, x) => [t.tr_src[x], t.tr_dst[x], t.tr_ready[x], s, t.tr_end[x], t.tr_bytes[x], t.tr_producer[x]]),
+      critical_path: { steps: Array.from(t.critical, (c) => (c >= 0 ? { op: c } : { transfer: -1 - c })), idle: t.critical_idle },
+    };
+  });
+}
+
 const close = (a, b) => Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(b));
 
 test('the first visit compares a real graph on a real machine, read in ms; an old link keeps its own defaults', async () => {
@@ -57,7 +76,7 @@ test('the first visit compares a real graph on a real machine, read in ms; an ol
 
 test('timeline: find an op by name, its details with units, the critical path ends at the makespan', async () => {
   const page = await open('#v=1&graph=resnet50_ops_infer&devices=4&pair=hash/fifo');
-  const tl = await page.evaluate(() => window.placesim.pairRun.result.timeline);
+  const tl = await timelineOf(page);
   // The critical path, checked here from the timeline's own times: consecutive steps, the
   // last ending at the makespan, durations plus idle equal to the makespan.
   const span = (st) => ('op' in st ? [tl.ops[st.op][1], tl.ops[st.op][2]] : [tl.transfers[st.transfer][3], tl.transfers[st.transfer][4]]);
@@ -171,12 +190,12 @@ test('Open in Perfetto sends the trace after PING / PONG', async () => {
   assert.match(got.title, /heft \/ heft/);
   const trace = JSON.parse(got.text);
   const ops = trace.traceEvents.filter((e) => e.ph === 'X' && e.cat !== 'transfer');
-  assert.equal(ops.length, await page.evaluate(() => window.placesim.pairRun.result.timeline.ops.length));
+  assert.equal(ops.length, await page.evaluate(() => window.placesim.pairRun.result.timeline.op_start.length));
   assert.deepEqual(page.errors, []);
   await context.close();
 });
 
-test('what-if: the makespan and traffic charts show each bar before it (ghost) and the change in units', async () => {
+test('what-if: the makespan, traffic and memory charts show each bar before it (ghost) and the change in units', async () => {
   const page = await open('#v=1&graph=vgg19_layers');
   assert.equal(await page.$$eval('#chart-makespan .pc-ghost', (g) => g.length), 0);
   await page.$eval('#wi-compute', (el) => { el.value = '1'; el.dispatchEvent(new Event('input', { bubbles: true })); });
@@ -196,6 +215,30 @@ test('what-if: the makespan and traffic charts show each bar before it (ghost) a
     assert.match(b.label, /−\d+(\.\d+)? (s|ms|µs|ns) \(−\d+(\.\d+)?%\) against the baseline/);
   }
   assert.ok(await page.$$eval('#chart-makespan .pc-legend-item', (l) => l.some((x) => x.dataset.label === 'before the what-if')));
+
+  // The memory chart of the chosen pair: each device's peak before the what-if as a ghost bar,
+  // the baseline row's device of the same id, and the change in its tooltip.
+  await page.waitForFunction(() => document.querySelectorAll('#chart-memory .pc-device .pc-ghost').length > 0);
+  const mem = await page.$eval('#chart-memory svg', (svg) => ({
+    placer: svg.dataset.placer, scheduler: svg.dataset.scheduler, legend: svg.querySelector('.pc-legend').textContent,
+    devices: [...svg.querySelectorAll('.pc-device')].map((g) => ({ id: g.dataset.device, peak: Number(g.dataset.peak), base: g.dataset.baseline })),
+  }));
+  const rowsOf = (c) => c.results.find((r) => r.placer === mem.placer && r.scheduler === mem.scheduler).devices;
+  const [now, then] = await page.evaluate(() => [window.placesim.comparison, window.placesim.baseline]).then(([c, b]) => [rowsOf(c), rowsOf(b)]);
+  assert.equal(mem.devices.length, now.length);
+  for (const d of mem.devices) {
+    assert.equal(d.peak, now.find((x) => x.id === d.id).peak_memory);
+    assert.equal(Number(d.base), then.find((x) => x.id === d.id).peak_memory, `${d.id}: the baseline's peak`);
+  }
+  assert.match(mem.legend, /before the what-if/);
+  await page.hover('#chart-memory .pc-device[data-baseline] .pc-hit');
+  const tip = await page.textContent('.pc-tooltip');
+  assert.match(tip, /peak before the what-if\d+(\.\d+)? (B|kB|MB|GB)/);
+  assert.match(tip, /change[+−]\d+(\.\d+)? (B|kB|MB|GB)( \([+−]\d+(\.\d+)?%\))? against the baseline/);
+  // Without a what-if: no ghosts anywhere.
+  await page.click('#wi-reset');
+  await page.waitForFunction(() => (window.placesim.comparison?.scenario.what_if?.compute ?? 1) === 1);
+  await page.waitForFunction(() => document.querySelectorAll('#chart-memory .pc-ghost, #chart-makespan .pc-ghost, #chart-traffic .pc-ghost').length === 0);
   assert.deepEqual(page.errors, []);
   await page.context().close();
 });

@@ -9,9 +9,9 @@
 // between its bars, Enter or Space chooses one. Not here: fetching or computing any numbers.
 
 import {
-  INK, FONT, svgEl, svgText, createSvgRoot, niceTicks, formatSeconds, formatBytes, formatSig,
+  INK, FONT, svgEl, svgText, createSvgRoot, niceTicks, formatSeconds, formatWallSeconds, formatBytes, formatSig,
   formatCount, timeTickFormatter, byteTickFormatter, textWidth, ellipsize, tooltip, mount,
-  showMessage, distinct, isInfeasible, num, seriesColor, uid, rovingFocus,
+  showMessage, distinct, isInfeasible, num, seriesColor, uid, rovingFocus, changeText, ghostRect,
 } from './svg.js';
 
 /** Scheduler name -> colour, in order of first appearance in comparison.results. */
@@ -50,7 +50,7 @@ export function drawMakespan(container, comparison, options = {}) {
         ['gap to lower bound', `${formatSig(num(r.gap), 3)}×`],
         ['seeds', seedsText(r, seeds)],
         ['traffic', formatBytes(r.traffic_bytes)],
-        ['placement time', formatSeconds(r.placement_seconds)],
+        ['placement time (wall clock here)', formatWallSeconds(r.placement_seconds)],
       ];
       return out;
     },
@@ -86,12 +86,6 @@ function fmtValue(v, chart) {
   return chart === 'traffic' ? formatBytes(v) : formatSeconds(v);
 }
 
-/** `+1.2 ms (+3.4%) against the baseline`, with the value's unit. */
-export function changeText(v, before, chart) {
-  const d = v - before;
-  const pct = before > 0 ? ` (${d >= 0 ? '+' : '−'}${formatSig(Math.abs(d / before) * 100, 3)}%)` : '';
-  return `${d >= 0 ? '+' : '−'}${fmtValue(Math.abs(d), chart)}${pct} against the baseline`;
-}
 
 function boundOf(comparison) {
   const cp = num(comparison?.critical_path_bound);
@@ -220,7 +214,7 @@ function renderGrouped(width, comparison, results, spec, options, tip) {
     } else if (item.kind === 'star') {
       svgText(g, lx + 7, ly + 4, '★', { 'text-anchor': 'middle', 'font-size': 12, fill: INK.text });
     } else if (item.kind === 'ghost') {
-      svgEl('rect', { x: lx, y: ly - 5, width: 14, height: 10, fill: 'none', stroke: INK.ghost, 'stroke-width': 1.5, 'stroke-dasharray': '3 2' }, g);
+      ghostRect(g, lx, ly - 5, 14, 10, null);
     } else if (item.kind === 'hatch') {
       svgEl('rect', { x: lx, y: ly - 5, width: 14, height: 10, fill: `url(#${hatchId})`, stroke: INK.faint, 'stroke-dasharray': '2 2' }, g);
     } else {
@@ -338,12 +332,9 @@ function renderGrouped(width, comparison, results, spec, options, tip) {
         if (bv !== null) {
           // The value before the what-if: a dashed outline, and the change in the label.
           const by = y(bv);
-          svgEl('rect', {
-            class: 'pc-ghost', x: x + inset, y: by, width: Math.max(1, barW - 2 * inset), height: Math.max(0, plotTop + plotH - by),
-            fill: 'none', stroke: INK.ghost, 'stroke-width': 1.5, 'stroke-dasharray': '3 2', 'pointer-events': 'none',
-          }, g);
+          ghostRect(g, x + inset, by, Math.max(1, barW - 2 * inset), Math.max(0, plotTop + plotH - by));
           g.setAttribute('data-baseline', String(bv));
-          g.setAttribute('aria-label', `${g.getAttribute('aria-label')}, ${changeText(v, bv, spec.chart)}`);
+          g.setAttribute('aria-label', `${g.getAttribute('aria-label')}, ${changeText(v, bv, (x) => fmtValue(x, spec.chart))}`);
         }
         const e = spec.err(r);
         let markTop = yTop;
@@ -373,7 +364,7 @@ function renderGrouped(width, comparison, results, spec, options, tip) {
       g.addEventListener('mousemove', (ev) => {
         const bv = before(r);
         const rows = infeasible ? [] : spec.rows(r, seeds);
-        if (bv !== null) rows.push(['before the what-if', fmtValue(bv, spec.chart)], ['change', changeText(spec.value(r), bv, spec.chart)]);
+        if (bv !== null) rows.push(['before the what-if', fmtValue(bv, spec.chart)], ['change', changeText(spec.value(r), bv, (x) => fmtValue(x, spec.chart))]);
         tip.show(ev.clientX, ev.clientY, `${placer} / ${scheduler}`, rows, warning);
       });
       g.addEventListener('mouseleave', () => tip.hide());

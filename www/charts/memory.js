@@ -2,11 +2,14 @@
 //   drawMemory(container, comparison, {placer, scheduler, ...})
 // With a pair chosen: one bar chart of that pair's devices. Without one (or when the pair is
 // not in the comparison): small multiples, one mini chart per pair, all on one shared scale.
+// While a what-if is active, each device's peak before it is a dashed ghost bar, and its
+// tooltip gives the change.
 // SVG via DOM calls; redraws on container resize; returns { svg(), redraw(), destroy() }.
 
 import {
-  INK, svgEl, svgText, createSvgRoot, niceTicks, formatBytes, formatSig, byteTickFormatter,
+  INK, svgEl, svgText, createSvgRoot, niceTicks, formatBytes, formatSig, formatShare, byteTickFormatter,
   textWidth, ellipsize, tooltip, mount, showMessage, isInfeasible, num, uid, rovingFocus,
+  changeText, ghostRect,
 } from './svg.js';
 
 /**
@@ -14,6 +17,8 @@ import {
  *   placer, scheduler        the pair to show; if either is missing: small multiples of all pairs
  *   onSelect(placer, scheduler)  small multiples only: called when a mini chart is clicked
  *   highlight: {placer, scheduler}  small multiples only: outlines that pair's mini chart
+ *   baseline(row): row | null    while a what-if is active, the row before it: its devices'
+ *                            peaks are drawn as ghost bars
  *   height: number           single pair only (default 300)
  *   title: string            default set; '' for none
  */
@@ -41,20 +46,40 @@ function capacityOf(d) {
   return typeof d.memory === 'number' && Number.isFinite(d.memory) ? d.memory : null;
 }
 
-function deviceRows(d) {
+/**
+ * The peak of each device of `row` before the what-if (the baseline row's device of the same
+ * id), or null per device when there is no baseline.
+ * @returns {(number | null)[]}
+ */
+function peaksBefore(row, options) {
+  const b = typeof options.baseline === 'function' && !isInfeasible(row) ? options.baseline(row) : null;
+  const devices = row.devices || [];
+  if (!b || isInfeasible(b)) return devices.map(() => null);
+  const byId = new Map((b.devices || []).map((d) => [d.id, num(d.peak_memory)]));
+  return devices.map((d) => byId.get(d.id) ?? null);
+}
+
+/**
+ * A device's tooltip rows, with its peak before the what-if (`before`) when there is one.
+ * @param {number | null} [before]
+ */
+function deviceRows(d, before = null) {
   const cap = capacityOf(d);
   const rows = [
     ['kind', String(d.kind ?? '')],
     ['peak memory', formatBytes(num(d.peak_memory))],
     ['capacity', cap === null ? 'unlimited' : formatBytes(cap)],
   ];
-  if (cap) rows.push(['used', `${formatSig((100 * num(d.peak_memory)) / cap, 3)}%`]);
+  if (cap) rows.push(['used', formatShare(num(d.peak_memory) / cap)]);
   rows.push(['ops (mean)', formatSig(num(d.ops), 4)]);
-  rows.push(['utilization', `${formatSig(100 * num(d.utilization), 3)}%`]);
+  rows.push(['utilization', formatShare(num(d.utilization))]);
+  if (before !== null) {
+    rows.push(['peak before the what-if', formatBytes(before)], ['change', changeText(num(d.peak_memory), before, formatBytes)]);
+  }
   return rows;
 }
 
-function maxMemory(rows) {
+function maxMemory(rows, options) {
   let m = 0;
   for (const r of rows) {
     if (isInfeasible(r)) continue;
@@ -63,8 +88,17 @@ function maxMemory(rows) {
       const c = capacityOf(d);
       if (c !== null) m = Math.max(m, c);
     }
+    for (const b of peaksBefore(r, options)) if (b !== null) m = Math.max(m, b);
   }
   return m;
+}
+
+/** A device's ghost bar (its peak before the what-if) and the attribute tests read. */
+function ghost(g, before, cx, barW, y, bottom) {
+  if (before === null) return;
+  const by = y(before);
+  ghostRect(g, cx - barW / 2, by, barW, Math.max(0, bottom - by));
+  g.setAttribute('data-baseline', String(before));
 }
 
 function hatchPattern(svg) {
@@ -87,6 +121,8 @@ function legend(svg, x, y, width, items) {
     }
     if (item.kind === 'line') {
       svgEl('line', { x1: lx, x2: lx + 14, y1: ly, y2: ly, stroke: item.color, 'stroke-width': 2.5 }, g);
+    } else if (item.kind === 'ghost') {
+      ghostRect(g, lx, ly - 5, 14, 10, null);
     } else if (item.kind === 'text') {
       svgText(g, lx + 7, ly + 4, item.symbol, { 'text-anchor': 'middle', fill: INK.faint });
     } else {
@@ -131,9 +167,11 @@ function renderSingle(width, row, options, tip) {
   ];
   if (anyOom) items.push({ kind: 'rect', color: INK.oom, label: 'out of memory' });
   if (anyUnlimited) items.push({ kind: 'text', symbol: '∞', label: 'unlimited' });
+  const before = peaksBefore(row, options);
+  if (before.some((b) => b !== null)) items.push({ kind: 'ghost', label: 'before the what-if' });
   top = legend(svg, 12, top + 8, width, items) + 18;
 
-  const maxV = maxMemory([row]) * 1.08; // room for the labels above the bars
+  const maxV = maxMemory([row], options) * 1.08; // room for the labels above the bars
   const prov = niceTicks(0, maxV || 1, 5);
   const fmt0 = byteTickFormatter(prov.max, prov.step);
   const left = Math.ceil(Math.max(...prov.ticks.map((t) => textWidth(fmt0(t), 11))) + 30);
@@ -189,6 +227,7 @@ function renderSingle(width, row, options, tip) {
       class: 'pc-bar-rect', x: cx - barW / 2, y: plotTop + plotH - h, width: barW, height: h,
       fill: d.oom ? INK.oom : INK.memory,
     }, g);
+    ghost(g, before[i], cx, barW, y, plotTop + plotH);
     if (cap !== null) {
       const cy = Math.round(y(cap)) + 0.5;
       const half = Math.min(band * 0.45, barW / 2 + 6);
@@ -196,7 +235,7 @@ function renderSingle(width, row, options, tip) {
       if (band >= 34) {
         const pct = (100 * peak) / cap;
         const ty = Math.min(y(peak), cy) - 6;
-        svgText(g, cx, ty, `${formatSig(pct, pct >= 100 ? 4 : 2)}%`, {
+        svgText(g, cx, ty, formatShare(pct / 100, pct >= 100 ? 4 : 2), {
           'text-anchor': 'middle', 'font-size': 10, fill: d.oom ? INK.oom : INK.muted, 'font-weight': d.oom ? 600 : null,
         });
       }
@@ -204,7 +243,7 @@ function renderSingle(width, row, options, tip) {
       svgText(g, cx, y(peak) - 6, '∞', { 'text-anchor': 'middle', fill: INK.faint });
     }
     svgEl('rect', { x: cx - band / 2, y: plotTop, width: band, height: plotH, fill: 'transparent', class: 'pc-hit' }, g);
-    attachTip(g, tip, String(d.id), deviceRows(d), d.oom ? 'out of memory: peak above capacity' : null);
+    attachTip(g, tip, String(d.id), deviceRows(d, before[i]), d.oom ? 'out of memory: peak above capacity' : null);
     if (i % skip === 0) {
       const ly = plotTop + plotH + 16;
       svgText(xAxis, 0, 0, labels[i], {
@@ -222,7 +261,7 @@ function renderMultiples(width, results, options, tip) {
   const cols = Math.max(1, Math.min(results.length, Math.floor(width / 230)));
   const rowsN = Math.ceil(results.length / cols);
   const cellH = 128;
-  const maxV = maxMemory(results);
+  const maxV = maxMemory(results, options);
   const yt = niceTicks(0, maxV || 1, 3);
   const fmt = byteTickFormatter(yt.max, yt.step);
   const axisW = Math.ceil(Math.max(...yt.ticks.map((t) => textWidth(fmt(t), 10))) + 12);
@@ -240,6 +279,7 @@ function renderMultiples(width, results, options, tip) {
     { kind: 'line', color: INK.capacity, label: 'capacity' },
   ];
   if (anyOom) items.push({ kind: 'rect', color: INK.oom, label: 'out of memory' });
+  if (results.some((r) => peaksBefore(r, options).some((b) => b !== null))) items.push({ kind: 'ghost', label: 'before the what-if' });
   const legendBottom = legend(probe, 12, top + titleH + 8, width, items);
   const gridTop = legendBottom + 16;
   const height = Math.ceil(gridTop + rowsN * cellH + 8);
@@ -297,6 +337,7 @@ function renderMultiples(width, results, options, tip) {
     } else if (devices.length > 0) {
       const band = plotW / devices.length;
       const barW = Math.max(1, Math.min(28, band * 0.7));
+      const before = peaksBefore(r, options);
       devices.forEach((d, i) => {
         const cx = plotL + band * (i + 0.5);
         const peak = num(d.peak_memory);
@@ -305,13 +346,14 @@ function renderMultiples(width, results, options, tip) {
         if (d.oom) g.setAttribute('data-oom', '');
         const h = Math.max(peak > 0 ? 1 : 0, plotTop + plotH - y(peak));
         svgEl('rect', { x: cx - barW / 2, y: plotTop + plotH - h, width: barW, height: h, fill: d.oom ? INK.oom : INK.memory, class: 'pc-bar-rect' }, g);
+        ghost(g, before[i], cx, barW, y, plotTop + plotH);
         if (cap !== null) {
           const cy = Math.round(y(cap)) + 0.5;
           const half = Math.min(band * 0.5, barW / 2 + 3);
           svgEl('line', { x1: cx - half, x2: cx + half, y1: cy, y2: cy, stroke: INK.capacity, 'stroke-width': 2, class: 'pc-capacity' }, g);
         }
         svgEl('rect', { x: cx - band / 2, y: plotTop, width: band, height: plotH, fill: 'transparent', class: 'pc-hit' }, g);
-        attachTip(g, tip, `${d.id} · ${r.placer} / ${r.scheduler}`, deviceRows(d), d.oom ? 'out of memory: peak above capacity' : null);
+        attachTip(g, tip, `${d.id} · ${r.placer} / ${r.scheduler}`, deviceRows(d, before[i]), d.oom ? 'out of memory: peak above capacity' : null);
       });
       if (r.error) attachTip(cell.querySelector('.pc-cell-frame'), tip, `${r.placer} / ${r.scheduler}`, [], `infeasible on some seeds: ${r.error}`);
     }

@@ -5,6 +5,8 @@
 // Safety: every string that comes from data is set with textContent or setAttribute, never
 // parsed as markup.
 
+import { formatSig } from '../units.js';
+
 export const SVG_NS = 'http://www.w3.org/2000/svg';
 
 export const FONT = "system-ui, -apple-system, 'Segoe UI', Roboto, 'Helvetica Neue', Arial, sans-serif";
@@ -198,7 +200,8 @@ export function ticksWithin(min, max, count = 5) {
 
 // Units: one formatter for the whole page (www/units.js), re-exported for the charts.
 export {
-  formatSeconds, timeTickFormatter, formatBytes, byteTickFormatter, formatSig, formatCount, decimalsFor,
+  formatSeconds, formatWallSeconds, timeTickFormatter, formatBytes, byteTickFormatter, formatSig, formatCount, formatShare,
+  decimalsFor,
 } from '../units.js';
 
 /**
@@ -425,6 +428,29 @@ export function distinct(rows, key) {
 /** Whether a comparison row has no numbers at all (the placer failed on every seed). */
 export function isInfeasible(row) {
   return Boolean(row.error) && !(Array.isArray(row.makespans) && row.makespans.length > 0);
+}
+
+/**
+ * A what-if's change against its baseline, in the value's unit: `+1.2 ms (+3.4%) against the
+ * baseline`. @param {number} v @param {number} before @param {(x: number) => string} fmt
+ */
+export function changeText(v, before, fmt) {
+  const d = v - before;
+  const pct = before > 0 ? ` (${d >= 0 ? '+' : '−'}${formatSig(Math.abs(d / before) * 100, 3)}%)` : '';
+  return `${d >= 0 ? '+' : '−'}${fmt(Math.abs(d))}${pct} against the baseline`;
+}
+
+/**
+ * A value before the what-if: a dashed outline (a bar's ghost, or a legend swatch with
+ * `cls` null), drawn over the bars and never hit by the pointer.
+ * @param {Element} parent @param {number} x @param {number} y @param {number} width
+ * @param {number} height @param {string | null} [cls]
+ */
+export function ghostRect(parent, x, y, width, height, cls = 'pc-ghost') {
+  return svgEl('rect', {
+    class: cls, x, y, width, height, fill: 'none', stroke: INK.ghost, 'stroke-width': 1.5,
+    'stroke-dasharray': '3 2', 'pointer-events': 'none',
+  }, parent);
 }
 
 /** A finite number or 0. */

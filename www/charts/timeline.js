@@ -9,9 +9,10 @@
 // or canvas fillText).
 
 import {
-  INK, FONT, formatSeconds, formatBytes, formatCount, formatSig, timeTickFormatter, ticksWithin,
+  INK, FONT, formatSeconds, formatWallSeconds, formatBytes, formatCount, formatSig, timeTickFormatter, ticksWithin,
   opTypeColor, textWidth, htmlEl, tooltip, mount, showMessage, num, context2d,
 } from './svg.js';
+import { nodeName, findNames } from '../timeline-data.js';
 
 const AXIS_H = 28;
 const DEV_PAD = 4;
@@ -57,85 +58,90 @@ function upperIndex(arr, n, v) {
   return lo - 1;
 }
 
-/** A lane's items sorted by start, with a running max of ends for interval queries. */
-function makeLane(kind, ids, startOf, endOf) {
-  ids.sort((a, b) => startOf(a) - startOf(b) || a - b);
-  const n = ids.length;
+/**
+ * A lane: its items (already in start order: timeline-data.js sorts them in the worker), their
+ * starts and ends, and a running max of ends for interval queries.
+ * @param {Uint32Array} items @param {Float64Array} startOf @param {Float64Array} endOf
+ */
+function makeLane(kind, items, startOf, endOf) {
+  const n = items.length;
   const starts = new Float64Array(n);
   const ends = new Float64Array(n);
   const maxEnd = new Float64Array(n);
-  const items = Int32Array.from(ids);
   let m = -Infinity;
   for (let i = 0; i < n; i++) {
-    starts[i] = startOf(ids[i]);
-    ends[i] = endOf(ids[i]);
+    starts[i] = startOf[items[i]];
+    ends[i] = endOf[items[i]];
     if (ends[i] > m) m = ends[i];
     maxEnd[i] = m;
   }
   return { kind, n, starts, ends, maxEnd, items };
 }
 
-/** @param {import('../types.js').Timeline} tl */
+/**
+ * The runs of equal keys in `order` (sorted by key): [[key, from, to), ...].
+ * @param {Uint32Array} order @param {(i: number) => number} keyOf
+ */
+function runsOf(order, keyOf) {
+  /** @type {[number, number, number][]} */
+  const runs = [];
+  for (let a = 0; a < order.length;) {
+    const key = keyOf(order[a]);
+    let b = a + 1;
+    while (b < order.length && keyOf(order[b]) === key) b++;
+    runs.push([key, a, b]);
+    a = b;
+  }
+  return runs;
+}
+
+/** @param {import('../timeline-data.js').TimelineData} tl */
 function prepare(tl) {
   const t0 = performance.now();
-  const devices = Array.isArray(tl.devices) ? tl.devices : [];
+  const devices = tl.devices;
   const D = devices.length;
-  const ops = Array.isArray(tl.ops) ? tl.ops : [];
-  const nodes = Array.isArray(tl.nodes) ? tl.nodes : [];
-  const opTypes = Array.isArray(tl.op_types) ? tl.op_types : [];
-  const opTypeIx = Array.isArray(tl.op_type) ? tl.op_type : [];
-  const transfers = Array.isArray(tl.transfers) ? tl.transfers : [];
-  const memory = Array.isArray(tl.memory) ? tl.memory : [];
+  const names = /** @type {import('../timeline-data.js').TimelineNames} */ (tl.names);
+  const opTypes = tl.op_types;
+  const opTypeIx = tl.op_type;
+  const opStart = tl.op_start;
+  const opEnd = tl.op_end;
+  const N = opStart.length;
+  const X = tl.tr_start.length;
 
   const typeColors = opTypes.map((name) => opTypeColor(name));
   const typeText = typeColors.map(textOn);
-  const N = ops.length;
-  const opStart = new Float64Array(N);
-  const opEnd = new Float64Array(N);
-  /** @type {number[][]} */
-  const perDevice = Array.from({ length: D }, () => []);
   let tEnd = num(tl.makespan);
-  for (let v = 0; v < N; v++) {
-    const o = ops[v];
-    if (!Array.isArray(o)) continue;
-    const d = o[0];
-    const s = o[1];
-    const e = o[2];
-    if (!(Number.isInteger(d) && d >= 0 && d < D && Number.isFinite(s) && Number.isFinite(e))) continue;
-    opStart[v] = s;
-    opEnd[v] = Math.max(s, e);
-    perDevice[d].push(v);
-    if (e > tEnd) tEnd = e;
-  }
   // Type statistics for the legend.
   const typeTime = new Float64Array(opTypes.length);
   const typeCount = new Int32Array(opTypes.length);
-  for (let d = 0; d < D; d++) {
-    for (const v of perDevice[d]) {
-      const t = opTypeIx[v];
-      if (Number.isInteger(t) && t >= 0 && t < opTypes.length) {
-        typeTime[t] += opEnd[v] - opStart[v];
-        typeCount[t] += 1;
-      }
+  for (const v of tl.op_order) {
+    const t = opTypeIx[v];
+    if (t < opTypes.length) {
+      typeTime[t] += opEnd[v] - opStart[v];
+      typeCount[t] += 1;
     }
+    if (opEnd[v] > tEnd) tEnd = opEnd[v];
   }
 
   const lanes = [];
   let y = 0;
+  // A lane per device, with or without ops.
+  const byDevice = new Map(runsOf(tl.op_order, (v) => tl.op_device[v]).map(([d, a, b]) => [d, [a, b]]));
   for (let d = 0; d < D; d++) {
-    const lane = makeLane('device', perDevice[d], (v) => opStart[v], (v) => opEnd[v]);
+    const [a, b] = byDevice.get(d) ?? [0, 0];
+    const lane = makeLane('device', tl.op_order.subarray(a, b), opStart, opEnd);
     lane.device = d;
     lane.y = y;
     lane.h = DEV_PAD + OPS_H + MEM_GAP + MEM_H + DEV_PAD;
     const dev = devices[d] || {};
-    const curve = Array.isArray(memory[d]) ? memory[d] : [];
+    const curve = tl.memory[d] ?? new Float64Array(0);
     const m = curve.length >> 1;
     const mt = new Float64Array(m);
     const mb = new Float64Array(m);
     let peak = num(dev.peak_memory);
     for (let i = 0; i < m; i++) {
-      mt[i] = num(curve[2 * i]);
-      mb[i] = num(curve[2 * i + 1]);
+      mt[i] = curve[2 * i];
+      mb[i] = curve[2 * i + 1];
       if (mb[i] > peak) peak = mb[i];
     }
     const cap = typeof dev.memory === 'number' && Number.isFinite(dev.memory) ? dev.memory : null;
@@ -146,29 +152,18 @@ function prepare(tl) {
     y += lane.h;
   }
   // Links with at least one transfer, ordered by (src, dst).
-  const linkMap = new Map();
-  const tr = [];
-  for (let x = 0; x < transfers.length; x++) {
-    const t = transfers[x];
-    if (!Array.isArray(t)) continue;
-    const [src, dst, ready, start, end] = t;
-    if (!(Number.isInteger(src) && Number.isInteger(dst) && src >= 0 && dst >= 0 && src < D && dst < D)) continue;
-    if (!(Number.isFinite(start) && Number.isFinite(end))) continue;
-    const key = src * D + dst;
-    if (!linkMap.has(key)) linkMap.set(key, []);
-    linkMap.get(key).push(x);
-    tr.push(x);
-    if (end > tEnd) tEnd = end;
-    if (Number.isFinite(ready) && ready > tEnd) tEnd = ready;
+  for (const x of tl.tr_order) {
+    if (tl.tr_end[x] > tEnd) tEnd = tl.tr_end[x];
+    if (tl.tr_ready[x] > tEnd) tEnd = tl.tr_ready[x];
   }
-  const linkKeys = [...linkMap.keys()].sort((a, b) => a - b);
+  const links = runsOf(tl.tr_order, (x) => tl.tr_src[x] * D + tl.tr_dst[x]);
   let linkHeaderY = null;
-  if (linkKeys.length > 0) {
+  if (links.length > 0) {
     linkHeaderY = y;
     y += HEADER_H;
   }
-  for (const key of linkKeys) {
-    const lane = makeLane('link', linkMap.get(key), (x) => transfers[x][3], (x) => Math.max(transfers[x][3], transfers[x][4]));
+  for (const [key, a, b] of links) {
+    const lane = makeLane('link', tl.tr_order.subarray(a, b), tl.tr_start, tl.tr_end);
     lane.src = Math.floor(key / D);
     lane.dst = key % D;
     lane.y = y;
@@ -179,8 +174,8 @@ function prepare(tl) {
   // Where each op and transfer is drawn: its lane and its index in that lane.
   const opLane = new Int32Array(N).fill(-1);
   const opPos = new Int32Array(N);
-  const xLane = new Int32Array(transfers.length).fill(-1);
-  const xPos = new Int32Array(transfers.length);
+  const xLane = new Int32Array(X).fill(-1);
+  const xPos = new Int32Array(X);
   lanes.forEach((l, li) => {
     const [laneOf, posOf] = l.kind === 'device' ? [opLane, opPos] : [xLane, xPos];
     for (let i = 0; i < l.n; i++) {
@@ -189,15 +184,14 @@ function prepare(tl) {
     }
   });
   // The engine's critical path of this run (analysis::critical): drawn item by item.
-  const cp = tl.critical_path && Array.isArray(tl.critical_path.steps) ? tl.critical_path : { steps: [], idle: 0 };
   /** @type {{li: number, i: number}[]} */
   const critical = [];
   const critOp = new Uint8Array(N);
-  const critX = new Uint8Array(transfers.length);
-  let critSum = num(cp.idle);
-  for (const st of cp.steps) {
-    const isOp = 'op' in st;
-    const id = isOp ? st.op : st.transfer;
+  const critX = new Uint8Array(X);
+  let critSum = num(tl.critical_idle);
+  for (const step of tl.critical) {
+    const isOp = step >= 0;
+    const id = isOp ? step : -1 - step;
     const li = isOp ? opLane[id] : xLane[id];
     if (!(li >= 0)) continue;
     const pos = isOp ? opPos[id] : xPos[id];
@@ -217,12 +211,13 @@ function prepare(tl) {
   });
   labelW = Math.min(220, Math.ceil(labelW + 20));
   return {
-    devices, nodes, opTypes, opTypeIx, typeColors, typeText, typeTime, typeCount, transfers,
+    tl, devices, names, nodeCount: names.ends.length, name: (v) => nodeName(names, v),
+    opTypes, opTypeIx, typeColors, typeText, typeTime, typeCount,
     opStart, opEnd, lanes, laneLabels, labelW, linkHeaderY, contentH: y,
-    opLane, opPos, xLane, xPos, critical, critOp, critX, critSum, critEnd, critIdle: num(cp.idle),
-    ready: tl.ready ?? [], edges: tl.edges ?? [],
-    adjacency: null, lowerNames: /** @type {string[] | null} */ (null),
-    opCount: perDevice.reduce((a, l) => a + l.length, 0), transferCount: tr.length,
+    opLane, opPos, xLane, xPos, critical, critOp, critX, critSum, critEnd, critIdle: num(tl.critical_idle),
+    ready: tl.ready, edges: tl.edges,
+    adjacency: null,
+    opCount: tl.op_order.length, transferCount: tl.tr_order.length,
     tEnd: tEnd > 0 ? tEnd : 1,
     makespan: num(tl.makespan), lowerBound: num(tl.lower_bound),
     prepMs: performance.now() - t0,
@@ -246,11 +241,11 @@ function memLabel(mem) {
  */
 /**
  * @param {HTMLElement} container
- * @param {import('../types.js').Timeline} timeline
+ * @param {import('../timeline-data.js').TimelineData} timeline
  * @param {object} [options]
  */
 export function drawTimeline(container, timeline, options = {}) {
-  if (!timeline || !Array.isArray(timeline.ops)) {
+  if (!timeline || !timeline.op_start || !timeline.names) {
     showMessage(container, 'No timeline.');
     return mount(container, () => {}, {});
   }
@@ -282,7 +277,7 @@ export function drawTimeline(container, timeline, options = {}) {
     `${formatCount(P.opCount)} ops`,
     `${formatCount(P.transferCount)} transfers`,
   ];
-  if (Number.isFinite(timeline.placement_seconds)) facts.push(`placed in ${formatSeconds(timeline.placement_seconds)}`);
+  if (Number.isFinite(timeline.placement_seconds)) facts.push(`placed in ${formatWallSeconds(timeline.placement_seconds)} (wall clock)`);
   htmlEl('span', 'pc-tl-facts', facts.join(' · '), bar);
   const viewText = htmlEl('span', 'pc-tl-view', '', bar);
   const resetBtn = htmlEl('button', 'pc-tl-reset', 'Reset zoom', bar);
@@ -458,19 +453,20 @@ export function drawTimeline(container, timeline, options = {}) {
       const dev = P.devices[lane.device] || {};
       const ti = P.opTypeIx[id];
       return {
-        kind: 'op', lane, index: j, node: id, id: String(P.nodes[id] ?? id),
+        kind: 'op', lane, index: j, node: id, id: P.name(id),
         opType: Number.isInteger(ti) && ti >= 0 && ti < P.opTypes.length ? String(P.opTypes[ti]) : '',
         device: lane.device, deviceId: String(dev.id ?? lane.device), deviceKind: String(dev.kind ?? ''),
         start: P.opStart[id], end: P.opEnd[id], duration: P.opEnd[id] - P.opStart[id],
       };
     }
-    const t = P.transfers[id];
-    const prod = t[6];
+    const tl = P.tl;
+    const [src, dst, ready, start, end] = [tl.tr_src[id], tl.tr_dst[id], tl.tr_ready[id], tl.tr_start[id], tl.tr_end[id]];
+    const prod = tl.tr_producer[id];
     return {
-      kind: 'transfer', lane, index: j, transfer: id, src: t[0], dst: t[1],
-      srcId: String(P.devices[t[0]]?.id ?? t[0]), dstId: String(P.devices[t[1]]?.id ?? t[1]),
-      ready: t[2], start: t[3], end: t[4], queued: Math.max(0, t[3] - t[2]), duration: t[4] - t[3],
-      bytes: t[5], producer: prod, producerId: String(P.nodes[prod] ?? prod),
+      kind: 'transfer', lane, index: j, transfer: id, src, dst,
+      srcId: String(P.devices[src]?.id ?? src), dstId: String(P.devices[dst]?.id ?? dst),
+      ready, start, end, queued: Math.max(0, start - ready), duration: end - start,
+      bytes: tl.tr_bytes[id], producer: prod, producerId: P.name(prod),
     };
   }
 
@@ -567,11 +563,7 @@ export function drawTimeline(container, timeline, options = {}) {
     if (!q) {
       matches = null;
     } else {
-      /** @type {string[]} */
-      const names = P.lowerNames ?? P.nodes.map((n) => String(n).toLowerCase());
-      P.lowerNames = names;
-      const found = [];
-      for (let v = 0; v < names.length; v++) if (P.opLane[v] >= 0 && names[v].includes(q)) found.push(v);
+      const found = findNames(P.names, q).filter((v) => P.opLane[v] >= 0);
       found.sort((a, b) => P.opStart[a] - P.opStart[b] || a - b);
       matches = Int32Array.from(found);
     }
@@ -705,7 +697,9 @@ export function drawTimeline(container, timeline, options = {}) {
   const render = (width) => {
     if (root.parentNode !== container) container.replaceChildren(root);
     layout(width);
-    drawNow();
+    // Painted in the next frame: a task of its own, apart from preparing the data (on a
+    // 48,000-op run each is tens of ms; together they were one long task).
+    schedule();
   };
 
   return mount(container, render, {
@@ -796,7 +790,7 @@ function neighbours(P, v, dir) {
     // CSR of the flattened edges [src, dst, bytes, ...], built on the first selection.
     const e = P.edges;
     const m = Math.floor(e.length / 3);
-    const n = P.nodes.length;
+    const n = P.nodeCount;
     const build = (key) => {
       const start = new Int32Array(n + 1);
       for (let i = 0; i < m; i++) start[e[3 * i + key] + 1] += 1;
@@ -821,6 +815,8 @@ function neighbours(P, v, dir) {
 const DETAIL_LIST_MAX = 12;
 /** The critical path's chain lines are drawn when at most this many of its steps are in view. */
 const CHAIN_MAX = 400;
+/** A critical step is outlined when at least this many pixels wide. */
+const OUTLINE_MIN = 8;
 
 /** The details panel of a selected op or transfer (every text with textContent). */
 function showDetails(el, P, info) {
@@ -831,7 +827,7 @@ function showDetails(el, P, info) {
   }
   const t = (x) => formatSeconds(x);
   const bytes = (b) => (b >= 1000 ? `${formatBytes(b)} (${formatCount(b)} B)` : formatBytes(b));
-  const name = (v) => String(P.nodes[v] ?? v);
+  const name = (v) => P.name(v);
   const deviceOf = (v) => {
     const li = P.opLane[v];
     return li >= 0 ? String(P.devices[P.lanes[li].device]?.id ?? '') : '';
@@ -919,7 +915,9 @@ function paintMarks(ctx, P, X, yOff, view, overlay) {
         if (prev && (visible || prev.visible)) {
           ctx.moveTo(prev.b[0] + prev.b[2], prev.b[1] + prev.b[3] / 2);
           ctx.lineTo(b[0], b[1] + b[3] / 2);
-          if (visible) ctx.rect(Math.round(b[0]) - 1, b[1] - 1, b[2] + 2, b[3] + 2);
+          // An outline only round a step wide enough to show its own colour inside: on
+          // narrow ones it would paint the lane solid (the bar above marks them).
+          if (visible && b[2] >= OUTLINE_MIN) ctx.rect(Math.round(b[0]) - 1, b[1] - 1, b[2] + 2, b[3] + 2);
         }
         prev = { b, visible };
         if (lane.starts[st.i] > view.t1) break;
@@ -1052,7 +1050,7 @@ function paint(ctx, P, view, W, H, scrollY, hover, overlay) {
     const right = Math.min(x0 + w, L + PW) - 4;
     const room = right - left;
     if (room < 24) continue;
-    let text = String(P.nodes[v] ?? v);
+    let text = P.name(v);
     const maxChars = Math.floor(room / 6);
     // Node ids are paths (scope/scope/op): keep the tail, which names the op.
     if (text.length > maxChars) text = `…${text.slice(text.length - Math.max(1, maxChars - 1))}`;
