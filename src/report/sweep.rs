@@ -184,6 +184,8 @@ mod tests {
             bound: Some(0.001),
             bound_scope: BoundScope::Instance,
             status: "best found after 10 schedules simulated".into(),
+            coarse_vertices: None,
+            history: Vec::new(),
         });
         let mut failed = point(2.0, "pesto", 0.0);
         failed.scheduler = "given".into();
