@@ -1517,6 +1517,7 @@ mod tests {
         s.what_if = WhatIf {
             compute: 2.0,
             bandwidth: 1.0,
+            latency: 1.0,
             speeds: BTreeMap::from([("y".to_string(), 7.5)]),
         };
         let r = run(&s, &g, Some(&c), &mut |_, _| true).unwrap();

@@ -8,6 +8,7 @@ fn what(axis: Axis) -> &'static str {
     match axis {
         Axis::Compute => "every device speed",
         Axis::Bandwidth => "every link bandwidth",
+        Axis::Latency => "every link latency",
     }
 }
 
