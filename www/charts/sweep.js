@@ -34,6 +34,7 @@ const METRICS = {
 const AXIS_LABEL = {
   compute: 'compute factor (× every device speed)',
   bandwidth: 'bandwidth factor (× every link bandwidth)',
+  latency: 'latency factor (× every link latency)',
 };
 
 /**
