@@ -49,7 +49,8 @@ function renderConvergence(width, row, tip) {
     { color: colors.bound, label: 'best lower bound (instance)' },
   ], 34, width);
   const last = h[h.length - 1];
-  const wmax = Math.max(1, last.work);
+  // The lines run on to the work the seed did in all (no improvement after the last point).
+  const wmax = Math.max(1, last.work, row.plan_reports?.[0]?.work ?? 0);
   const ymax = Math.max(...h.map((p) => p.objective).filter(Number.isFinite));
   const yt = niceTicks(0, ymax * 1.05, 4);
   const fmt = timeTickFormatter(yt.max, yt.step);
