@@ -1170,3 +1170,67 @@ fn footprint_option() {
     );
     assert_eq!(err.lines().count(), 1, "one clear line: {err}");
 }
+
+/// The latency what-if, by hand: a (2) pinned on x, 8 bytes over a link of bandwidth 2 and
+/// latency 3, b (4) pinned on y: 2 + 3 f + 8 / 2 + 4 = 10 + 3 f. `sweep --latency 1,2,4`
+/// gives 13, 16, 22 (each step adds exactly the latency it adds), `compare --latency-scale 2`
+/// gives sweep's 16, and the scenario and link carry the factor.
+#[test]
+fn latency_what_if_moves_a_chain_by_the_latency_added() {
+    let g = tmp(
+        "lat_chain.json",
+        r#"{"nodes":[{"id":"a","cost":2,"device":"x"},{"id":"b","cost":4,"device":"y"}],"edges":[{"src":"a","dst":"b","bytes":8}]}"#,
+    );
+    let c = tmp(
+        "lat_cluster.json",
+        r#"{"devices":[{"id":"x","speed":1},{"id":"y","speed":1}],"bandwidth":2,"latency":3}"#,
+    );
+    let s = tmp(
+        "lat_scenario.json",
+        r#"{"graph":{"file":"lat_chain.json"},"cluster":{"file":"lat_cluster.json"},"placers":["pinned"],"schedulers":["fifo"]}"#,
+    );
+    let (ok, out, err) = run(&[
+        "sweep",
+        "--scenario",
+        s.to_str().unwrap(),
+        "--latency",
+        "1,2,4",
+        "--json",
+    ]);
+    assert!(ok, "{err}");
+    let got: Vec<(f64, f64)> = out
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .map(|l| {
+            assert_eq!(l["axis"], "latency");
+            (
+                l["factor"].as_f64().unwrap(),
+                l["makespan"].as_f64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(got, vec![(1.0, 13.0), (2.0, 16.0), (4.0, 22.0)]);
+    let common = [
+        "compare",
+        "--graph",
+        g.to_str().unwrap(),
+        "--cluster",
+        c.to_str().unwrap(),
+        "--placers",
+        "pinned",
+        "--schedulers",
+        "fifo",
+        "--latency-scale",
+        "2",
+    ];
+    let (ok, out, err) = run(&[&common[..], &["--json"]].concat());
+    assert!(ok, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["results"][0]["makespan"], 16.0);
+    assert_eq!(v["scenario"]["what_if"]["latency"], 2.0);
+    let (ok, out, err) = run(&[&common[..], &["--url"]].concat());
+    assert!(ok, "{err}");
+    assert!(out.contains("&whatif.latency=2"), "{out}");
+    let (ok, _, err) = run(&[&common[..9], &["--latency-scale", "0"]].concat());
+    assert!(!ok && err.contains("latency scale"), "{err}");
+}
