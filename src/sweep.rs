@@ -322,40 +322,41 @@ mod tests {
         assert!(!s.physical, "speed 1 is abstract units");
     }
 
+    /// a (2) on x, 8 bytes over a link of bandwidth 2 and latency `l`, b (4) on y: the
+    /// makespan is 2 + (l + 8 / bandwidth) + 4. The bandwidth axis moves only the second
+    /// term (latency 0: 2 + 8 / (2 f) + 4); the latency axis only the first (latency 3:
+    /// 10 + 3 f, each step of the factor adds exactly the latency it adds: 3 -> 6 -> 12).
     #[test]
-    fn bandwidth_scales_only_the_transfer() {
-        // a on x (2), 8 bytes over a link of bandwidth 2 (4), b on y (4): 2 + 8 / (2 f) + 4.
-        let spec = SweepSpec::parse(Axis::Bandwidth, "1,0.5,2").unwrap();
-        let s = sweep_of(
-            r#"{"nodes":[{"id":"a","cost":2,"device":"x"},{"id":"b","cost":4,"device":"y"}],
-                "edges":[{"src":"a","dst":"b","bytes":8}]}"#,
-            r#"{"devices":[{"id":"x","speed":1},{"id":"y","speed":1}],"bandwidth":2}"#,
-            "pinned",
-            &spec,
-        );
-        assert_eq!(makespans(&s), vec![10.0, 14.0, 8.0]);
-    }
-
-    /// a (2) on x, 8 bytes over a link of bandwidth 2 and latency 3, b (4) on y: the
-    /// makespan is 2 + (3 f + 8 / 2) + 4 = 10 + 3 f, so each step of the factor moves it by
-    /// exactly the latency it adds (3 -> 6 -> 12: +3, then +6) and nothing else changes.
-    #[test]
-    fn latency_scales_only_the_links_fixed_cost() {
-        let spec = SweepSpec::parse(Axis::Latency, "1,2,4,0.5").unwrap();
-        let s = sweep_of(
-            r#"{"nodes":[{"id":"a","cost":2,"device":"x"},{"id":"b","cost":4,"device":"y"}],
-                "edges":[{"src":"a","dst":"b","bytes":8}]}"#,
-            r#"{"devices":[{"id":"x","speed":1},{"id":"y","speed":1}],"bandwidth":2,"latency":3}"#,
-            "pinned",
-            &spec,
-        );
-        assert_eq!(makespans(&s), vec![13.0, 16.0, 22.0, 11.5]);
-        let at = spec.scenarios(&Scenario::new(
-            GraphSource::Bundled("g".into()),
-            ClusterSource::File("c".into()),
-        ));
-        assert_eq!(at[1].what_if.latency, 2.0);
-        assert_eq!((at[1].what_if.bandwidth, at[1].what_if.compute), (1.0, 1.0));
+    fn link_axes_scale_only_their_own_term() {
+        for (axis, latency, factors, want) in [
+            (Axis::Bandwidth, 0.0, "1,0.5,2", vec![10.0, 14.0, 8.0]),
+            (
+                Axis::Latency,
+                3.0,
+                "1,2,4,0.5",
+                vec![13.0, 16.0, 22.0, 11.5],
+            ),
+        ] {
+            let spec = SweepSpec::parse(axis, factors).unwrap();
+            let s = sweep_of(
+                r#"{"nodes":[{"id":"a","cost":2,"device":"x"},{"id":"b","cost":4,"device":"y"}],
+                    "edges":[{"src":"a","dst":"b","bytes":8}]}"#,
+                &format!(
+                    r#"{{"devices":[{{"id":"x","speed":1}},{{"id":"y","speed":1}}],"bandwidth":2,"latency":{latency}}}"#
+                ),
+                "pinned",
+                &spec,
+            );
+            assert_eq!(makespans(&s), want, "{axis:?}");
+        }
+        let at = SweepSpec::parse(Axis::Latency, "2")
+            .unwrap()
+            .scenarios(&Scenario::new(
+                GraphSource::Bundled("g".into()),
+                ClusterSource::File("c".into()),
+            ));
+        assert_eq!(at[0].what_if.latency, 2.0);
+        assert_eq!((at[0].what_if.bandwidth, at[0].what_if.compute), (1.0, 1.0));
     }
 
     #[test]

@@ -12,6 +12,7 @@ import {
   ellipsize, tooltip, mount, seriesColor, rovingFocus,
 } from './svg.js';
 import { legend } from './iterations.js';
+import { valueAxis } from './sweep.js';
 
 /**
  * @typedef {import('../types.js').PairResult} PairResult
@@ -67,12 +68,7 @@ function renderConvergence(width, row, tip) {
   svg.querySelector('.pc-background').setAttribute('height', height);
   const x = (w) => left + (w / xt.max) * plotW;
   const y = (v) => plotTop + plotH - ((v - yt.min) / (yt.max - yt.min)) * plotH;
-  const axis = svgEl('g', { class: 'pc-axis' }, svg);
-  for (const t of yt.ticks) {
-    const yy = Math.round(y(t)) + 0.5;
-    svgEl('line', { x1: left, x2: left + plotW, y1: yy, y2: yy, stroke: t === 0 ? INK.axis : INK.grid }, axis);
-    svgText(axis, left - 6, yy + 4, fmt(t), { 'text-anchor': 'end', 'font-size': 11, fill: INK.muted, class: 'pc-tick' });
-  }
+  const axis = valueAxis(svg, yt, y, { left, plotW, plotTop, plotH }, fmt, 'makespan');
   for (const t of xt.ticks) {
     const xx = Math.round(x(t)) + 0.5;
     svgEl('line', { x1: xx, x2: xx, y1: plotTop, y2: plotTop + plotH, stroke: INK.grid }, axis);
@@ -80,10 +76,6 @@ function renderConvergence(width, row, tip) {
   }
   svgText(axis, left + plotW / 2, plotTop + plotH + 34, `work done (${unit})`, {
     'text-anchor': 'middle', 'font-size': 11, fill: INK.muted, class: 'pc-axis-label',
-  });
-  svgText(axis, 0, 0, 'makespan', {
-    'text-anchor': 'middle', 'font-size': 11, fill: INK.muted, class: 'pc-axis-label',
-    transform: `translate(12 ${plotTop + plotH / 2}) rotate(-90)`,
   });
   // Step lines: each value holds from its improvement to the next one (and to the end).
   const step = (/** @type {(p: Improvement) => number} */ v) => h.map((p, i) => {
