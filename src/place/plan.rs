@@ -240,7 +240,8 @@ impl History {
 
     /// Records `(work, objective, bound)` when it improves on the last point (a lower
     /// objective or a higher bound; the first point always); the best values are kept
-    /// (a later, weaker value never replaces a better one).
+    /// (a later, weaker value never replaces a better one), except that a bound is never
+    /// kept above the objective (a bound met by rounding only, like the report's).
     pub fn record(&mut self, work: u64, objective: f64, bound: f64) {
         let point = match self.0.last() {
             None => Improvement {
@@ -248,11 +249,14 @@ impl History {
                 objective,
                 bound,
             },
-            Some(last) if objective < last.objective || bound > last.bound => Improvement {
-                work: work.max(last.work),
-                objective: objective.min(last.objective),
-                bound: bound.max(last.bound),
-            },
+            Some(last) if objective < last.objective || bound > last.bound => {
+                let objective = objective.min(last.objective);
+                Improvement {
+                    work: work.max(last.work),
+                    objective,
+                    bound: bound.max(last.bound).min(objective),
+                }
+            }
             Some(_) => return,
         };
         if self.0.len() == Self::CAP {
@@ -481,6 +485,7 @@ mod tests {
         h.record(6, 11.0, 1.0); // worse in both: not kept
         h.record(7, 9.0, 1.5); // better objective, weaker bound: the bound stays 2
         h.record(9, 9.0, 3.0); // better bound
+        h.record(10, 2.5, 0.0); // an objective below the bound: the bound is kept at it
         let pts = h.clone().into_points();
         assert_eq!(
             pts,
@@ -499,6 +504,11 @@ mod tests {
                     work: 9,
                     objective: 9.0,
                     bound: 3.0
+                },
+                Improvement {
+                    work: 10,
+                    objective: 2.5,
+                    bound: 2.5
                 },
             ]
         );
