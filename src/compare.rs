@@ -236,6 +236,13 @@ pub struct PlanSummary {
     pub bound_scope: BoundScope,
     /// The weakest seed's claim ([`SolveReport::label`]: never a bare "optimal").
     pub status: String,
+    /// That seed's coarse graph size, when it searched a coarsened graph (Pesto21 §3.3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub coarse_vertices: Option<u32>,
+    /// The first seed's convergence history ([`SolveReport::history`]: work, best
+    /// objective, best bound at each improvement; a few dozen points at most).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub history: Vec<crate::place::plan::Improvement>,
 }
 
 impl PlanSummary {
@@ -260,6 +267,8 @@ impl PlanSummary {
                 .map(|b| b.iter().sum::<f64>() / n),
             bound_scope: scope,
             status: weakest.label(),
+            coarse_vertices: weakest.coarse_vertices,
+            history: first.history.clone(),
         })
     }
 }
@@ -1464,6 +1473,8 @@ mod tests {
             status,
             work: 7,
             work_unit: "schedules simulated".into(),
+            coarse_vertices: None,
+            history: Vec::new(),
         };
         assert_eq!(PlanSummary::of(&[]), None);
         let proven = PlanSummary::of(&[report(4.0, 4.0, SolveStatus::Optimal)]).unwrap();
@@ -1506,6 +1517,7 @@ mod tests {
         s.what_if = WhatIf {
             compute: 2.0,
             bandwidth: 1.0,
+            latency: 1.0,
             speeds: BTreeMap::from([("y".to_string(), 7.5)]),
         };
         let r = run(&s, &g, Some(&c), &mut |_, _| true).unwrap();

@@ -46,7 +46,7 @@ enum Command {
     Run(RunArgs),
     /// Run every chosen placer x scheduler pair over seeds and compare.
     Compare(CompareArgs),
-    /// What-if sweep: a scenario's comparison at several compute or bandwidth factors, every
+    /// What-if sweep: a scenario's comparison at several compute, bandwidth or latency factors, every
     /// pair's makespan against the factor (Pesto21 Fig. 8).
     Sweep(SweepArgs),
     /// Print a synthetic layered DAG as graph JSON.
@@ -193,6 +193,9 @@ struct ProblemArgs {
     /// Multiply every link bandwidth (what-if).
     #[arg(long, default_value_t = 1.0)]
     bandwidth_scale: f64,
+    /// Multiply every link latency (what-if; the `b0` of a link's `b0 + b1 * bytes`).
+    #[arg(long, default_value_t = 1.0)]
+    latency_scale: f64,
     /// Set one device's speed, ID=SPEED (what-if; repeatable). It replaces the device's
     /// speed in every seed (a generated cluster's devices are d0, d1, ...), and
     /// --compute-scale multiplies it like every other device's.
@@ -217,7 +220,7 @@ struct RunArgs {
 }
 
 /// The options that build a scenario from the command line.
-const SCENARIO_BUILDERS: [&str; 31] = [
+const SCENARIO_BUILDERS: [&str; 32] = [
     "graph",
     "cluster",
     "devices",
@@ -245,6 +248,7 @@ const SCENARIO_BUILDERS: [&str; 31] = [
     "params",
     "compute_scale",
     "bandwidth_scale",
+    "latency_scale",
     "speed_of",
     "placers",
     "schedulers",
@@ -308,7 +312,7 @@ struct SweepArgs {
     #[arg(
         long,
         value_name = "LIST",
-        required_unless_present = "bandwidth",
+        required_unless_present_any = ["bandwidth", "latency"],
         allow_hyphen_values = true
     )]
     compute: Option<String>,
@@ -316,6 +320,10 @@ struct SweepArgs {
     /// bandwidth (on top of the scenario's own what-if).
     #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
     bandwidth: Option<String>,
+    /// Latency factors, comma separated (e.g. 1,2,4): each multiplies every link latency
+    /// (on top of the scenario's own what-if; bandwidths stay).
+    #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
+    latency: Option<String>,
     /// Print CSV (the unit in every column name) instead of a table; one axis only.
     #[arg(long, conflicts_with = "json")]
     csv: bool,
@@ -788,6 +796,7 @@ fn scenario_from_args(a: &ProblemArgs) -> Result<Loaded> {
     s.params = parse_assignments("param", "STRATEGY.NAME=VALUE", &a.params)?;
     s.what_if.compute = a.compute_scale;
     s.what_if.bandwidth = a.bandwidth_scale;
+    s.what_if.latency = a.latency_scale;
     s.what_if.speeds = parse_assignments("speed-of", "ID=SPEED", &a.speed_of)?;
     let loaded = load(s, &disk(None))?;
     print_notes(&loaded.graph_notes);
@@ -1153,12 +1162,13 @@ fn run_batch(
     Ok(())
 }
 
-/// The sweeps `sweep`'s flags ask for: `--compute`, then `--bandwidth`.
+/// The sweeps `sweep`'s flags ask for: `--compute`, then `--bandwidth`, then `--latency`.
 fn sweep_specs(args: &SweepArgs) -> Result<Vec<placesim::sweep::SweepSpec>> {
     use placesim::sweep::{Axis, SweepSpec};
     [
         (Axis::Compute, &args.compute),
         (Axis::Bandwidth, &args.bandwidth),
+        (Axis::Latency, &args.latency),
     ]
     .into_iter()
     .filter_map(|(axis, list)| list.as_deref().map(|l| SweepSpec::parse(axis, l)))
@@ -1245,7 +1255,7 @@ fn sweep_cmd(args: SweepArgs) -> Result<()> {
     };
     if args.csv && specs.len() > 1 {
         return Err(Error::Scenario(
-            "--csv writes one axis: give --compute or --bandwidth, not both".into(),
+            "--csv writes one axis: give one of --compute, --bandwidth and --latency".into(),
         ));
     }
     let loaded = load_scenario(path)?;

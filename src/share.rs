@@ -744,6 +744,9 @@ fn write(s: &Scenario, graph: GraphText, view: &PageView) -> Result<String> {
     if w.bandwidth != 1.0 {
         put("whatif.bandwidth", number(w.bandwidth));
     }
+    if w.latency != 1.0 {
+        put("whatif.latency", number(w.latency));
+    }
     if !w.speeds.is_empty() {
         let items: Vec<String> = w
             .speeds
@@ -983,6 +986,7 @@ pub fn read_link(f: &str) -> Result<Link> {
             "randmem" => randomize.mem = Some(parse_range(key, v)?),
             "whatif.compute" => what_if.compute = parse_number(key, v)?,
             "whatif.bandwidth" => what_if.bandwidth = parse_number(key, v)?,
+            "whatif.latency" => what_if.latency = parse_number(key, v)?,
             "whatif.speeds" => {
                 for item in v.split(',').filter(|x| !x.is_empty()) {
                     let (id, sp) = item
@@ -1161,6 +1165,7 @@ mod tests {
         s.what_if = WhatIf {
             compute: 2.0,
             bandwidth: 0.5,
+            latency: 4.0,
             speeds: BTreeMap::from([("d1".to_string(), 42.5)]),
         };
         let f = round_trip(&s);
@@ -1169,8 +1174,12 @@ mod tests {
             "#v=1&graph=vgg19_layers&devices=50&speed=10..100&bandwidth=10..60&latency=0..0\
              &memory=1.6e10&memfraction=0.25&kinds=cpu,gpu&placers=hash&links=fcfs&seeds=10\
              &seed=12345&randcost=1..100&randbytes=1..100&randmem=0..5&whatif.compute=2\
-             &whatif.bandwidth=0.5&whatif.speeds=d1:42.5"
+             &whatif.bandwidth=0.5&whatif.latency=4&whatif.speeds=d1:42.5"
         );
+        // The latency factor is written only when it is not 1, so old links (without it)
+        // read as they always did, and a link without it means 1.
+        s.what_if.latency = 1.0;
+        assert!(!round_trip(&s).contains("whatif.latency"));
     }
 
     #[test]
@@ -1509,7 +1518,8 @@ mod tests {
         assert_eq!(read_link(&f).unwrap().view, view);
         assert_eq!(parse_fragment(&f).unwrap(), s);
         for (f, want) in [
-            ("#v=1&sweep=latency:1,2", "compute or bandwidth"),
+            ("#v=1&sweep=memory:1,2", "compute, bandwidth or latency"),
+            ("#v=1&sweep=latency:1,0", "--latency: factor 2 is 0"),
             ("#v=1&sweep=compute:1,0", "--compute: factor 2 is 0"),
             ("#v=1&sweep=compute", "not axis:factors"),
             ("#v=1&sweepscale=big", "not a chart scale"),

@@ -5,13 +5,15 @@
 //! compute speed (Fig. 8a, speeds relative to a V100) and one pair's step time against the
 //! interconnect speed (Fig. 8b, 1x = NVLink, 0.1x ~ PCIe). A sweep gives both for any
 //! scenario: the `compute` axis multiplies every device speed, the `bandwidth` axis every link
-//! bandwidth (`what_if.compute` and `what_if.bandwidth`, [`crate::model::cluster::Cluster::scaled`]).
+//! bandwidth, the `latency` axis every link latency (`what_if.compute`, `what_if.bandwidth`
+//! and `what_if.latency`, [`crate::model::cluster::Cluster::scaled`]).
 //!
 //! Choices:
 //! - A factor multiplies the scenario's own what-if scale, so factor 1 is the scenario as
 //!   given (its what-if included) and a sweep of a scenario that already halves bandwidth
-//!   sweeps around that. Latency is not scaled (the cluster's what-if has no latency scale;
-//!   Pesto21 scales all communication time, so at a small latency the two agree).
+//!   sweeps around that. The bandwidth axis leaves latencies as they are and the latency
+//!   axis leaves bandwidths (Pesto21 Fig. 8b scales all communication time; its `b0` and
+//!   `b1` of §3.1 are the two axes here, so sweep both to see which one matters).
 //! - One axis per sweep; several axes are several sweeps. The factors keep the order given
 //!   (the chart sorts them on its axis), and one given twice is an error.
 //! - Every factor's comparison is an ordinary one (`compare::run`, or the page's pool and
@@ -39,16 +41,19 @@ pub enum Axis {
     Compute,
     /// Multiplies every link bandwidth (Pesto21 Fig. 8b).
     Bandwidth,
+    /// Multiplies every link latency (Pesto21 §3.1's `b0`).
+    Latency,
 }
 
 impl Axis {
-    /// `compute` or `bandwidth`.
+    /// `compute`, `bandwidth` or `latency`.
     pub fn parse(s: &str) -> Result<Axis> {
         match s {
             "compute" => Ok(Axis::Compute),
             "bandwidth" => Ok(Axis::Bandwidth),
+            "latency" => Ok(Axis::Latency),
             _ => Err(Error::Scenario(format!(
-                "sweep axis must be compute or bandwidth, got '{s}'"
+                "sweep axis must be compute, bandwidth or latency, got '{s}'"
             ))),
         }
     }
@@ -57,6 +62,7 @@ impl Axis {
         match self {
             Axis::Compute => "compute",
             Axis::Bandwidth => "bandwidth",
+            Axis::Latency => "latency",
         }
     }
 
@@ -65,6 +71,7 @@ impl Axis {
         match self {
             Axis::Compute => "--compute",
             Axis::Bandwidth => "--bandwidth",
+            Axis::Latency => "--latency",
         }
     }
 }
@@ -131,6 +138,7 @@ impl SweepSpec {
         match self.axis {
             Axis::Compute => s.what_if.compute *= f,
             Axis::Bandwidth => s.what_if.bandwidth *= f,
+            Axis::Latency => s.what_if.latency *= f,
         }
         s
     }
@@ -193,7 +201,7 @@ impl Sweep {
         let first = &comparisons[0];
         let scale = match spec.axis {
             Axis::Compute => spec.factors[0],
-            Axis::Bandwidth => 1.0,
+            Axis::Bandwidth | Axis::Latency => 1.0,
         };
         let fastest = first
             .results
@@ -314,18 +322,41 @@ mod tests {
         assert!(!s.physical, "speed 1 is abstract units");
     }
 
+    /// a (2) on x, 8 bytes over a link of bandwidth 2 and latency `l`, b (4) on y: the
+    /// makespan is 2 + (l + 8 / bandwidth) + 4. The bandwidth axis moves only the second
+    /// term (latency 0: 2 + 8 / (2 f) + 4); the latency axis only the first (latency 3:
+    /// 10 + 3 f, each step of the factor adds exactly the latency it adds: 3 -> 6 -> 12).
     #[test]
-    fn bandwidth_scales_only_the_transfer() {
-        // a on x (2), 8 bytes over a link of bandwidth 2 (4), b on y (4): 2 + 8 / (2 f) + 4.
-        let spec = SweepSpec::parse(Axis::Bandwidth, "1,0.5,2").unwrap();
-        let s = sweep_of(
-            r#"{"nodes":[{"id":"a","cost":2,"device":"x"},{"id":"b","cost":4,"device":"y"}],
-                "edges":[{"src":"a","dst":"b","bytes":8}]}"#,
-            r#"{"devices":[{"id":"x","speed":1},{"id":"y","speed":1}],"bandwidth":2}"#,
-            "pinned",
-            &spec,
-        );
-        assert_eq!(makespans(&s), vec![10.0, 14.0, 8.0]);
+    fn link_axes_scale_only_their_own_term() {
+        for (axis, latency, factors, want) in [
+            (Axis::Bandwidth, 0.0, "1,0.5,2", vec![10.0, 14.0, 8.0]),
+            (
+                Axis::Latency,
+                3.0,
+                "1,2,4,0.5",
+                vec![13.0, 16.0, 22.0, 11.5],
+            ),
+        ] {
+            let spec = SweepSpec::parse(axis, factors).unwrap();
+            let s = sweep_of(
+                r#"{"nodes":[{"id":"a","cost":2,"device":"x"},{"id":"b","cost":4,"device":"y"}],
+                    "edges":[{"src":"a","dst":"b","bytes":8}]}"#,
+                &format!(
+                    r#"{{"devices":[{{"id":"x","speed":1}},{{"id":"y","speed":1}}],"bandwidth":2,"latency":{latency}}}"#
+                ),
+                "pinned",
+                &spec,
+            );
+            assert_eq!(makespans(&s), want, "{axis:?}");
+        }
+        let at = SweepSpec::parse(Axis::Latency, "2")
+            .unwrap()
+            .scenarios(&Scenario::new(
+                GraphSource::Bundled("g".into()),
+                ClusterSource::File("c".into()),
+            ));
+        assert_eq!(at[0].what_if.latency, 2.0);
+        assert_eq!((at[0].what_if.bandwidth, at[0].what_if.compute), (1.0, 1.0));
     }
 
     #[test]
@@ -359,10 +390,11 @@ mod tests {
         assert!(err(Axis::Compute, "2,1,2").contains("--compute: factor 2 is given twice"));
         let many = vec!["1"; MAX_FACTORS + 1].join(",");
         assert!(err(Axis::Compute, &many).contains("at most 64 factors"));
-        assert!(Axis::parse("latency")
+        assert!(Axis::parse("memory")
             .unwrap_err()
             .to_string()
-            .contains("compute or bandwidth"));
+            .contains("compute, bandwidth or latency"));
+        assert!(err(Axis::Latency, "1,0").contains("--latency: factor 2 is 0"));
     }
 
     #[test]

@@ -1170,3 +1170,69 @@ fn footprint_option() {
     );
     assert_eq!(err.lines().count(), 1, "one clear line: {err}");
 }
+
+/// The latency what-if, by hand: a (2) pinned on x, 8 bytes over a link of bandwidth 2 and
+/// latency 3, b (4) pinned on y: 2 + 3 f + 8 / 2 + 4 = 10 + 3 f. `sweep --latency 1,2,4`
+/// gives 13, 16, 22 (each step adds exactly the latency it adds); a scenario whose
+/// `what_if.latency` is 2 compares at sweep's 16 and its link carries the factor; a factor
+/// of 0 names the latency scale.
+#[test]
+fn latency_what_if_moves_a_chain_by_the_latency_added() {
+    tmp(
+        "lat_chain.json",
+        r#"{"nodes":[{"id":"a","cost":2,"device":"x"},{"id":"b","cost":4,"device":"y"}],"edges":[{"src":"a","dst":"b","bytes":8}]}"#,
+    );
+    tmp(
+        "lat_cluster.json",
+        r#"{"devices":[{"id":"x","speed":1},{"id":"y","speed":1}],"bandwidth":2,"latency":3}"#,
+    );
+    let scenario = |latency: &str| {
+        let text = format!(
+            r#"{{"graph":{{"file":"lat_chain.json"}},"cluster":{{"file":"lat_cluster.json"}},"placers":["pinned"],"schedulers":["fifo"],"what_if":{{"compute":1,"bandwidth":1,"latency":{latency}}}}}"#
+        );
+        tmp(&format!("lat_scenario_{latency}.json"), &text)
+            .to_string_lossy()
+            .into_owned()
+    };
+    let (ok, out, err) = run(&[
+        "sweep",
+        "--scenario",
+        &scenario("1"),
+        "--latency",
+        "1,2,4",
+        "--json",
+    ]);
+    assert!(ok, "{err}");
+    let got: Vec<(f64, f64)> = out
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .map(|l| {
+            assert_eq!(l["axis"], "latency");
+            (
+                l["factor"].as_f64().unwrap(),
+                l["makespan"].as_f64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(got, vec![(1.0, 13.0), (2.0, 16.0), (4.0, 22.0)]);
+    let twice = scenario("2");
+    let (ok, out, err) = run(&["compare", "--scenario", &twice, "--json"]);
+    assert!(ok, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["results"][0]["makespan"], 16.0);
+    assert_eq!(v["scenario"]["what_if"]["latency"], 2.0);
+    let (ok, out, err) = run(&["compare", "--scenario", &twice, "--url"]);
+    assert!(ok, "{err}");
+    assert!(out.contains("&whatif.latency=2"), "{out}");
+    let (ok, _, err) = run(&["compare", "--scenario", &scenario("0")]);
+    assert!(!ok && err.contains("latency scale"), "{err}");
+    let (ok, _, err) = run(&[
+        "compare",
+        "--graph",
+        "vgg19_layers",
+        "--latency-scale=-1",
+        "--devices",
+        "2",
+    ]);
+    assert!(!ok && err.contains("latency scale"), "{err}");
+}

@@ -345,6 +345,16 @@ fn pesto_is_honest_and_never_beaten_when_proven() {
                 prop_assert_eq!(r.makespan, rep.objective);
                 let bound = rep.bound.unwrap();
                 prop_assert!(bound <= rep.objective);
+                // Its convergence history ends at the plan: the last point is its makespan
+                // and reported bound (scope instance), after no more work than reported.
+                let last = *rep.history.last().unwrap();
+                prop_assert_eq!(last.objective, rep.objective);
+                prop_assert!(
+                    last.bound >= bound && last.bound <= rep.objective,
+                    "{:?}",
+                    rep
+                );
+                prop_assert!(last.work <= rep.work);
                 let optimal = rep.status == placesim::place::plan::SolveStatus::Optimal;
                 ran.fetch_add(1, Relaxed);
                 proven.fetch_add(optimal as usize, Relaxed);

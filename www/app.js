@@ -1036,6 +1036,12 @@ function bindControls() {
     syncUrl();
     rerun();
   });
+  $('wi-lat').addEventListener('input', (e) => {
+    state.whatifLatency = factor(e.target.value);
+    $('wi-lat-out').textContent = formatFactor(state.whatifLatency);
+    syncUrl();
+    rerun();
+  });
   // Per-device speeds: the slider scales the device's base speed (log2), the number is the
   // speed itself. Sliding back to 1x or emptying the number clears the device's speed.
   $('wi-devices').addEventListener('input', (e) => {
@@ -1071,6 +1077,7 @@ function bindControls() {
   $('wi-reset').addEventListener('click', () => {
     state.whatifCompute = 1;
     state.whatifBandwidth = 1;
+    state.whatifLatency = 1;
     state.whatifSpeeds = {};
     renderWhatIf();
     runComparison({ auto: true });
@@ -1198,6 +1205,8 @@ function renderWhatIf() {
   $('wi-compute-out').textContent = formatFactor(state.whatifCompute);
   $('wi-bw').value = v(state.whatifBandwidth);
   $('wi-bw-out').textContent = formatFactor(state.whatifBandwidth);
+  $('wi-lat').value = v(state.whatifLatency);
+  $('wi-lat-out').textContent = formatFactor(state.whatifLatency);
   const bases = whatIfBases();
   const explicit = state.cluster === 'explicit' || state.clusterJson;
   $('wi-devices-help').textContent = DEVICE_HELP[explicit ? 'explicit' : bases ? 'generate' : 'waiting'];
@@ -1994,11 +2003,12 @@ function toMarkdown(c) {
 // Charts (www/charts/*: one module per chart).
 
 async function loadCharts() {
-  const [bars, memory, timeline, exp, iterations] = await Promise.all([
+  const [bars, memory, timeline, exp, iterations, convergence] = await Promise.all([
     import('./charts/bars.js'), import('./charts/memory.js'),
     import('./charts/timeline.js'), import('./charts/export.js'), import('./charts/iterations.js'),
+    import('./charts/convergence.js'),
   ]);
-  return { ...bars, ...memory, ...timeline, ...exp, ...iterations };
+  return { ...bars, ...memory, ...timeline, ...exp, ...iterations, ...convergence };
 }
 
 // Each draw* replaces its container's content (and disposes the chart drawn there before).
@@ -2044,6 +2054,10 @@ function drawCharts() {
   const ord = c.results.some((x) => x.ordering);
   $('card-ordering').hidden = !ord;
   if (ord) draw('chart-ordering', (el) => charts.drawOrdering(el, c, { highlight, onSelect }));
+  // The optimiser's convergence: the chosen row's, else the first row whose plan has one.
+  const searched = [r, ...c.results].find((x) => x && !x.error && x.plan?.history?.length);
+  $('chart-convergence').hidden = !searched;
+  if (searched) draw('chart-convergence', (el) => charts.drawConvergence(el, searched));
 }
 
 function describe(info) {

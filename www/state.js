@@ -109,6 +109,7 @@ export class State {
   // What-if.
   whatifCompute = 1;
   whatifBandwidth = 1;
+  whatifLatency = 1;
   /** @type {Record<string, number>} */
   whatifSpeeds = {};
   // Page view: the pair whose timeline is shown ("placer/scheduler"), the seed index of
@@ -126,7 +127,7 @@ export class State {
   logScale = false;
   // The Sweep panel: the what-if factor it varies, its factors (SWEEP_DEFAULTS[axis] is
   // not written in the link) and its chart's factor axis (logarithmic or linear).
-  /** @type {'compute' | 'bandwidth'} */
+  /** @type {'compute' | 'bandwidth' | 'latency'} */
   sweepAxis = 'compute';
   /** @type {number[]} */
   sweepFactors = [...SWEEP_DEFAULTS.compute];
@@ -134,7 +135,7 @@ export class State {
 }
 
 /** The Sweep panel's factors per axis when nothing else is set (Pesto21 Fig. 8's range). */
-export const SWEEP_DEFAULTS = { compute: [1, 2, 4, 8], bandwidth: [1, 0.5, 0.2, 0.1] };
+export const SWEEP_DEFAULTS = { compute: [1, 2, 4, 8], bandwidth: [1, 0.5, 0.2, 0.1], latency: [1, 2, 4, 8] };
 
 /** @param {unknown} a @param {unknown} b */
 function same(a, b) {
@@ -212,6 +213,7 @@ export function stateOf(link, all) {
   s.randmem = sc.randomize?.mem ?? null;
   s.whatifCompute = sc.what_if?.compute ?? 1;
   s.whatifBandwidth = sc.what_if?.bandwidth ?? 1;
+  s.whatifLatency = sc.what_if?.latency ?? 1;
   s.whatifSpeeds = { ...sc.what_if?.speeds };
   s.pair = link.view.pair ?? null;
   s.pairSeed = link.view.pair_seed ?? 0;
@@ -323,6 +325,7 @@ export function scenarioOf(s, all, whatIf = true) {
   }
   if (whatIf) {
     sc.what_if = { compute: s.whatifCompute, bandwidth: s.whatifBandwidth, speeds: { ...s.whatifSpeeds } };
+    if (s.whatifLatency !== 1) sc.what_if.latency = s.whatifLatency;
   }
   return sc;
 }
@@ -364,5 +367,6 @@ function generateSpec(s) {
 
 /** @param {State} s */
 export function whatIfActive(s) {
-  return s.whatifCompute !== 1 || s.whatifBandwidth !== 1 || Object.keys(s.whatifSpeeds).length > 0;
+  return s.whatifCompute !== 1 || s.whatifBandwidth !== 1 || s.whatifLatency !== 1
+    || Object.keys(s.whatifSpeeds).length > 0;
 }

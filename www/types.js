@@ -93,6 +93,15 @@
  * @property {'heuristic' | 'feasible' | 'coarse_optimal' | 'optimal'} status
  * @property {number} work
  * @property {string} work_unit
+ * @property {number} [coarse_vertices] vertices of the coarse graph searched (Pesto21 §3.3)
+ * @property {Improvement[]} [history] the search's convergence, one point per improvement
+ */
+
+/**
+ * @typedef {object} Improvement One point of a search's convergence history (plan::Improvement).
+ * @property {number} work work done when it was reached, in the report's work unit
+ * @property {number} objective best makespan found so far (the makespan's unit)
+ * @property {number} bound best lower bound of the instance proven so far
  */
 
 /**
@@ -101,11 +110,13 @@
  * @property {number} [bound] mean proven bound, when every seed has one
  * @property {'none' | 'instance' | 'coarse'} bound_scope what the bound bounds
  * @property {string} status the weakest seed's claim, worded by pesto.md §5.6
+ * @property {number} [coarse_vertices] that seed's coarse graph size, when coarsened
+ * @property {Improvement[]} [history] the first seed's convergence history
  */
 
 /**
  * @typedef {object} SweepSpec A sweep's axis and checked factors (src/sweep.rs).
- * @property {'compute' | 'bandwidth'} axis
+ * @property {'compute' | 'bandwidth' | 'latency'} axis
  * @property {number[]} factors
  */
 
@@ -126,7 +137,7 @@
 
 /**
  * @typedef {object} Sweep Every pair at every factor (sweep::Sweep).
- * @property {'compute' | 'bandwidth'} axis
+ * @property {'compute' | 'bandwidth' | 'latency'} axis
  * @property {number[]} factors
  * @property {string} graph
  * @property {boolean} physical seconds (true) or abstract units
@@ -216,6 +227,7 @@
  * @typedef {object} WhatIf
  * @property {number} compute
  * @property {number} bandwidth
+ * @property {number} [latency] multiplies every link latency (1 when absent)
  * @property {Record<string, number>} [speeds] device id -> speed
  */
 

@@ -406,8 +406,8 @@ impl Cluster {
     }
 
     /// Applies what-if changes: per-device speed overrides by id first, then every speed
-    /// (a set one too) times `compute`, and every bandwidth times `bandwidth` (latencies
-    /// stay). A set speed is the device's speed before the compute scale, like every other
+    /// (a set one too) times `compute`, every bandwidth times `bandwidth` and every latency
+    /// times `latency` (a link's `b0`, Pesto21 §3.1). A set speed is the device's speed before the compute scale, like every other
     /// device's: `compute = 0.5` with a device set to a quarter of its speed runs it at an
     /// eighth. Ops that take their run time from a `time` table follow the device's speed
     /// change too.
@@ -415,10 +415,12 @@ impl Cluster {
         &self,
         compute: f64,
         bandwidth: f64,
+        latency: f64,
         speeds: &BTreeMap<String, f64>,
     ) -> Result<Cluster> {
         let compute = positive(compute, || "compute scale".into())?;
         let bandwidth = positive(bandwidth, || "bandwidth scale".into())?;
+        let latency = positive(latency, || "latency scale".into())?;
         let mut c = self.clone();
         for (id, &s) in speeds {
             let i = c.device_index(id).ok_or_else(|| {
@@ -434,6 +436,9 @@ impl Cluster {
         }
         for b in &mut c.bandwidth {
             *b *= bandwidth;
+        }
+        for l in &mut c.latency {
+            *l *= latency;
         }
         Ok(c)
     }
@@ -607,8 +612,10 @@ mod tests {
             "c",
         )
         .unwrap();
-        assert!(c.scaled(1e31, 1.0, &BTreeMap::new()).is_err());
-        assert!(c.scaled(1e-30, 1e-30, &BTreeMap::new()).is_ok());
+        assert!(c.scaled(1e31, 1.0, 1.0, &BTreeMap::new()).is_err());
+        assert!(c.scaled(1e-30, 1e-30, 1e-30, &BTreeMap::new()).is_ok());
+        let e = c.scaled(1.0, 1.0, 0.0, &BTreeMap::new()).unwrap_err();
+        assert!(e.to_string().contains("latency scale"), "{e}");
     }
 
     #[test]

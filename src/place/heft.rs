@@ -172,6 +172,8 @@ impl Placer for Heft {
                 status: SolveStatus::Heuristic,
                 work: problem.node_count() as u64,
                 work_unit: "ops listed".into(),
+                coarse_vertices: None,
+                history: Vec::new(),
             }),
             placement: s.placement,
             order,

@@ -105,6 +105,14 @@
 //!   per coarse edge), so it is no bound of the instance, and the plan (the better of the
 //!   expansion and the anytime search) may well beat it; nothing compares it with the
 //!   instance's makespans. Never `optimal` from a coarse proof.
+//! - History (not in the paper: how the anytime search converged): the report keeps a
+//!   point (work done, best makespan, best instance bound) at the warm start and at each
+//!   improvement, counted in the report's work (schedules simulated plus solver steps and
+//!   search nodes), never in seconds, so native and wasm runs give the same history; at
+//!   most `History::CAP` points (thinned evenly when full), the last one the plan's
+//!   makespan and reported bound. Makespans are those the search saw, under its own
+//!   links (the scenario's, unless `pesto.congestion=0`). A coarse optimum bounds no
+//!   instance, so it never enters the history's bound.
 //! - Budget: `pesto.exact_nodes` = 2e5 steps by default. A 20-op proof takes a few
 //!   thousand; the bench's hardest 40-vertex coarse model ran 2e6 steps unproven (about
 //!   300 s on this loaded machine), so 2e5 keeps a stopped search to tens of seconds.
@@ -129,7 +137,7 @@
 //! scenario's link model and link order, bit for bit (a test checks it). With the `random`
 //! link order the decoder draws from the stream the pair `pesto × given` gets.
 
-use super::plan::{BoundScope, LinkRules, SolveStatus};
+use super::plan::{BoundScope, History, LinkRules, SolveStatus};
 use super::{verify, Order, PlaceContext, Placement, Placer, PlacerInfo, Plan, SolveReport};
 use crate::analysis::{heft_rank_u, lower_bound, topo_position};
 use crate::clock::Clock;
@@ -272,16 +280,47 @@ fn param(params: &Params, spec: &ParamSpec) -> Result<f64> {
     Ok(value)
 }
 
-/// Simulates candidates on the full problem, counting the work.
+/// Simulates candidates on the full problem, counting the work, and keeps the search's
+/// convergence history (work, best makespan, best bound at each improvement).
 struct Decoder<'p, 'a> {
     problem: &'p Problem<'a>,
     links: LinkRules,
     per_eval: u64,
     used: u64,
     evals: u64,
+    /// Work done outside decoding: solver steps and search nodes.
+    steps: u64,
+    /// The best lower bound of the instance proven so far.
+    bound: f64,
+    history: History,
 }
 
-impl Decoder<'_, '_> {
+impl<'p, 'a> Decoder<'p, 'a> {
+    fn new(problem: &'p Problem<'a>, links: LinkRules, per_eval: u64) -> Decoder<'p, 'a> {
+        Decoder {
+            problem,
+            links,
+            per_eval,
+            used: 0,
+            evals: 0,
+            steps: 0,
+            bound: 0.0,
+            history: History::default(),
+        }
+    }
+
+    /// Records a point of the history: `objective` found (or `bound` raised) after the work
+    /// done so far (schedules simulated plus solver steps, the report's `work`). The bound
+    /// is never shown above the objective: like the report's, only rounding (the work
+    /// bound's sum against the simulator's) could put it there.
+    fn improved(&mut self, objective: f64) {
+        self.history.record(
+            self.evals + self.steps,
+            objective,
+            self.bound.min(objective),
+        );
+    }
+
     /// Makespan of `placement` replayed by `order` under the `given` scheduler (in the
     /// scenario's mode) and the scenario's link order; infinite for a replay that deadlocks.
     fn decode(&mut self, placement: &[DevIx], order: &Order) -> f64 {
@@ -582,6 +621,7 @@ fn anneal(
             order: by_priority(priority.clone()),
             makespan: cur_val,
         };
+        dec.improved(cur_val);
     }
     let mut best_cand = cur.clone();
     let mut best_val = cur_val;
@@ -708,6 +748,7 @@ fn anneal(
                 order,
                 makespan: val,
             };
+            dec.improved(val);
         }
         if val < best_val {
             best_val = val;
@@ -760,13 +801,7 @@ impl Placer for Pesto {
             search_links.model = LinkModel::Parallel;
         }
         let per_eval = (problem.node_count() + problem.graph.edge_count()).max(1) as u64;
-        let mut dec = Decoder {
-            problem,
-            links: search_links,
-            per_eval,
-            used: 0,
-            evals: 0,
-        };
+        let mut dec = Decoder::new(problem, search_links, per_eval);
         let units = SearchUnits::new(problem, target)?;
         let k = problem.device_count();
         // An exact proof under other links than the scenario's would prove nothing.
@@ -787,8 +822,11 @@ impl Placer for Pesto {
                 1 => false,
                 _ => k <= 4 && units.len() <= exact_units,
             };
+        let cp_work = lower_bound(problem);
+        dec.bound = cp_work;
         let warm = warm_starts(problem, ctx, &mut dec)?;
         let mut best = warm[0].clone();
+        dec.improved(best.makespan);
         // With an exact search to follow, a tenth of the budget finds its incumbent; the
         // rest continues the search only if the proof is not completed.
         let first = if exact { budget.div_ceil(10) } else { budget };
@@ -800,7 +838,6 @@ impl Placer for Pesto {
                 problem, &units, start, &mut best, &mut dec, ctx, first, seconds, t0, &clock,
             )?;
         }
-        let cp_work = lower_bound(problem);
         let mut report = SolveReport {
             objective: best.makespan,
             bound: Some(cp_work),
@@ -808,6 +845,8 @@ impl Placer for Pesto {
             status: SolveStatus::Feasible,
             work: 0,
             work_unit: "schedules simulated".into(),
+            coarse_vertices: units.coarse.as_ref().map(|c| c.len() as u32),
+            history: Vec::new(),
         };
         // A proven lower bound of the instance, whether it is its optimum, and the proven
         // optimum of the coarse graph.
@@ -843,6 +882,7 @@ impl Placer for Pesto {
                 ctx,
             )?;
             report.work += out.steps;
+            dec.steps += out.steps;
             report.work_unit = "schedules simulated + solver steps".into();
             if let Some(s) = &out.best {
                 for (placement, order) in inst.plans(problem, units.coarse.as_ref(), s) {
@@ -860,6 +900,7 @@ impl Placer for Pesto {
                 None => {
                     lower = lower.max(out.lower);
                     proven = out.proven && out.exact;
+                    dec.bound = dec.bound.max(out.lower.min(best.makespan));
                 }
                 Some(_) if out.proven && out.exact => coarse_optimum = Some(out.lower),
                 Some(_) => {}
@@ -870,6 +911,7 @@ impl Placer for Pesto {
                 let mut bb = Exact::new(problem, model, best.makespan, exact_nodes);
                 let complete = bb.run(ctx)?;
                 report.work += bb.nodes;
+                dec.steps += bb.nodes;
                 report.work_unit = "schedules simulated + solver steps + search nodes".into();
                 if let Some(sol) = bb.solution.take() {
                     for order in sol.orders(problem, &bb) {
@@ -886,8 +928,10 @@ impl Placer for Pesto {
                 if complete {
                     lower = lower.max(bb.incumbent.min(best.makespan));
                     proven = true;
+                    dec.bound = dec.bound.max(lower);
                 }
             }
+            dec.improved(best.makespan);
         }
         if exact && !proven && coarse_optimum.is_none() && budget > first {
             let from = project(problem, &units, &best.placement, &best.order.priority);
@@ -927,6 +971,13 @@ impl Placer for Pesto {
             report.bound_of = BoundScope::Coarse;
             report.status = SolveStatus::CoarseOptimal;
         }
+        // The history's last point: the plan's makespan and the instance bound reported
+        // (a coarse optimum bounds no instance, so the history keeps the instance's).
+        if report.bound_of == BoundScope::Instance {
+            dec.bound = dec.bound.max(report.bound.unwrap_or(0.0));
+        }
+        dec.improved(best.makespan);
+        report.history = std::mem::take(&mut dec.history).into_points();
         ctx.progress(1.0)?;
         Ok(Plan {
             placement: best.placement,
@@ -2386,8 +2437,36 @@ mod tests {
         (plan, r)
     }
 
+    /// The plan's report, its history checked: improvements only (work never decreasing,
+    /// the objective never rising, the bound never falling but to stay at most the
+    /// objective, each point better in one of them), every bound at most its objective, at most `History::CAP` points, the last
+    /// within the report's work, at most its objective and, when the report bounds the
+    /// instance, at least its bound.
     fn report(plan: &Plan) -> &SolveReport {
-        plan.report.as_ref().unwrap()
+        let rep = plan.report.as_ref().unwrap();
+        let h = &rep.history;
+        assert!(!h.is_empty() && h.len() <= History::CAP, "{h:?}");
+        for w in h.windows(2) {
+            assert!(w[0].work <= w[1].work, "{h:?}");
+            assert!(w[1].objective <= w[0].objective, "{h:?}");
+            assert!(w[1].bound >= w[0].bound.min(w[1].objective), "{h:?}");
+            assert!(
+                w[1].objective < w[0].objective || w[1].bound > w[0].bound,
+                "{h:?}"
+            );
+        }
+        for x in h {
+            assert!(x.bound <= x.objective, "{h:?}");
+        }
+        let last = h.last().unwrap();
+        assert!(
+            last.work <= rep.work && last.objective <= rep.objective,
+            "{rep:?}"
+        );
+        if rep.bound_of == BoundScope::Instance {
+            assert!(last.bound >= rep.bound.unwrap(), "{rep:?}");
+        }
+        rep
     }
 
     /// Asserts a proven optimum: status, bound == objective == the simulated makespan.
@@ -2643,6 +2722,12 @@ mod tests {
         assert_eq!(rep.objective, r.makespan);
         assert_eq!(rep.status, SolveStatus::CoarseOptimal, "{rep:?}");
         assert_eq!(rep.bound_of, BoundScope::Coarse);
+        let n = SearchUnits::new(&p, 15).unwrap().coarse.unwrap().len();
+        assert_eq!(rep.coarse_vertices, Some(n as u32));
+        assert_eq!(
+            rep.label(),
+            format!("optimal for the {n}-vertex coarse graph")
+        );
         // Without the exact search: the instance's bound, no claim.
         let (plan, r) = solve(&p, LinkModel::Fcfs, params.with("mode", 1.0));
         let rep = report(&plan);
@@ -2695,13 +2780,7 @@ mod tests {
             let (again, _) = solve(&p, LinkModel::Fcfs, params);
             assert_eq!(plan, again);
             let mut c = ctx(LinkModel::Fcfs);
-            let mut dec = Decoder {
-                problem: &p,
-                links: c.links.clone(),
-                per_eval: 1,
-                used: 0,
-                evals: 0,
-            };
+            let mut dec = Decoder::new(&p, c.links.clone(), 1);
             let warm = warm_starts(&p, &mut c, &mut dec).unwrap();
             // Every warm start but expert (these graphs have no layers), heft twice more.
             assert_eq!(warm.len(), WARM.len() - 1 + 2);

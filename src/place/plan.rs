@@ -205,6 +205,77 @@ pub struct SolveReport {
     /// Work done: schedules evaluated, search nodes, or list steps, as `work_unit` says.
     pub work: u64,
     pub work_unit: Cow<'static, str>,
+    /// Vertices of the coarse graph the search ran on (Pesto21 §3.3), when the graph was
+    /// coarsened: the size an "optimal for the N-vertex coarse graph" claim is about.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub coarse_vertices: Option<u32>,
+    /// How the search converged: a point at each improvement of the objective or the bound
+    /// (work done, then the best of each), in work order; at most [`History::CAP`] points.
+    /// Counted in work, never in seconds, so the same bits natively and in wasm.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub history: Vec<Improvement>,
+}
+
+/// One point of a search's convergence history.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Improvement {
+    /// Work done when it was reached, in the report's `work_unit`.
+    pub work: u64,
+    /// The best makespan found so far, in seconds.
+    pub objective: f64,
+    /// The best lower bound proven so far, in seconds (of the scope the search bounds: the
+    /// instance, or while proving a coarse graph's optimum, still the instance's bound).
+    pub bound: f64,
+}
+
+/// A convergence history being recorded: only improvements, and at most [`History::CAP`]
+/// points (when full, every second interior point is dropped, the first and the newest
+/// kept, so the history thins out evenly and stays deterministic).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct History(Vec<Improvement>);
+
+impl History {
+    /// The most points a report keeps (the page draws them; a JSON plan stays small).
+    pub const CAP: usize = 48;
+
+    /// Records `(work, objective, bound)` when it improves on the last point (a lower
+    /// objective or a higher bound; the first point always); the best values are kept
+    /// (a later, weaker value never replaces a better one), except that a bound is never
+    /// kept above the objective (a bound met by rounding only, like the report's).
+    pub fn record(&mut self, work: u64, objective: f64, bound: f64) {
+        let point = match self.0.last() {
+            None => Improvement {
+                work,
+                objective,
+                bound,
+            },
+            Some(last) if objective < last.objective || bound > last.bound => {
+                let objective = objective.min(last.objective);
+                Improvement {
+                    work: work.max(last.work),
+                    objective,
+                    bound: bound.max(last.bound).min(objective),
+                }
+            }
+            Some(_) => return,
+        };
+        if self.0.len() == Self::CAP {
+            let kept: Vec<Improvement> = self
+                .0
+                .iter()
+                .enumerate()
+                .filter(|&(i, _)| i == 0 || i % 2 == 1 || i == Self::CAP - 1)
+                .map(|(_, p)| *p)
+                .collect();
+            self.0 = kept;
+        }
+        self.0.push(point);
+    }
+
+    /// The recorded points.
+    pub fn into_points(self) -> Vec<Improvement> {
+        self.0
+    }
 }
 
 impl SolveReport {
@@ -213,13 +284,15 @@ impl SolveReport {
     /// an optimum proven on the instance itself; "optimal for the coarse graph" for one
     /// proven on a coarsened instance (Pesto21 §3.3), which bounds nothing here; "best found
     /// after E <work unit>" for a search stopped by its budget; "heuristic (no bound)" for a
-    /// list schedule that claims nothing.
+    /// list schedule that claims nothing. A coarse claim names the coarse graph's size when
+    /// the report knows it ("optimal for the 40-vertex coarse graph").
     pub fn label(&self) -> String {
         match (self.status, self.bound_of) {
             (SolveStatus::Optimal, BoundScope::Instance) => "optimal (proven)".into(),
-            (SolveStatus::Optimal | SolveStatus::CoarseOptimal, _) => {
-                "optimal for the coarse graph".into()
-            }
+            (SolveStatus::Optimal | SolveStatus::CoarseOptimal, _) => match self.coarse_vertices {
+                Some(n) => format!("optimal for the {n}-vertex coarse graph"),
+                None => "optimal for the coarse graph".into(),
+            },
             (SolveStatus::Feasible, _) => {
                 format!("best found after {} {}", self.work, self.work_unit)
             }
@@ -369,6 +442,8 @@ mod tests {
             status,
             work: 1234,
             work_unit: "schedules simulated".into(),
+            coarse_vertices: None,
+            history: Vec::new(),
         }
     }
 
@@ -394,5 +469,59 @@ mod tests {
             assert_eq!(r.strength(), strength);
             assert_ne!(r.label(), "optimal");
         }
+        let mut coarse = report(CoarseOptimal, Coarse);
+        coarse.coarse_vertices = Some(40);
+        assert_eq!(coarse.label(), "optimal for the 40-vertex coarse graph");
+        assert_eq!(coarse.strength(), 2);
+    }
+
+    /// Only improvements are kept, best values never regress, and a full history thins out
+    /// to half plus the newest point, keeping its first and its newest.
+    #[test]
+    fn a_history_keeps_improvements_only_and_stays_capped() {
+        let mut h = History::default();
+        h.record(0, 10.0, 2.0);
+        h.record(5, 10.0, 2.0); // no change: not kept
+        h.record(6, 11.0, 1.0); // worse in both: not kept
+        h.record(7, 9.0, 1.5); // better objective, weaker bound: the bound stays 2
+        h.record(9, 9.0, 3.0); // better bound
+        h.record(10, 2.5, 0.0); // an objective below the bound: the bound is kept at it
+        let pts = h.clone().into_points();
+        assert_eq!(
+            pts,
+            vec![
+                Improvement {
+                    work: 0,
+                    objective: 10.0,
+                    bound: 2.0
+                },
+                Improvement {
+                    work: 7,
+                    objective: 9.0,
+                    bound: 2.0
+                },
+                Improvement {
+                    work: 9,
+                    objective: 9.0,
+                    bound: 3.0
+                },
+                Improvement {
+                    work: 10,
+                    objective: 2.5,
+                    bound: 2.5
+                },
+            ]
+        );
+        let mut h = History::default();
+        for i in 0..200u64 {
+            h.record(i, 1000.0 - i as f64, 0.0);
+            assert!(h.0.len() <= History::CAP);
+        }
+        let pts = h.into_points();
+        assert_eq!(pts[0].work, 0);
+        assert_eq!(pts.last().unwrap().work, 199);
+        assert!(pts
+            .windows(2)
+            .all(|w| w[0].work < w[1].work && w[0].objective > w[1].objective));
     }
 }

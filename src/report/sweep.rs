@@ -8,6 +8,7 @@ fn what(axis: Axis) -> &'static str {
     match axis {
         Axis::Compute => "every device speed",
         Axis::Bandwidth => "every link bandwidth",
+        Axis::Latency => "every link latency",
     }
 }
 
@@ -184,6 +185,8 @@ mod tests {
             bound: Some(0.001),
             bound_scope: BoundScope::Instance,
             status: "best found after 10 schedules simulated".into(),
+            coarse_vertices: None,
+            history: Vec::new(),
         });
         let mut failed = point(2.0, "pesto", 0.0);
         failed.scheduler = "given".into();

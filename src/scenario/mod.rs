@@ -87,6 +87,10 @@ pub struct WhatIf {
     /// Multiplies every link bandwidth.
     #[serde(default = "one_f64")]
     pub bandwidth: f64,
+    /// Multiplies every link latency (the `b0` of Pesto21 §3.1's `b0 + b1 * bytes`);
+    /// written only when not 1, so scenarios without it print as they always did.
+    #[serde(default = "one_f64", skip_serializing_if = "is_one_f64")]
+    pub latency: f64,
     /// Device id -> speed, applied after the scales.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub speeds: BTreeMap<String, f64>,
@@ -97,6 +101,7 @@ impl Default for WhatIf {
         WhatIf {
             compute: 1.0,
             bandwidth: 1.0,
+            latency: 1.0,
             speeds: BTreeMap::new(),
         }
     }
@@ -122,6 +127,9 @@ fn fifo_list() -> Vec<String> {
 }
 fn is_one(n: &u32) -> bool {
     *n == 1
+}
+fn is_one_f64(x: &f64) -> bool {
+    *x == 1.0
 }
 fn is_false(b: &bool) -> bool {
     !*b
@@ -417,6 +425,7 @@ impl Scenario {
             base.scaled(
                 self.what_if.compute,
                 self.what_if.bandwidth,
+                self.what_if.latency,
                 &self.what_if.speeds,
             )?
         };

@@ -169,7 +169,7 @@ test('a page state comes back whole from the link the engine writes for it', asy
     let s = new State();
     Object.assign(s, { graph: 'vgg19_layers', devices: 50, speed: [10, 100], bandwidth: [10, 60], latency: [0, 0],
       memory: 1.6e10, memfraction: 0.25, kinds: ['cpu', 'gpu'], placers: [all.placers[all.placers.length - 1]], links: 'fcfs',
-      seeds: 10, seed: 12345, randcost: [1, 100], randbytes: [1, 100], randmem: [0, 5], whatifCompute: 2, whatifBandwidth: 0.5,
+      seeds: 10, seed: 12345, randcost: [1, 100], randbytes: [1, 100], randmem: [0, 5], whatifCompute: 2, whatifBandwidth: 0.5, whatifLatency: 4,
       whatifSpeeds: { d10: 3, d1: 42.5 }, params: { 'msr.delta': 5 }, pair: 'single/fifo', pairSeed: 7, sort: '-gap' });
     states.push(s);
     s = new State();
@@ -220,7 +220,7 @@ test('a page state comes back whole from the link the engine writes for it', asy
   assert.equal(cases[0].f, '#v=1');
   assert.match(cases[1].f, new RegExp('^#v=1&graph=vgg19_layers&devices=50&speed=10\\.\\.100&bandwidth=10\\.\\.60&latency=0\\.\\.0'
     + '&memory=1\\.6e10&memfraction=0\\.25&kinds=cpu,gpu&placers=[a-z_-]+&msr\\.delta=5&links=fcfs&seeds=10&seed=12345'
-    + '&randcost=1\\.\\.100&randbytes=1\\.\\.100&randmem=0\\.\\.5&whatif\\.compute=2&whatif\\.bandwidth=0\\.5'
+    + '&randcost=1\\.\\.100&randbytes=1\\.\\.100&randmem=0\\.\\.5&whatif\\.compute=2&whatif\\.bandwidth=0\\.5&whatif\\.latency=4'
     + '&whatif\\.speeds=d1:42\\.5,d10:3&pair=single%2Ffifo&pairseed=7&sort=-gap$'));
   assert.match(cases[2].f, /^#v=1&cluster=explicit&dev=gpu%3A0%2Ca::1\.5e13:,cpu0:cpu:0\.25:64&bw=1e9&lat=0&schedulers=[a-z_-]+&whatif\.speeds=cpu0:0\.5$/);
   assert.match(cases[3].f, /^#v=1&graphz=[A-Za-z0-9_-]+$/);

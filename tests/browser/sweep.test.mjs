@@ -113,6 +113,29 @@ test('pesto shows its panel, reports progress, cancels, and its rows say the pla
     assert.notEqual(r.plan?.status, 'optimal');
   }
   assert.ok(cells.some((c) => /bound \d.* (s|ms|µs), gap /.test(c.plan)), cells.map((c) => c.plan).join('|'));
+
+  // The convergence chart in pesto's panel is drawn from the real result: one point per
+  // improvement of the row's plan.history, with the CLI's numbers, units on both axes, and
+  // one tab stop whose arrow keys move between the improvements.
+  await page.waitForSelector('#chart-convergence svg');
+  const chart = await page.$eval('#chart-convergence svg', (svg) => ({
+    pair: svg.dataset.pair,
+    labels: [...svg.querySelectorAll('.pc-axis-label, .pc-tick')].map((t) => t.textContent),
+    points: [...svg.querySelectorAll('.pc-improvement')].map((c) => [c.dataset.work, c.dataset.objective, c.dataset.bound]),
+    tabs: [...svg.querySelectorAll('.pc-improvement')].map((c) => c.getAttribute('tabindex')),
+  }));
+  const row = json.results.find((r) => `${r.placer} / ${r.scheduler}` === chart.pair);
+  assert.ok(row?.plan?.history?.length, `${chart.pair} has a history in the CLI's JSON`);
+  assert.deepEqual(chart.points, row.plan.history.map((p) => [String(p.work), String(p.objective), String(p.bound)]));
+  assert.ok(chart.labels.includes(`work done (${row.plan_reports[0].work_unit})`), chart.labels.join('|'));
+  assert.ok(chart.labels.some((t) => / (s|ms|µs)$/.test(t)), chart.labels.join('|'));
+  assert.equal(chart.tabs.filter((t) => t === '0').length, 1);
+  if (chart.points.length > 1) {
+    await page.focus('#chart-convergence .pc-improvement[tabindex="0"]');
+    await page.keyboard.press('ArrowRight');
+    const focused = await page.evaluate(() => document.activeElement?.getAttribute('data-work'));
+    assert.equal(focused, chart.points[1][0]);
+  }
   assert.deepEqual(page.errors, []);
   await page.context().close();
 });

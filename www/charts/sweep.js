@@ -34,7 +34,31 @@ const METRICS = {
 const AXIS_LABEL = {
   compute: 'compute factor (× every device speed)',
   bandwidth: 'bandwidth factor (× every link bandwidth)',
+  latency: 'latency factor (× every link latency)',
 };
+
+/**
+ * The value axis of a line chart (this one and the optimiser's convergence): a `pc-axis`
+ * group with a grid line and label per tick and the axis label turned along it; returns the
+ * group (the caller adds its factor or work ticks).
+ * @param {SVGElement} svg @param {{ticks: number[]}} yt @param {(v: number) => number} y
+ * @param {{left: number, plotW: number, plotTop: number, plotH: number}} box
+ * @param {(v: number) => string} fmt @param {string} label
+ */
+export function valueAxis(svg, yt, y, box, fmt, label) {
+  const { left, plotW, plotTop, plotH } = box;
+  const axis = svgEl('g', { class: 'pc-axis' }, svg);
+  for (const t of yt.ticks) {
+    const yy = Math.round(y(t)) + 0.5;
+    svgEl('line', { x1: left, x2: left + plotW, y1: yy, y2: yy, stroke: t === 0 ? INK.axis : INK.grid }, axis);
+    svgText(axis, left - 6, yy + 4, fmt(t), { 'text-anchor': 'end', 'font-size': 11, fill: INK.muted, class: 'pc-tick' });
+  }
+  svgText(axis, 0, 0, label, {
+    'text-anchor': 'middle', 'font-size': 11, fill: INK.muted, class: 'pc-axis-label',
+    transform: `translate(12 ${plotTop + plotH / 2}) rotate(-90)`,
+  });
+  return axis;
+}
 
 /**
  * The sweep's points as one series per pair, in the pairs' row order; each series' points
@@ -114,12 +138,7 @@ function renderSweep(width, sweep, ss, options, tip) {
   svg.querySelector('.pc-background').setAttribute('height', h);
   const x = (f) => left + ((fx(f) - lo + pad) / (hi - lo + 2 * pad)) * plotW;
   const y = (v) => plotTop + plotH - ((v - yt.min) / (yt.max - yt.min)) * plotH;
-  const axis = svgEl('g', { class: 'pc-axis' }, svg);
-  for (const t of yt.ticks) {
-    const yy = Math.round(y(t)) + 0.5;
-    svgEl('line', { x1: left, x2: left + plotW, y1: yy, y2: yy, stroke: t === 0 ? INK.axis : INK.grid }, axis);
-    svgText(axis, left - 6, yy + 4, fmt(t), { 'text-anchor': 'end', 'font-size': 11, fill: INK.muted, class: 'pc-tick' });
-  }
+  const axis = valueAxis(svg, yt, y, { left, plotW, plotTop, plotH }, fmt, m.label);
   // One tick per factor (the values swept), labelled as given: ×0.1, ×1, ...
   let lastLabel = -Infinity;
   for (const f of factors) {
@@ -133,10 +152,6 @@ function renderSweep(width, sweep, ss, options, tip) {
   }
   svgText(axis, left + plotW / 2, plotTop + plotH + 34, `${AXIS_LABEL[sweep.axis]}${log ? ', log scale' : ''}`, {
     'text-anchor': 'middle', 'font-size': 11, fill: INK.muted, class: 'pc-axis-label',
-  });
-  svgText(axis, 0, 0, m.label, {
-    'text-anchor': 'middle', 'font-size': 11, fill: INK.muted, class: 'pc-axis-label',
-    transform: `translate(12 ${plotTop + plotH / 2}) rotate(-90)`,
   });
   const lines = svgEl('g', { class: 'pc-lines' }, svg);
   for (const s of ss) {
