@@ -114,8 +114,9 @@
 //!   links (the scenario's, unless `pesto.congestion=0`). A coarse optimum bounds no
 //!   instance, so it never enters the history's bound.
 //! - Budget: `pesto.exact_nodes` = 2e5 steps by default. A 20-op proof takes a few
-//!   thousand; the bench's hardest 40-vertex coarse model ran 2e6 steps unproven (about
-//!   300 s on this loaded machine), so 2e5 keeps a stopped search to tens of seconds.
+//!   thousand; the bench's 40-vertex coarse models (120 ops, 2 GPUs) are proven in 1.8 and
+//!   4.5 s (2026-11-23; before the warm starts improved, one ran 2e6 steps unproven, about
+//!   300 s on a loaded machine), so 2e5 keeps a stopped search to tens of seconds.
 //! - Why the CP model and not the branch and bound alone (`cargo bench --bench pesto --
 //!   exact`, 20 ops, fcfs links, 2-4 GPUs, 4 seeds each; this machine, shared, timings
 //!   include the anytime phase): the model proved 12 of 12 instances in 0.17-0.36 s; the
