@@ -1,7 +1,9 @@
 // The module worker that runs the engine, so the page stays responsive. The page starts a
 // pool of these (one per core) and hands each the next work item of a comparison.
 //
-// Messages in:  {id, type: 'load', scenario, graphText, clusterText}
+// Messages in:  {type: 'module', module}  first: the engine's WebAssembly.Module, compiled
+//                 once by the page for all its workers
+//               {id, type: 'load', scenario, graphText, clusterText}
 //                 loads a scenario ahead of a run, so that its graph is parsed already
 //               {id, type: 'part', run, scenario, graphText, clusterText, items}
 //                 work items of a comparison (compare::run_part); the scenario is loaded
@@ -32,7 +34,12 @@ import init, {
 } from './pkg/placesim.js';
 import { compactTimeline, namesOf } from './timeline-data.js';
 
-const ready = init().then(
+// The page sends the engine compiled once ({type: 'module', module}) as its first message.
+/** @type {(m: WebAssembly.Module) => void} */
+let gotModule = () => {};
+/** @type {Promise<WebAssembly.Module>} */
+const moduleSent = new Promise((resolve) => { gotModule = resolve; });
+const ready = moduleSent.then((module) => init({ module_or_path: module })).then(
   () => postMessage({ type: 'ready' }),
   (e) => postMessage({ type: 'error', id: null, message: `loading the engine failed: ${e.message || e}` }),
 );
@@ -119,6 +126,10 @@ function run(msg) {
 
 onmessage = async (e) => {
   const msg = e.data;
+  if (msg.type === 'module') {
+    gotModule(msg.module);
+    return;
+  }
   await ready;
   try {
     const { result, ms, transfer } = run(msg);
