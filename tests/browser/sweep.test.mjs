@@ -113,6 +113,9 @@ test('pesto shows its panel, reports progress, cancels, and its rows say the pla
     assert.notEqual(r.plan?.status, 'optimal');
   }
   assert.ok(cells.some((c) => /bound \d.* (s|ms|µs), gap /.test(c.plan)), cells.map((c) => c.plan).join('|'));
+  // A long plan wraps inside its cell (it used to run on over the traffic column).
+  const overflow = await page.$$eval('#results-table td.plan-col', (tds) => tds.filter((td) => td.scrollWidth > td.clientWidth + 1).length);
+  assert.equal(overflow, 0, 'a plan cell overflows into the next column');
 
   // The convergence chart in pesto's panel is drawn from the real result: one point per
   // improvement of the row's plan.history, with the CLI's numbers, units on both axes, and
