@@ -1322,6 +1322,33 @@ pub fn run(
     merge(scenario, &[part])
 }
 
+/// The comparison the page runs once, at idle, to warm the engine: the default scenario's
+/// strategies (`share::defaults`) on a generated graph of `ops` ops
+/// (`synthetic::layered_dag`, seed 1) and a generated cluster of `devices` devices.
+///
+/// Why: V8 runs a wasm function as baseline code until the function has run a while, then
+/// compiles it to optimized code on a background thread. A page's first large comparison
+/// thus ran its hot functions as baseline code and compiled them on the cores its workers
+/// needed (a Chromium trace of the 20,000-op comparison on 2 workers: 390 ms of
+/// `wasm.TopTierCompilation`). The workers share one compiled module, so one worker's
+/// warm-up gives every worker the optimized code (www/app.js, `Pool.warmUp`).
+pub fn warm_up(ops: usize, devices: usize) -> Result<Comparison> {
+    let text =
+        crate::model::synthetic::layered_dag(crate::model::synthetic::SyntheticSpec::new(ops, 1));
+    let mut scenario = crate::share::defaults();
+    scenario.graph = crate::scenario::GraphSource::File("warm-up.json".into());
+    if let crate::scenario::ClusterSource::Generate(spec) = &mut scenario.cluster {
+        spec.devices = devices;
+    }
+    let loaded = crate::scenario::load::load(scenario, &|_| Ok(text.clone().into_bytes()))?;
+    run(
+        &loaded.scenario,
+        &loaded.graph,
+        loaded.cluster.as_ref(),
+        &mut |_, _| true,
+    )
+}
+
 /// Runs every pair of `scenario` over its seeds on `threads` threads (rayon; native only):
 /// the work items spread over the threads and merged in their fixed order, so the result
 /// has the bits of [`run`] (placement seconds, being wall clock, aside). `progress(done,
@@ -1886,5 +1913,39 @@ mod tests {
         })
         .unwrap_err();
         assert_eq!(e, Error::Cancelled);
+    }
+
+    /// The warm-up runs every default pair on its generated graph and cluster, and every
+    /// one but Expert's (which needs layers) runs: a failed pair would leave cold the code
+    /// it should warm.
+    #[test]
+    fn warm_up_runs_every_default_pair() {
+        let c = warm_up(300, 5).unwrap();
+        assert_eq!(c.graph.nodes, 300);
+        let placers = crate::place::default_placers();
+        for p in &placers {
+            assert!(c.results.iter().any(|r| &r.placer == p), "{p} did not run");
+        }
+        for r in &c.results {
+            if r.placer == "expert" {
+                // Expert splits by layer, and a generated graph has none: its row says so.
+                assert!(
+                    r.error
+                        .as_deref()
+                        .is_some_and(|e| e.contains("nodes[].layer")),
+                    "{r:?}"
+                );
+                continue;
+            }
+            assert!(
+                r.error.is_none(),
+                "{}/{}: {:?}",
+                r.placer,
+                r.scheduler,
+                r.error
+            );
+            assert!(r.makespan.is_finite() && r.makespan > 0.0);
+        }
+        assert!(c.results.iter().all(|r| r.devices.len() == 5));
     }
 }

@@ -391,6 +391,14 @@ pub fn run_pair(
     })
 }
 
+/// Runs the engine's warm-up comparison (`compare::warm_up`) and drops it: the page calls
+/// it once, at idle, in one worker, so that V8 has compiled the hot code before a large run.
+#[wasm_bindgen]
+pub fn warm_up(ops: u32, devices: u32) -> Result<(), JsError> {
+    compare::warm_up(ops as usize, devices as usize).map_err(js_err)?;
+    Ok(())
+}
+
 /// A new random seed from the browser's crypto (exact as a JavaScript number).
 #[wasm_bindgen]
 pub fn fresh_seed() -> f64 {

@@ -160,6 +160,12 @@ class Runner {
   }
 }
 
+/** The least time between two drawings of a run's progress, ms. */
+const PROGRESS_MS = 250;
+
+/** The warm-up comparison's size (src/compare.rs `warm_up`): generated ops and devices. */
+const WARM_UP = { ops: 2000, devices: 16 };
+
 /**
  * A pool of engine workers for comparisons: the scenario's work items (src/compare.rs
  * `work_plan`) are handed one at a time to whichever worker is idle, and the partial
@@ -212,7 +218,16 @@ class Pool {
     const parts = new Array(plan.items.length);
     const done = new Array(plan.items.length).fill(0);
     const itemMs = new Array(plan.items.length).fill(0);
-    const report = () => onProgress?.(done.reduce((a, b) => a + b, 0), plan.total);
+    // The page draws progress at most every PROGRESS_MS: on a 2-core machine, each drawing
+    // (style, layout, paint, composite) is time taken from the workers.
+    let reported = -Infinity;
+    const report = () => {
+      const now = performance.now();
+      const sum = done.reduce((a, b) => a + b, 0);
+      if (sum < plan.total && now - reported < PROGRESS_MS) return;
+      reported = now;
+      onProgress?.(sum, plan.total);
+    };
     // Longest first (LPT): items go out in decreasing order of their time in the last run
     // that had them, so a long item does not start last while the other workers sit idle.
     // An item is known by its placers' names (what-ifs and seeds change its time little);
@@ -261,11 +276,37 @@ class Pool {
   preload(scenario, graphText) {
     if (this.active !== null) return;
     for (const r of this.runners) {
-      if (r.busy) continue;
+      // A worker busy loading ahead (or warming up) loads this after it.
+      if (r.busy && !r.preloading) continue;
       r.loadedRun = null;
-      r.preloading = r.run({ type: 'load', scenario, graphText }).then(() => {}, () => {})
-        .finally(() => { r.preloading = null; });
+      this.ahead(r, () => r.run({ type: 'load', scenario, graphText }));
     }
+  }
+
+  /**
+   * Warms the engine, once per page: one worker runs a small generated comparison
+   * (src/compare.rs `warm_up`), so that V8 has compiled the engine's hot functions to
+   * optimized code before a large run needs them. The workers share the compiled module,
+   * so all of them gain. A run or a load that comes meanwhile waits for it (at most a few
+   * hundred ms); Cancel stops it.
+   */
+  warmUp() {
+    if (this.warmed || this.active !== null) return;
+    this.warmed = true;
+    const r = this.runners[0];
+    if (r.busy && !r.preloading) return;
+    this.ahead(r, () => r.run({ type: 'warm', ...WARM_UP }).then((m) => { timings.warmUpMs = m.ms; }));
+  }
+
+  /**
+   * Queues a request that a run waits for (`Runner.preloading`) after the runner's earlier
+   * ones; its error is dropped (the run reports its own).
+   * @param {Runner} r @param {() => Promise<unknown>} request
+   */
+  ahead(r, request) {
+    const p = (r.preloading ?? Promise.resolve()).then(request).then(() => {}, () => {})
+      .finally(() => { if (r.preloading === p) r.preloading = null; });
+    r.preloading = p;
   }
 
   /** Resolves when no worker is loading ahead. */
@@ -1463,6 +1504,7 @@ async function runComparison({ auto = false } = {}) {
   setRunning(false, `done in ${Math.round(performance.now() - t0)} ms`);
   renderResults();
   runPair();
+  comparePool.warmUp();
 }
 
 /** The row a pair key (`placer/scheduler[/order]`) names, when it ran. @param {string | null} key */

@@ -14,6 +14,8 @@
 //                 moved, in lane order), with the node ids unless `namesSeq` names the ids
 //                 this worker sent last and they are the same (the page keeps them per graph);
 //                 with `withTrace`, its Chrome trace as `traceBlob` (a Blob) and no timeline
+//               {id, type: 'warm', ops, devices}  runs the engine's warm-up comparison
+//                 (warm_up: a generated graph and cluster of that size) and drops it
 //               {id, type: 'sha256', text}  the SHA-256 of a graph's text (off the main thread)
 //               {id, type: 'inspect', text, name, hash, linked}
 //                 validates a graph's text: {info, sha256, hashed}; with `hash`, its SHA-256
@@ -23,14 +25,14 @@
 //                 bytes (an ONNX model) as graph JSON: {text, notes} (engine's import_graph with
 //                 the page's import options: training step, batch size (0: none), NAME=DIMS shapes)
 // Messages out: {type: 'ready'} once the wasm is loaded, then per request
-//               {id, type: 'progress', done, total} (at most every 50 ms), and
+//               {id, type: 'progress', done, total} (at most every 100 ms), and
 //               {id, type: 'result', result, ms} or {id, type: 'error', message}.
 // Cancelling is terminating this worker (the page starts a new one): the engine runs
 // synchronously and is never interrupted halfway otherwise.
 
 import init, {
   Session, run_pair, graph_sha256, validate_graph, check_linked_graph, default_scenario, page_fragment,
-  import_graph,
+  import_graph, warm_up,
 } from './pkg/placesim.js';
 import { compactTimeline, namesOf } from './timeline-data.js';
 
@@ -72,7 +74,7 @@ function run(msg) {
     let last = 0;
     const progress = (done, total) => {
       const now = performance.now();
-      if (done === total || now - last > 50) {
+      if (done === total || now - last > 100) {
         last = now;
         postMessage({ id: msg.id, type: 'progress', done, total });
       }
@@ -114,6 +116,10 @@ function run(msg) {
       hashed = page_fragment(JSON.stringify(sc), msg.text, null, {}).includes('&graphsha256=');
     }
     return { result: { info, sha256, hashed }, ms: performance.now() - t0 };
+  }
+  if (msg.type === 'warm') {
+    warm_up(msg.ops, msg.devices);
+    return { result: null, ms: performance.now() - t0 };
   }
   if (msg.type === 'sha256') {
     return { result: graph_sha256(msg.text), ms: performance.now() - t0 };
