@@ -1322,31 +1322,28 @@ pub fn run(
     merge(scenario, &[part])
 }
 
-/// The comparison the page runs once, at idle, to warm the engine: the default scenario's
-/// strategies (`share::defaults`) on a generated graph of `ops` ops
-/// (`synthetic::layered_dag`, seed 1) and a generated cluster of `devices` devices.
+/// The case the page runs once, at idle, to warm the engine: the default scenario's
+/// strategies (`share::defaults`, its placers named) on a generated graph of `ops` ops
+/// (`synthetic::layered_dag`, seed 1, file `warm-up.json`) and a generated cluster of
+/// `devices` devices. Returns the scenario and the graph's text.
 ///
 /// Why: V8 runs a wasm function as baseline code until the function has run a while, then
 /// compiles it to optimized code on a background thread. A page's first large comparison
 /// thus ran its hot functions as baseline code and compiled them on the cores its workers
 /// needed (a Chromium trace of the 20,000-op comparison on 2 workers: 390 ms of
 /// `wasm.TopTierCompilation`). The workers share one compiled module, so one worker's
-/// warm-up gives every worker the optimized code (www/app.js, `Pool.warmUp`).
-pub fn warm_up(ops: usize, devices: usize) -> Result<Comparison> {
+/// warm-up gives every worker the optimized code; its items' times, once optimized, also
+/// rank the placers for the first run's longest-first order (www/worker.js, `warm`).
+pub fn warm_up_case(ops: usize, devices: usize) -> (Scenario, String) {
     let text =
         crate::model::synthetic::layered_dag(crate::model::synthetic::SyntheticSpec::new(ops, 1));
     let mut scenario = crate::share::defaults();
     scenario.graph = crate::scenario::GraphSource::File("warm-up.json".into());
+    scenario.placers = place::default_placers();
     if let crate::scenario::ClusterSource::Generate(spec) = &mut scenario.cluster {
         spec.devices = devices;
     }
-    let loaded = crate::scenario::load::load(scenario, &|_| Ok(text.clone().into_bytes()))?;
-    run(
-        &loaded.scenario,
-        &loaded.graph,
-        loaded.cluster.as_ref(),
-        &mut |_, _| true,
-    )
+    (scenario, text)
 }
 
 /// Runs every pair of `scenario` over its seeds on `threads` threads (rayon; native only):
@@ -1920,7 +1917,9 @@ mod tests {
     /// it should warm.
     #[test]
     fn warm_up_runs_every_default_pair() {
-        let c = warm_up(300, 5).unwrap();
+        let (scenario, text) = warm_up_case(300, 5);
+        let l = crate::scenario::load::load(scenario, &|_| Ok(text.clone().into_bytes())).unwrap();
+        let c = run(&l.scenario, &l.graph, l.cluster.as_ref(), &mut |_, _| true).unwrap();
         assert_eq!(c.graph.nodes, 300);
         let placers = crate::place::default_placers();
         for p in &placers {

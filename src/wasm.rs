@@ -391,12 +391,23 @@ pub fn run_pair(
     })
 }
 
-/// Runs the engine's warm-up comparison (`compare::warm_up`) and drops it: the page calls
-/// it once, at idle, in one worker, so that V8 has compiled the hot code before a large run.
-#[wasm_bindgen]
-pub fn warm_up(ops: u32, devices: u32) -> Result<(), JsError> {
-    compare::warm_up(ops as usize, devices as usize).map_err(js_err)?;
-    Ok(())
+/// The engine's warm-up case (`compare::warm_up_case`): its scenario JSON and graph text.
+#[derive(Serialize)]
+pub struct WarmUpCase {
+    scenario: String,
+    graph_text: String,
+}
+
+/// The case the page runs once, at idle, in one worker, so that V8 has compiled the hot
+/// code before a large run (`compare::warm_up_case`).
+#[wasm_bindgen(unchecked_return_type = "WarmUpCase")]
+pub fn warm_up_case(ops: u32, devices: u32) -> Result<JsValue, JsError> {
+    let (scenario, graph_text) = compare::warm_up_case(ops as usize, devices as usize);
+    let scenario = serde_json::to_string(&scenario).map_err(|e| JsError::new(&e.to_string()))?;
+    to_js(&WarmUpCase {
+        scenario,
+        graph_text,
+    })
 }
 
 /// A new random seed from the browser's crypto (exact as a JavaScript number).

@@ -181,6 +181,10 @@ class Pool {
     this.active = null;
     /** @type {Map<string, number>} each item's time in the last run that had it, ms */
     this.itemCost = new Map();
+    /** @type {string | null} the graph text of the runs `itemCost` measured */
+    this.costGraph = null;
+    /** @type {Map<string, number>} each default placer's item time in the warm-up, ms */
+    this.warmCost = new Map();
   }
 
   get size() { return this.runners.length; }
@@ -231,12 +235,16 @@ class Pool {
     // Longest first (LPT): items go out in decreasing order of their time in the last run
     // that had them, so a long item does not start last while the other workers sit idle.
     // An item is known by its placers' names (what-ifs and seeds change its time little);
-    // unknown items keep the plan's order, after the known ones. The order only decides
-    // which worker runs an item: parts are merged in the plan's order, so the bits are equal.
+    // on another graph than the last runs', by the warm-up's times. Unknown items keep the
+    // plan's order, after the known ones. The order only decides which worker runs an
+    // item: parts are merged in the plan's order, so the bits are equal.
     const names = /** @type {string[]} */ (JSON.parse(scenario).placers ?? []);
     const keys = plan.items.map((it) => it.placers.map((p) => names[p] ?? p).join(','));
+    if (this.costGraph !== graphText) this.itemCost = new Map(this.warmCost);
+    this.costGraph = graphText;
+    const cost = this.itemCost;
     const order = plan.items.map((_, k) => k)
-      .sort((a, b) => (this.itemCost.get(keys[b]) ?? -1) - (this.itemCost.get(keys[a]) ?? -1));
+      .sort((a, b) => (cost.get(keys[b]) ?? -1) - (cost.get(keys[a]) ?? -1));
     let next = 0;
     /** @param {Runner} runner */
     const work = async (runner) => {
@@ -287,7 +295,8 @@ class Pool {
    * Warms the engine, once per page: one worker runs a small generated comparison
    * (src/compare.rs `warm_up`), so that V8 has compiled the engine's hot functions to
    * optimized code before a large run needs them. The workers share the compiled module,
-   * so all of them gain. A run or a load that comes meanwhile waits for it (at most a few
+   * so all of them gain. Its items' times order a run of a new graph (longest first) until
+   * runs of that graph measure their own. A run or a load that comes meanwhile waits for it (at most a few
    * hundred ms); Cancel stops it.
    */
   warmUp() {
@@ -295,7 +304,12 @@ class Pool {
     this.warmed = true;
     const r = this.runners[0];
     if (r.busy && !r.preloading) return;
-    this.ahead(r, () => r.run({ type: 'warm', ...WARM_UP }).then((m) => { timings.warmUpMs = m.ms; }));
+    this.ahead(r, () => r.run({ type: 'warm', ...WARM_UP }).then((m) => {
+      timings.warmUpMs = m.ms;
+      timings.warmUpCost = m.result;
+      // Each placer's item time in the warm-up: a large first run hands out the longest first.
+      for (const [key, ms] of Object.entries(m.result)) this.warmCost.set(key, ms);
+    }));
   }
 
   /**

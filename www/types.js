@@ -1,7 +1,7 @@
 // JSDoc types of what the page gets from the engine (src/wasm.rs), checked by
 // `tsc --noEmit` (jsconfig.json; `make lint`). Each mirrors a Rust type; keep them in step:
 //   Comparison, PairResult, DeviceResult, GraphSummary,  src/compare.rs
-//   WorkItem, Partial
+//   WorkItem, Partial, WarmUpCase
 //   Scenario and its parts                                src/scenario/mod.rs
 //   SolveReport                                           src/place/plan.rs
 //   Timeline, TimelineDevice                              src/report/trace.rs
@@ -379,6 +379,12 @@
  * @property {WorkItem[]} items in merge order
  * @property {number[]} units progress units of each item
  * @property {number} total
+ */
+
+/**
+ * @typedef {object} WarmUpCase What `warm_up_case` returns (compare::warm_up_case).
+ * @property {string} scenario the scenario's JSON (its placers named)
+ * @property {string} graph_text the generated graph's text
  */
 
 /**

@@ -14,8 +14,9 @@
 //                 moved, in lane order), with the node ids unless `namesSeq` names the ids
 //                 this worker sent last and they are the same (the page keeps them per graph);
 //                 with `withTrace`, its Chrome trace as `traceBlob` (a Blob) and no timeline
-//               {id, type: 'warm', ops, devices}  runs the engine's warm-up comparison
-//                 (warm_up: a generated graph and cluster of that size) and drops it
+//               {id, type: 'warm', ops, devices}  runs the engine's warm-up case
+//                 (warm_up_case: a generated graph and cluster of that size) twice, item by
+//                 item: {[placer names joined by ',']: ms} of the second pass
 //               {id, type: 'sha256', text}  the SHA-256 of a graph's text (off the main thread)
 //               {id, type: 'inspect', text, name, hash, linked}
 //                 validates a graph's text: {info, sha256, hashed}; with `hash`, its SHA-256
@@ -32,7 +33,7 @@
 
 import init, {
   Session, run_pair, graph_sha256, validate_graph, check_linked_graph, default_scenario, page_fragment,
-  import_graph, warm_up,
+  import_graph, warm_up_case, work_plan,
 } from './pkg/placesim.js';
 import { compactTimeline, namesOf } from './timeline-data.js';
 
@@ -118,8 +119,27 @@ function run(msg) {
     return { result: { info, sha256, hashed }, ms: performance.now() - t0 };
   }
   if (msg.type === 'warm') {
-    warm_up(msg.ops, msg.devices);
-    return { result: null, ms: performance.now() - t0 };
+    // The first pass runs while V8 compiles the hot functions; the second pass's times,
+    // of optimized code, rank the placers for the pool's first run (longest first).
+    const c = /** @type {import('./types.js').WarmUpCase} */ (warm_up_case(msg.ops, msg.devices));
+    const names = /** @type {string[]} */ (JSON.parse(c.scenario).placers);
+    const warm = new Session();
+    try {
+      warm.load(c.scenario, c.graph_text, undefined);
+      const items = /** @type {import('./types.js').WorkPlan} */ (work_plan(c.scenario, 2)).items;
+      /** @type {Record<string, number>} */
+      const cost = {};
+      for (let pass = 0; pass < 2; pass++) {
+        for (const item of items) {
+          const t = performance.now();
+          warm.run_items([item], undefined);
+          if (pass === 1) cost[item.placers.map((p) => names[p]).join(',')] = performance.now() - t;
+        }
+      }
+      return { result: cost, ms: performance.now() - t0 };
+    } finally {
+      warm.free();
+    }
   }
   if (msg.type === 'sha256') {
     return { result: graph_sha256(msg.text), ms: performance.now() - t0 };

@@ -676,8 +676,13 @@ test('a pool of workers gives the bits of one worker', async () => {
     }
     // After its first comparison, each page warms the engine once, in a worker (the
     // warm-up's errors are dropped: this fails if it threw).
+    // Its item times, keyed as the pool keys items (by placer name), order a new graph's run.
     for (const page of [one, many]) {
       await page.waitForFunction(() => window.placesim.timings.warmUpMs > 0, null, { timeout: 30000 });
+      const cost = await page.evaluate(() => window.placesim.timings.warmUpCost);
+      assert.deepEqual(Object.keys(cost).sort(), [...new Set(cOne.results.map((r) => r.placer))].sort());
+      const times = Object.values(cost);
+      assert.ok(times.every((ms) => ms >= 0) && times.reduce((a, b) => a + b) > 0, JSON.stringify(cost));
     }
     assert.deepEqual(one.errors, []);
     assert.deepEqual(many.errors, []);
