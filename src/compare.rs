@@ -588,6 +588,10 @@ pub struct WorkPlan {
     pub items: Vec<WorkItem>,
     pub units: Vec<usize>,
     pub total: usize,
+    /// Each item's placers' names, joined by `,`: what a pool knows an item by from one run
+    /// to the next, whose time a what-if or another seed changes little (the page's
+    /// longest-first order).
+    pub keys: Vec<String>,
 }
 
 /// The [`WorkPlan`] of a scenario for `workers`.
@@ -595,10 +599,22 @@ pub fn work_plan(scenario: &Scenario, workers: usize) -> Result<WorkPlan> {
     let resolved = scenario.resolve()?;
     let items = work_items(scenario, workers)?;
     let units: Vec<usize> = items.iter().map(|it| item_units(&resolved, it)).collect();
+    let keys = items
+        .iter()
+        .map(|it| {
+            let names: Vec<&str> = it
+                .placers
+                .iter()
+                .map(|&p| resolved.placers[p].info.name)
+                .collect();
+            names.join(",")
+        })
+        .collect();
     Ok(WorkPlan {
         total: units.iter().sum(),
         items,
         units,
+        keys,
     })
 }
 
@@ -1323,7 +1339,7 @@ pub fn run(
 }
 
 /// The case the page runs once, at idle, to warm the engine: the default scenario's
-/// strategies (`share::defaults`, its placers named) on a generated graph of `ops` ops
+/// strategies (`share::defaults`) on a generated graph of `ops` ops
 /// (`synthetic::layered_dag`, seed 1, file `warm-up.json`) and a generated cluster of
 /// `devices` devices. Returns the scenario and the graph's text.
 ///
@@ -1339,7 +1355,6 @@ pub fn warm_up_case(ops: usize, devices: usize) -> (Scenario, String) {
         crate::model::synthetic::layered_dag(crate::model::synthetic::SyntheticSpec::new(ops, 1));
     let mut scenario = crate::share::defaults();
     scenario.graph = crate::scenario::GraphSource::File("warm-up.json".into());
-    scenario.placers = place::default_placers();
     if let crate::scenario::ClusterSource::Generate(spec) = &mut scenario.cluster {
         spec.devices = devices;
     }
@@ -1946,5 +1961,16 @@ mod tests {
             assert!(r.makespan.is_finite() && r.makespan > 0.0);
         }
         assert!(c.results.iter().all(|r| r.devices.len() == 5));
+    }
+
+    /// A plan's item keys name its items' placers: one per placer when split, all of them
+    /// joined on one worker (the page orders items by these across runs).
+    #[test]
+    fn work_plan_keys_name_the_items_placers() {
+        let (s, _) = every_strategy(1);
+        let split = work_plan(&s, 2).unwrap();
+        assert_eq!(split.keys, s.placers);
+        let one = work_plan(&s, 1).unwrap();
+        assert_eq!(one.keys, vec![s.placers.join(",")]);
     }
 }

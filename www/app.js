@@ -163,7 +163,7 @@ class Runner {
 /** The least time between two drawings of a run's progress, ms. */
 const PROGRESS_MS = 250;
 
-/** The warm-up comparison's size (src/compare.rs `warm_up`): generated ops and devices. */
+/** The warm-up case's size (src/compare.rs `warm_up_case`): generated ops and devices. */
 const WARM_UP = { ops: 2000, devices: 16 };
 
 /**
@@ -238,8 +238,7 @@ class Pool {
     // on another graph than the last runs', by the warm-up's times. Unknown items keep the
     // plan's order, after the known ones. The order only decides which worker runs an
     // item: parts are merged in the plan's order, so the bits are equal.
-    const names = /** @type {string[]} */ (JSON.parse(scenario).placers ?? []);
-    const keys = plan.items.map((it) => it.placers.map((p) => names[p] ?? p).join(','));
+    const keys = plan.keys;
     if (this.costGraph !== graphText) this.itemCost = new Map(this.warmCost);
     this.costGraph = graphText;
     const cost = this.itemCost;
@@ -292,12 +291,12 @@ class Pool {
   }
 
   /**
-   * Warms the engine, once per page: one worker runs a small generated comparison
-   * (src/compare.rs `warm_up`), so that V8 has compiled the engine's hot functions to
+   * Warms the engine, once per page: one worker runs a small generated comparison twice
+   * (src/compare.rs `warm_up_case`), so that V8 has compiled the engine's hot functions to
    * optimized code before a large run needs them. The workers share the compiled module,
    * so all of them gain. Its items' times order a run of a new graph (longest first) until
-   * runs of that graph measure their own. A run or a load that comes meanwhile waits for it (at most a few
-   * hundred ms); Cancel stops it.
+   * runs of that graph measure their own. A run or a load that comes meanwhile waits for
+   * it (at most a few hundred ms); Cancel stops it.
    */
   warmUp() {
     if (this.warmed || this.active !== null) return;

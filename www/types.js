@@ -379,11 +379,12 @@
  * @property {WorkItem[]} items in merge order
  * @property {number[]} units progress units of each item
  * @property {number} total
+ * @property {string[]} keys each item's placers' names, joined by ',' (the pool's item costs)
  */
 
 /**
  * @typedef {object} WarmUpCase What `warm_up_case` returns (compare::warm_up_case).
- * @property {string} scenario the scenario's JSON (its placers named)
+ * @property {string} scenario the scenario's JSON
  * @property {string} graph_text the generated graph's text
  */
 

@@ -16,7 +16,7 @@
 //                 with `withTrace`, its Chrome trace as `traceBlob` (a Blob) and no timeline
 //               {id, type: 'warm', ops, devices}  runs the engine's warm-up case
 //                 (warm_up_case: a generated graph and cluster of that size) twice, item by
-//                 item: {[placer names joined by ',']: ms} of the second pass
+//                 item: {[the plan's item key]: ms} of the second pass
 //               {id, type: 'sha256', text}  the SHA-256 of a graph's text (off the main thread)
 //               {id, type: 'inspect', text, name, hash, linked}
 //                 validates a graph's text: {info, sha256, hashed}; with `hash`, its SHA-256
@@ -122,19 +122,18 @@ function run(msg) {
     // The first pass runs while V8 compiles the hot functions; the second pass's times,
     // of optimized code, rank the placers for the pool's first run (longest first).
     const c = /** @type {import('./types.js').WarmUpCase} */ (warm_up_case(msg.ops, msg.devices));
-    const names = /** @type {string[]} */ (JSON.parse(c.scenario).placers);
     const warm = new Session();
     try {
       warm.load(c.scenario, c.graph_text, undefined);
-      const items = /** @type {import('./types.js').WorkPlan} */ (work_plan(c.scenario, 2)).items;
+      const plan = /** @type {import('./types.js').WorkPlan} */ (work_plan(c.scenario, 2));
       /** @type {Record<string, number>} */
       const cost = {};
       for (let pass = 0; pass < 2; pass++) {
-        for (const item of items) {
+        plan.items.forEach((item, k) => {
           const t = performance.now();
           warm.run_items([item], undefined);
-          if (pass === 1) cost[item.placers.map((p) => names[p]).join(',')] = performance.now() - t;
-        }
+          if (pass === 1) cost[plan.keys[k]] = performance.now() - t;
+        });
       }
       return { result: cost, ms: performance.now() - t0 };
     } finally {
