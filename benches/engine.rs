@@ -15,9 +15,9 @@ use placesim::model::cluster::{Cluster, ClusterGen};
 use placesim::model::graph::Graph;
 use placesim::model::problem::Problem;
 use placesim::model::synthetic::{layered_dag, SyntheticSpec};
+use placesim::model::LinkModel;
 use placesim::rng::Rng;
 use placesim::scenario::{ClusterSource, GraphSource, Scenario};
-use placesim::sim::LinkModel;
 
 fn median_ms(reps: usize, mut f: impl FnMut()) -> f64 {
     let mut times: Vec<f64> = (0..reps)

@@ -24,8 +24,8 @@ use placesim::compare;
 use placesim::model::cluster::Cluster;
 use placesim::model::graph::Graph;
 use placesim::model::problem::Problem;
+use placesim::model::LinkModel;
 use placesim::scenario::{ClusterSource, GraphSource, Scenario};
-use placesim::sim::LinkModel;
 
 fn instance(n: usize, k: usize, seed: u64) -> (Graph, Cluster) {
     placesim::model::synthetic::gpu_instance(n, k, seed).expect("a generated instance is valid")

@@ -22,11 +22,12 @@ use crate::error::{Error, Result};
 use crate::model::cluster::Cluster;
 use crate::model::graph::Graph;
 use crate::model::problem::Problem;
-use crate::place::plan::{BoundScope, LinkRules};
-use crate::place::{self, PlaceContext, Placement, Plan, SolveReport};
+use crate::place::{self, LinkRules, PlaceContext};
+use crate::plan::{BoundScope, Placement, Plan, SolveReport};
 use crate::rng::Rng;
 use crate::scenario::{Resolved, Scenario};
 use crate::sim::{self, SimOptions, SimResult};
+use crate::units::UnitSystem;
 
 /// Mean, spread and extremes of one number over the seeds.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Default)]
@@ -116,7 +117,7 @@ pub struct WorkerOrdering {
 }
 
 /// TicTac19's ordering metrics of a replica's row (§3.1, §6; readings in
-/// [`analysis::ordering`]).
+/// [`sim::ordering`]).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct OrderingResult {
     pub workers: Vec<WorkerOrdering>,
@@ -242,7 +243,7 @@ pub struct PlanSummary {
     /// The first seed's convergence history ([`SolveReport::history`]: work, best
     /// objective, best bound at each improvement; a few dozen points at most).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub history: Vec<crate::place::plan::Improvement>,
+    pub history: Vec<crate::plan::Improvement>,
 }
 
 impl PlanSummary {
@@ -295,6 +296,18 @@ pub struct Comparison {
     pub results: Vec<PairResult>,
 }
 
+impl Comparison {
+    /// How its numbers read, from its devices' speeds ([`UnitSystem::of_speeds`]).
+    pub fn units(&self) -> UnitSystem {
+        UnitSystem::of_speeds(
+            self.results
+                .iter()
+                .flat_map(|r| &r.devices)
+                .map(|d| d.speed),
+        )
+    }
+}
+
 /// One pair at one seed, with its full schedule (for timelines and traces).
 pub struct RunDetail<'a> {
     pub problem: Problem<'a>,
@@ -344,7 +357,7 @@ pub fn place(
         ),
         work_conserving: scenario
             .params
-            .get(&format!("given.{}", place::plan::REPLAY_MODE.name))
+            .get(&format!("given.{}", crate::plan::REPLAY_MODE.name))
             .is_some_and(|&v| v != 0.0),
     };
     let clock = Clock::start();
@@ -661,7 +674,7 @@ pub struct PairSample {
     pub iterations: Vec<f64>,
     /// Every iteration's worker times, in order (replica scenarios).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub ordering: Vec<analysis::ordering::IterationTimes>,
+    pub ordering: Vec<sim::ordering::IterationTimes>,
 }
 
 /// One placer at one seed: per pair of that placer (in pair order), its sample or the
@@ -818,7 +831,7 @@ fn seed_sample(
                         &mut |j, r| {
                             times.push(r.makespan);
                             if !workers.is_empty() {
-                                ordering.push(analysis::ordering::IterationTimes::of(&r, &workers));
+                                ordering.push(sim::ordering::IterationTimes::of(&r, &workers));
                             }
                             first.get_or_insert(r);
                             // Often enough to move a bar, rarely enough not to flood one.
@@ -879,7 +892,7 @@ fn seed_sample(
 
 /// Checks that every worker and server of a replica is one of `cluster`'s devices; with
 /// `balance`, gives the server-worker links the bandwidth that balances the first worker
-/// ([`analysis::ordering::balanced_bandwidth`]).
+/// ([`sim::ordering::balanced_bandwidth`]).
 fn balance_replica(
     r: &crate::scenario::Replication,
     graph: &Graph,
@@ -891,9 +904,8 @@ fn balance_replica(
         let placement =
             (place::pinned::INFO.make)().place(&problem, &Default::default(), &mut Rng::new(0))?;
         let transfers = sim::transfers_of(&problem, &placement);
-        let b = analysis::ordering::balanced_bandwidth(
-            &problem, &placement, &transfers, workers[0], ratio,
-        )?;
+        let b =
+            sim::ordering::balanced_bandwidth(&problem, &placement, &transfers, workers[0], ratio)?;
         for &w in &workers {
             for &p in &servers {
                 cluster.set_bandwidth(p, w, b);
@@ -987,7 +999,7 @@ struct Accum {
     error: Option<String>,
     failed: Vec<u32>,
     iterations: Vec<f64>,
-    ordering: Vec<analysis::ordering::IterationTimes>,
+    ordering: Vec<sim::ordering::IterationTimes>,
 }
 
 impl Accum {
@@ -1053,13 +1065,13 @@ impl Accum {
 
 /// TicTac19's metrics over a row's iterations (every seed's, in order); `None` without any.
 fn ordering_result(
-    runs: &[analysis::ordering::IterationTimes],
+    runs: &[sim::ordering::IterationTimes],
     ids: &[String],
 ) -> Option<OrderingResult> {
     if runs.is_empty() {
         return None;
     }
-    let mean = |f: &dyn Fn(&analysis::ordering::IterationTimes) -> f64| {
+    let mean = |f: &dyn Fn(&sim::ordering::IterationTimes) -> f64| {
         Stats::of(&runs.iter().map(f).collect::<Vec<_>>()).mean
     };
     let mean_of = |v: Vec<f64>| (!v.is_empty()).then(|| Stats::of(&v).mean);
@@ -1504,7 +1516,7 @@ mod tests {
 
     #[test]
     fn a_plan_summary_says_the_weakest_seeds_claim_and_averages_the_rest() {
-        use crate::place::plan::SolveStatus;
+        use crate::plan::SolveStatus;
         let report = |objective, bound, status| SolveReport {
             objective,
             bound: Some(bound),
@@ -1628,7 +1640,7 @@ mod tests {
         s.schedulers = vec!["given".into()];
         let plan = Plan {
             placement: vec![0, 0, 1],
-            order: Some(place::Order {
+            order: Some(crate::plan::Order {
                 priority: vec![0.0; 3],
                 sequences: Some(vec![vec![1, 0], vec![2]]),
                 transfers: None,

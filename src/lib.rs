@@ -36,6 +36,7 @@ pub mod import;
 pub mod model;
 pub mod params;
 pub mod place;
+pub mod plan;
 pub mod report;
 pub mod rng;
 pub mod scenario;
@@ -45,6 +46,7 @@ pub mod sim;
 pub mod sweep;
 pub mod transfer;
 pub mod transform;
+pub mod units;
 pub mod util;
 
 #[cfg(test)]

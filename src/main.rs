@@ -15,12 +15,12 @@ use placesim::model::cluster::{Cluster, ClusterGen};
 use placesim::model::graph::Graph;
 use placesim::model::problem::{Footprint, Problem};
 use placesim::model::synthetic::{layered_dag, SyntheticSpec};
+use placesim::model::LinkModel;
 use placesim::report::run::RunReport;
 use placesim::report::{table, trace};
 use placesim::scenario::load::{graph_file, in_file, load, utf8, FileRef, Loaded};
 use placesim::scenario::{ClusterSource, GraphSource, Randomize, Replication, Scenario};
-use placesim::sim::LinkModel;
-use placesim::{place, schedule, transfer, Error, Result};
+use placesim::{place, schedule, transfer, units, Error, Result};
 
 #[derive(Parser)]
 #[command(
@@ -563,8 +563,8 @@ fn validate(graph: &str, cluster: Option<&str>) -> Result<()> {
         g.edge_count(),
         g.tensors.len(),
         g.groups.len(),
-        table::num(cost),
-        table::num(bytes)
+        units::num(cost),
+        units::num(bytes)
     );
     if let Some(c) = cluster {
         let cl = read_cluster(c)?;
@@ -581,7 +581,7 @@ fn validate(graph: &str, cluster: Option<&str>) -> Result<()> {
 
 /// `placesim order`: a replica's link-order ranks for the transfers into its first worker.
 fn order_cmd(args: &ProblemArgs, algorithm: &str) -> Result<()> {
-    let ranking = transfer::recvs::ranking(algorithm)?;
+    let ranking = transfer::ranking(algorithm)?;
     if args.workers.is_none() {
         return Err(Error::Scenario("order needs --workers and --ps".into()));
     }
@@ -885,7 +885,7 @@ fn run_pair(args: RunArgs) -> Result<()> {
         );
         return Ok(());
     }
-    let units = table::Units::of_speeds(devices.iter().map(|d| d.speed));
+    let units = units::UnitSystem::of_speeds(devices.iter().map(|d| d.speed));
     out!(
         "{} on {} ({} devices): {} / {}{}",
         graph.name,

@@ -27,8 +27,8 @@ use sha2::{Digest, Sha256};
 use crate::error::{Error, Result};
 use crate::model::cluster::ClusterGen;
 use crate::model::problem::Footprint;
+use crate::model::LinkModel;
 use crate::scenario::{ClusterSource, GraphSource, Randomize, Replication, Scenario, WhatIf};
-use crate::sim::LinkModel;
 
 /// The newest link format version this build writes and reads. Version 2 added TicTac19's
 /// replicas, iterations and lists of link orders, then Pesto21's `footprint`; a link that uses none of them is written

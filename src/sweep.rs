@@ -21,7 +21,7 @@
 //!   are deterministic, and a factor of 1 gives the bits of `placesim compare`.
 //! - Units (seconds and bytes, or abstract units) are decided once for the whole sweep, from
 //!   the first factor's device speeds divided by its compute factor (the unscaled cluster),
-//!   the rule of [`crate::report::table::Units`]; so a compute sweep never switches units
+//!   the rule of [`crate::units::UnitSystem`]; so a compute sweep never switches units
 //!   between its points.
 
 use serde::{Deserialize, Serialize};
@@ -233,7 +233,7 @@ impl Sweep {
             axis: spec.axis,
             factors: spec.factors.clone(),
             graph: first.graph.name.clone(),
-            physical: crate::report::table::Units::of_speeds([fastest]).physical,
+            physical: crate::units::UnitSystem::of_speeds([fastest]).physical,
             points,
         })
     }

@@ -5,9 +5,10 @@
 use crate::model::cluster::{Cluster, DevIx};
 use crate::model::graph::Graph;
 use crate::model::problem::Problem;
+use crate::model::LinkModel;
 use crate::rng::Rng;
 use crate::schedule::fifo::Fifo;
-use crate::sim::{simulate, LinkModel, SimOptions, SimResult};
+use crate::sim::{simulate, SimOptions, SimResult};
 use crate::transfer::fifo::FifoLinks;
 
 /// Parses a test graph (named "g").

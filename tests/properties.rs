@@ -6,14 +6,15 @@
 use proptest::prelude::*;
 
 use placesim::analysis;
-use placesim::analysis::critical::Step;
 use placesim::compare;
 use placesim::model::cluster::Cluster;
 use placesim::model::graph::Graph;
 use placesim::model::problem::Problem;
+use placesim::model::LinkModel;
 use placesim::place::verify;
 use placesim::scenario::{ClusterSource, GraphSource, Scenario};
-use placesim::sim::{LinkModel, SimResult};
+use placesim::sim::critical::Step;
+use placesim::sim::{self, SimResult};
 use placesim::transfer::LINK_QUEUES;
 use placesim::Error;
 
@@ -158,7 +159,7 @@ fn check_schedule(p: &Problem, placement: &[u32], r: &SimResult, links: LinkMode
     }
     // The critical path of the run: ends at the makespan, each step ends no later than the
     // next starts, and its durations plus its idle time are the makespan.
-    let path = analysis::critical::critical_path(p, placement, t);
+    let path = sim::critical::critical_path(p, placement, t);
     let span = |s: &Step| match *s {
         Step::Op(v) => t.ops[v as usize],
         Step::Transfer(x) => (
@@ -355,7 +356,7 @@ fn pesto_is_honest_and_never_beaten_when_proven() {
                     rep
                 );
                 prop_assert!(last.work <= rep.work);
-                let optimal = rep.status == placesim::place::plan::SolveStatus::Optimal;
+                let optimal = rep.status == placesim::plan::SolveStatus::Optimal;
                 ran.fetch_add(1, Relaxed);
                 proven.fetch_add(optimal as usize, Relaxed);
                 for (qi, _) in resolved.placers.iter().enumerate().take(pi) {
@@ -403,7 +404,7 @@ fn pesto_is_honest_and_never_beaten_when_proven() {
                         .makespan;
                     prop_assert_eq!(m, crep.objective);
                     let coarse = g.node_count() > 4;
-                    use placesim::place::plan::{BoundScope, SolveStatus};
+                    use placesim::plan::{BoundScope, SolveStatus};
                     if coarse && crep.status == SolveStatus::Optimal {
                         prop_assert!(m <= analysis::lower_bound(&p) * (1.0 + 1e-9));
                     }

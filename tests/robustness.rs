@@ -256,8 +256,8 @@ fn run_everything(graph: &Graph, cluster: &Cluster) -> usize {
     );
     let mut ran = 0;
     for links in [
-        placesim::sim::LinkModel::Parallel,
-        placesim::sim::LinkModel::Fcfs,
+        placesim::model::LinkModel::Parallel,
+        placesim::model::LinkModel::Fcfs,
     ] {
         s.links = links;
         match compare::run(&s, graph, Some(cluster), &mut |_, _| true) {

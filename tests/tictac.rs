@@ -6,8 +6,8 @@
 use placesim::compare;
 use placesim::model::cluster::Cluster;
 use placesim::model::graph::Graph;
+use placesim::model::LinkModel;
 use placesim::scenario::{ClusterSource, GraphSource, Scenario};
-use placesim::sim::LinkModel;
 use placesim::transform::replicate::{replicate, ReplicaSpec};
 
 /// W's base graph: parameter sources A (2 B), B (2 B), C (1 B); op1<-A (2), op2<-{op1, B}

@@ -15,7 +15,7 @@ use placesim::place::PLACERS;
 use placesim::scenario::load::FileRef;
 use placesim::scenario::{ClusterSource, Scenario};
 use placesim::schedule::SCHEDULERS;
-use placesim::sim::LinkModel;
+use placesim::model::LinkModel;
 use placesim::{Error, Result};
 
 /// Inputs larger than these load but are not run: one input must stay well under a

@@ -3,9 +3,6 @@
 //! Nothing here depends on a placement strategy; placers and schedulers call these, and the
 //! report uses the bounds to say how far a makespan is from the best possible.
 
-pub mod critical;
-pub mod ordering;
-
 use crate::model::cluster::DevIx;
 use crate::model::graph::NodeIx;
 use crate::model::problem::Problem;

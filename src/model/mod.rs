@@ -29,5 +29,8 @@ pub(crate) fn show(x: f64) -> String {
 
 pub mod cluster;
 pub mod graph;
+mod links;
 pub mod problem;
 pub mod synthetic;
+
+pub use links::LinkModel;

@@ -22,12 +22,13 @@
 //!   allowed device, which under `cost / speed` is the same device for all.
 
 use super::fill::place_in_order;
-use super::{Loads, Placement, Placer, PlacerInfo, Units, UNPLACED};
+use super::{Loads, Placer, PlacerInfo, Units, UNPLACED};
 use crate::analysis::total_rank;
 use crate::error::Result;
 use crate::model::graph::NodeIx;
 use crate::model::problem::Problem;
 use crate::params::Params;
+use crate::plan::Placement;
 use crate::rng::Rng;
 
 pub const INFO: PlacerInfo = PlacerInfo {

@@ -43,15 +43,14 @@
 //!   time `exec`, which also covers per-kind time tables.
 
 use super::fill::{least_time, place_in_order};
-use super::{
-    assign, no_device_error, slowest_exec, Loads, Placement, Placer, PlacerInfo, Units, UNPLACED,
-};
+use super::{assign, no_device_error, slowest_exec, Loads, Placer, PlacerInfo, Units, UNPLACED};
 use crate::analysis::down_rank;
 use crate::error::Result;
 use crate::model::cluster::DevIx;
 use crate::model::graph::NodeIx;
 use crate::model::problem::Problem;
 use crate::params::Params;
+use crate::plan::Placement;
 use crate::rng::Rng;
 
 pub const INFO: PlacerInfo = PlacerInfo {

@@ -32,14 +32,13 @@
 //!   predecessors onto the fastest device the sources chose.
 
 use super::scores::{traffic_floor, UnitScores, TRAFFIC_FLOOR};
-use super::{
-    assign, best_device, no_device_error, Loads, Placement, Placer, PlacerInfo, Units, UNPLACED,
-};
+use super::{assign, best_device, no_device_error, Loads, Placer, PlacerInfo, Units, UNPLACED};
 use crate::analysis::total_rank;
 use crate::error::Result;
 use crate::model::graph::NodeIx;
 use crate::model::problem::Problem;
 use crate::params::Params;
+use crate::plan::Placement;
 use crate::rng::Rng;
 
 pub const INFO: PlacerInfo = PlacerInfo {

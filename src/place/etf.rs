@@ -44,12 +44,13 @@
 
 use std::collections::BinaryHeap;
 
-use super::{assign, no_device_error, Accelerators, Loads, Placement, Units, UNPLACED};
+use super::{assign, no_device_error, Accelerators, Loads, Units, UNPLACED};
 use crate::analysis::topo_position;
 use crate::error::Result;
 use crate::model::cluster::DevIx;
 use crate::model::graph::NodeIx;
 use crate::model::problem::Problem;
+use crate::plan::Placement;
 use crate::util::MaxEntry;
 
 struct State<'a> {

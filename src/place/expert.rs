@@ -27,12 +27,13 @@
 //! - **No memory check** (the paper's Expert ignores memory): the comparison's placement
 //!   check then reports an over-full device as the pair's error, the paper's "OOM".
 
-use super::{gpus, Placement, Placer, PlacerInfo};
+use super::{gpus, Placer, PlacerInfo};
 use crate::error::{Error, Result};
 use crate::model::cluster::DevIx;
 use crate::model::graph::NodeIx;
 use crate::model::problem::Problem;
 use crate::params::{ParamKind, ParamSpec, Params};
+use crate::plan::Placement;
 use crate::rng::Rng;
 
 pub const INFO: PlacerInfo = PlacerInfo {

@@ -14,11 +14,12 @@
 //!   different seeds are the paper's independent repetitions.
 //! - Units (colocation groups, then ungrouped nodes) are drawn in index order.
 
-use super::{assign, no_device_error, Loads, Placement, Placer, PlacerInfo, Units};
+use super::{assign, no_device_error, Loads, Placer, PlacerInfo, Units};
 use crate::error::Result;
 use crate::model::cluster::DevIx;
 use crate::model::problem::Problem;
 use crate::params::Params;
+use crate::plan::Placement;
 use crate::rng::Rng;
 
 pub const INFO: PlacerInfo = PlacerInfo {

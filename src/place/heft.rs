@@ -37,17 +37,15 @@
 //! all). Worst case `O(V·(k·B + V/B))`; the pure insertion search it replaces is
 //! `O(V)` per device per op, `O(V²·k)` in all.
 
-use super::plan::{BoundScope, SolveStatus};
-use super::{
-    assign, no_device_error, Loads, Order, PlaceContext, Placement, Placer, PlacerInfo, Plan,
-    SolveReport, Units,
-};
+use super::{assign, no_device_error, Loads, PlaceContext, Placer, PlacerInfo, Units};
 use crate::analysis::{heft_rank_u, topo_position};
 use crate::error::Result;
 use crate::model::cluster::DevIx;
 use crate::model::graph::NodeIx;
 use crate::model::problem::Problem;
 use crate::params::Params;
+use crate::plan::{BoundScope, SolveStatus};
+use crate::plan::{Order, Placement, Plan, SolveReport};
 use crate::rng::Rng;
 
 pub const INFO: PlacerInfo = PlacerInfo {

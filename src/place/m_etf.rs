@@ -22,10 +22,11 @@
 //! Cost: a lazy heap of each ready op's best start (starts only grow as devices fill), so
 //! `O((V + re-insertions) * k * in-degree * log V)`.
 
-use super::{etf, Placement, Placer, PlacerInfo};
+use super::{etf, Placer, PlacerInfo};
 use crate::error::Result;
 use crate::model::problem::Problem;
 use crate::params::Params;
+use crate::plan::Placement;
 use crate::rng::Rng;
 
 pub const INFO: PlacerInfo = PlacerInfo {

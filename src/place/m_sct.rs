@@ -49,12 +49,13 @@
 //! - Transfers are estimated without contention, as in m-ETF; the final makespan comes
 //!   from placesim's simulator (Pesto21 ran Baechi's placements in TensorFlow).
 
-use super::{etf, gpus, Placement, Placer, PlacerInfo};
+use super::{etf, gpus, Placer, PlacerInfo};
 use crate::analysis::{mean_exec, MeanLink};
 use crate::error::Result;
 use crate::model::graph::NodeIx;
 use crate::model::problem::Problem;
 use crate::params::{ParamKind, ParamSpec, Params};
+use crate::plan::Placement;
 use crate::rng::Rng;
 
 const LP_EDGES: ParamSpec = ParamSpec {

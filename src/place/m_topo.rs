@@ -20,13 +20,13 @@
 //!   when to move on, never leaves an op unplaced).
 
 use super::{
-    assign, gpus, no_device_error, Accelerators, Loads, Placement, Placer, PlacerInfo, Units,
-    UNPLACED,
+    assign, gpus, no_device_error, Accelerators, Loads, Placer, PlacerInfo, Units, UNPLACED,
 };
 use crate::error::Result;
 use crate::model::cluster::DevIx;
 use crate::model::problem::Problem;
 use crate::params::Params;
+use crate::plan::Placement;
 use crate::rng::Rng;
 
 pub const INFO: PlacerInfo = PlacerInfo {

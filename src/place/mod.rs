@@ -15,9 +15,11 @@ use crate::model::cluster::DevIx;
 use crate::model::graph::NodeIx;
 use crate::model::problem::Problem;
 use crate::params::{ParamSpec, Params};
+use crate::plan::Plan;
 use crate::rng::Rng;
 
 pub mod batch_split;
+pub mod context;
 pub mod critical_path;
 pub mod dfs;
 mod etf;
@@ -31,16 +33,13 @@ pub mod m_topo;
 pub mod mite;
 pub mod pesto;
 pub mod pinned;
-pub mod plan;
 mod scores;
 pub mod single;
 pub mod submodular;
 pub mod tf_greedy;
 
-/// A device index per node.
-pub type Placement = Vec<DevIx>;
-
-pub use plan::{Order, PlaceContext, Plan, SolveReport};
+pub use crate::plan::{verify, Placement};
+pub use context::{LinkRules, PlaceContext};
 
 /// A placement strategy.
 pub trait Placer {
@@ -332,57 +331,6 @@ pub fn no_device_error(placer: &str, problem: &Problem, units: &Units, unit: u32
         placer,
         format!("no device it may use has memory left for {what}"),
     )
-}
-
-/// Checks a placement against device rules, colocation groups and memory capacity.
-pub fn verify(problem: &Problem, placement: &[DevIx]) -> Result<()> {
-    let g = problem.graph;
-    let k = problem.device_count();
-    if placement.len() != g.node_count() {
-        return Err(Error::Problem(format!(
-            "placement has {} entries for {} nodes",
-            placement.len(),
-            g.node_count()
-        )));
-    }
-    let mut memory = vec![0.0; k];
-    for (v, &d) in placement.iter().enumerate() {
-        let id = &g.nodes[v].id;
-        if d as usize >= k {
-            return Err(Error::Problem(format!(
-                "node '{id}' placed on unknown device {d}"
-            )));
-        }
-        if !problem.allowed(v as NodeIx, d) {
-            return Err(Error::Problem(format!(
-                "node '{id}' placed on device '{}', which its rules forbid",
-                problem.cluster.devices[d as usize].id
-            )));
-        }
-        memory[d as usize] += problem.footprint[v];
-    }
-    for (grp, members) in g.group_members.iter().enumerate() {
-        if let Some(&first) = members.first() {
-            if members
-                .iter()
-                .any(|&v| placement[v as usize] != placement[first as usize])
-            {
-                return Err(Error::Problem(format!(
-                    "colocation group '{}' is split across devices",
-                    g.groups[grp]
-                )));
-            }
-        }
-    }
-    for (d, dev) in problem.cluster.devices.iter().enumerate() {
-        if crate::model::cluster::exceeds(memory[d], dev.memory) {
-            return Err(Error::Problem(format!(
-                "device '{}' holds {} bytes of ops, more than its memory {}",
-                dev.id, memory[d], dev.memory
-            )));
-        }
-    }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -138,19 +138,22 @@
 //! scenario's link model and link order, bit for bit (a test checks it). With the `random`
 //! link order the decoder draws from the stream the pair `pesto × given` gets.
 
-use super::plan::{BoundScope, History, LinkRules, SolveStatus};
-use super::{verify, Order, PlaceContext, Placement, Placer, PlacerInfo, Plan, SolveReport};
+use super::LinkRules;
+use super::{PlaceContext, Placer, PlacerInfo};
 use crate::analysis::{heft_rank_u, lower_bound, topo_position};
 use crate::clock::Clock;
 use crate::error::{Error, Result};
 use crate::model::cluster::{exceeds, DevIx};
 use crate::model::graph::NodeIx;
 use crate::model::problem::Problem;
+use crate::model::LinkModel;
 use crate::params::{ParamKind, ParamSpec, Params};
+use crate::plan::{verify, Order, Placement, Plan, SolveReport};
+use crate::plan::{BoundScope, History, SolveStatus};
 use crate::rng::Rng;
 use crate::schedule::given::Given;
 use crate::schedule::Scheduler;
-use crate::sim::{simulate, transfers_of, LinkModel, SimOptions};
+use crate::sim::{simulate, transfers_of, SimOptions};
 use crate::transform::coarsen::{coarsen, Coarse};
 use pumpkin_conflict_resolvers::resolvers::ResolutionResolver;
 use pumpkin_constraints::{cumulative, less_than_or_equals};

@@ -6,11 +6,12 @@
 //! explicit device assignments (TensorFlow's manual placement). An op its rules leave on
 //! several devices is an error naming it: this placer never chooses.
 
-use super::{Placement, Placer, PlacerInfo};
+use super::{Placer, PlacerInfo};
 use crate::error::{Error, Result};
 use crate::model::cluster::DevIx;
 use crate::model::problem::Problem;
 use crate::params::Params;
+use crate::plan::Placement;
 use crate::rng::Rng;
 
 pub const INFO: PlacerInfo = PlacerInfo {

@@ -16,11 +16,12 @@
 //! since TensorFlow's placer ignores memory but ours must honour it, a unit that does not
 //! fit moves on to the next device on the list (an error when none has room).
 
-use super::{assign, no_device_error, Loads, Placement, Placer, PlacerInfo, Units};
+use super::{assign, no_device_error, Loads, Placer, PlacerInfo, Units};
 use crate::error::Result;
 use crate::model::cluster::DevIx;
 use crate::model::problem::Problem;
 use crate::params::Params;
+use crate::plan::Placement;
 use crate::rng::Rng;
 
 pub const INFO: PlacerInfo = PlacerInfo {

@@ -120,12 +120,13 @@
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BinaryHeap};
 
-use super::{assign, no_device_error, Loads, Placement, Placer, PlacerInfo, Units};
+use super::{assign, no_device_error, Loads, Placer, PlacerInfo, Units};
 use crate::error::{Error, Result};
 use crate::model::cluster::DevIx;
 use crate::model::graph::NodeIx;
 use crate::model::problem::Problem;
 use crate::params::{ParamKind, ParamSpec, Params};
+use crate::plan::Placement;
 use crate::rng::Rng;
 use crate::util::{HeapKey, MaxEntry};
 
@@ -838,9 +839,10 @@ impl<'m, 'p, 'a> Fast<'m, 'p, 'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::LinkModel;
     use crate::model::{cluster::Cluster, graph::Graph};
     use crate::place::verify;
-    use crate::sim::{simulate, LinkModel, SimOptions};
+    use crate::sim::{simulate, SimOptions};
     use crate::testutil::{carbonari_appendix, cluster, graph, joined};
 
     /// One round of the plain greedy: every candidate, `f(S)` before it, the choice.

@@ -37,14 +37,13 @@
 //!
 //! [`Graph::topo_order`]: crate::model::graph::Graph::topo_order
 
-use super::{
-    assign, best_device, no_device_error, Loads, Placement, Placer, PlacerInfo, Units, UNPLACED,
-};
+use super::{assign, best_device, no_device_error, Loads, Placer, PlacerInfo, Units, UNPLACED};
 use crate::error::Result;
 use crate::model::cluster::DevIx;
 use crate::model::graph::NodeIx;
 use crate::model::problem::Problem;
 use crate::params::Params;
+use crate::plan::Placement;
 use crate::rng::Rng;
 
 pub const INFO: PlacerInfo = PlacerInfo {

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use crate::compare::RunDetail;
-use crate::place::SolveReport;
+use crate::plan::SolveReport;
 use crate::scenario::Scenario;
 
 /// What `run --json` prints.

@@ -1,8 +1,9 @@
 //! A sweep ([`crate::sweep::Sweep`]) as a text table and as CSV: the CLI prints both, and the
 //! page downloads the same CSV (through wasm), so the two are byte-identical.
 
-use super::table::{aligned, Units};
+use super::table::aligned;
 use crate::sweep::{Axis, Sweep, SweepPoint};
+use crate::units::UnitSystem;
 
 fn what(axis: Axis) -> &'static str {
     match axis {
@@ -25,7 +26,7 @@ fn by_pair(s: &Sweep) -> Vec<&SweepPoint> {
 
 /// The sweep as an aligned table: one line per pair and factor, times with units.
 pub fn table(s: &Sweep) -> String {
-    let u = Units {
+    let u = UnitSystem {
         physical: s.physical,
     };
     let orders = s
@@ -101,7 +102,7 @@ fn field(s: &str) -> String {
 /// precision (shortest text that reads back to the same bits), the unit in every column name
 /// (`_s` seconds or `_units` abstract time).
 pub fn csv(s: &Sweep) -> String {
-    let t = Units {
+    let t = UnitSystem {
         physical: s.physical,
     }
     .time_unit();
@@ -159,7 +160,7 @@ pub fn csv(s: &Sweep) -> String {
 mod tests {
     use super::*;
     use crate::compare::PlanSummary;
-    use crate::place::plan::BoundScope;
+    use crate::plan::BoundScope;
 
     fn point(factor: f64, placer: &str, makespan: f64) -> SweepPoint {
         SweepPoint {

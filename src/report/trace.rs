@@ -10,10 +10,10 @@
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use crate::analysis::critical::{self, CriticalPath};
 use crate::compare::RunDetail;
 use crate::model::cluster::DevIx;
 use crate::model::graph::NodeIx;
+use crate::sim::critical::{self, CriticalPath};
 
 fn us(seconds: f64) -> f64 {
     seconds * 1e6
@@ -95,14 +95,14 @@ pub struct Timeline<'a> {
     pub transfers: Vec<(DevIx, DevIx, f64, f64, f64, f64, NodeIx)>,
     /// Per device: the memory curve flattened, `[t0, bytes0, t1, bytes1, ...]`.
     pub memory: Vec<Vec<f64>>,
-    /// Per node: when its last input was on its device (`analysis::critical::ready_times`);
+    /// Per node: when its last input was on its device (`sim::critical::ready_times`);
     /// its waiting time is its start minus this.
     pub ready: Vec<f64>,
     /// The graph's edges flattened, `[src, dst, bytes, src, dst, bytes, ...]` (bytes after
     /// the what-if), for the inputs and outputs of a chosen op.
     pub edges: Vec<f64>,
     /// The chain of ops and transfers that determines the makespan
-    /// (`analysis::critical::critical_path`).
+    /// (`sim::critical::critical_path`).
     pub critical_path: CriticalPath,
 }
 

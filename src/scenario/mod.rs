@@ -20,10 +20,10 @@ use crate::error::{parse_json, Error, Result};
 use crate::model::cluster::{Cluster, ClusterGen};
 use crate::model::graph::Graph;
 use crate::model::problem::{Footprint, Overrides};
+use crate::model::LinkModel;
 use crate::model::MAX_AMOUNT;
 use crate::rng::Rng;
 use crate::schedule::SCHEDULERS;
-use crate::sim::LinkModel;
 
 pub mod load;
 mod resolve;

@@ -22,8 +22,8 @@ use crate::model::cluster::DevIx;
 use crate::model::graph::NodeIx;
 use crate::model::problem::Problem;
 use crate::params::Params;
-use crate::place::plan::REPLAY_MODE;
-use crate::place::Order;
+use crate::plan::Order;
+use crate::plan::REPLAY_MODE;
 use crate::rng::Rng;
 
 pub const INFO: SchedulerInfo = SchedulerInfo {
@@ -108,9 +108,10 @@ mod tests {
     use super::*;
     use crate::model::cluster::Cluster;
     use crate::model::graph::Graph;
+    use crate::model::LinkModel;
     use crate::place::heft::{heft_schedule, Heft};
     use crate::place::{PlaceContext, Placer};
-    use crate::sim::{simulate, LinkModel, SimOptions, SimResult};
+    use crate::sim::{simulate, SimOptions, SimResult};
     use crate::testutil::{graph, topcuoglu};
     use crate::transfer::given::GivenLinks;
     use crate::transfer::LinkQueue;
@@ -139,7 +140,7 @@ mod tests {
     }
 
     /// HEFT's plan of `p`, checked.
-    fn heft_plan(p: &Problem) -> crate::place::Plan {
+    fn heft_plan(p: &Problem) -> crate::plan::Plan {
         let mut ctx = PlaceContext::quiet(Rng::new(0));
         let plan = Heft.plan(p, &Params::default(), &mut ctx).unwrap();
         plan.check(p).unwrap();

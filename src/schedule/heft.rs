@@ -14,7 +14,7 @@
 //! - The simulator never leaves a device idle while it has an executable op, so the run
 //!   may differ from the placer's insertion-based plan: an op that HEFT slotted into a
 //!   later gap may run earlier here if its device is free, and vice versa. The plan is
-//!   available from [`crate::place::heft::heft_schedule`].
+//!   available from the `heft` placer's `heft_schedule` (`place/heft.rs`).
 
 use super::{ReadyHeaps, Scheduler, SchedulerInfo, SimView};
 use crate::analysis::{heft_rank_u, topo_position};
@@ -60,8 +60,9 @@ impl Scheduler for HeftOrder {
 mod tests {
     use super::*;
     use crate::model::cluster::Cluster;
+    use crate::model::LinkModel;
     use crate::place::heft::heft_schedule;
-    use crate::sim::{simulate, LinkModel, SimOptions};
+    use crate::sim::{simulate, SimOptions};
     use crate::testutil::{assert_inputs_arrive, graph, topcuoglu};
     use crate::transfer::fifo::FifoLinks;
 

@@ -28,7 +28,7 @@ use crate::model::cluster::DevIx;
 use crate::model::graph::NodeIx;
 use crate::model::problem::Problem;
 use crate::params::{ParamSpec, Params};
-use crate::place::Order;
+use crate::plan::Order;
 use crate::rng::Rng;
 use crate::util::MaxEntry;
 

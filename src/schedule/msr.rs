@@ -434,8 +434,9 @@ impl Msr {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::LinkModel;
     use crate::model::{cluster::Cluster, graph::Graph};
-    use crate::sim::{simulate, LinkModel, SimOptions};
+    use crate::sim::{simulate, SimOptions};
     use crate::testutil::{assert_inputs_arrive, graph, joined};
     use crate::transfer::fifo::FifoLinks;
 

@@ -75,8 +75,9 @@ impl Scheduler for Pct {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::LinkModel;
     use crate::model::{cluster::Cluster, graph::Graph};
-    use crate::sim::{simulate, LinkModel, SimOptions};
+    use crate::sim::{simulate, SimOptions};
     use crate::testutil::graph;
     use crate::transfer::fifo::FifoLinks;
 

@@ -43,44 +43,20 @@
 use std::cmp::{Ordering, Reverse};
 use std::collections::BinaryHeap;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use crate::model::cluster::DevIx;
 use crate::model::graph::NodeIx;
 use crate::model::problem::Problem;
+use crate::model::LinkModel;
 use crate::schedule::{Scheduler, SimView};
 use crate::transfer::{LinkQueue, Transfer};
 
+pub mod critical;
+pub mod ordering;
+
 #[cfg(test)]
 mod tests;
-
-/// How transfers share links.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum LinkModel {
-    /// Transfers never contend (Mayer17).
-    #[default]
-    Parallel,
-    /// One transfer at a time per directed link, queued (Pesto21 §3.1).
-    Fcfs,
-}
-
-impl LinkModel {
-    pub fn name(self) -> &'static str {
-        match self {
-            LinkModel::Parallel => "parallel",
-            LinkModel::Fcfs => "fcfs",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<LinkModel> {
-        match s {
-            "parallel" => Some(LinkModel::Parallel),
-            "fcfs" => Some(LinkModel::Fcfs),
-            _ => None,
-        }
-    }
-}
 
 #[derive(Debug, Clone, Copy)]
 pub struct SimOptions {

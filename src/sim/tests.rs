@@ -159,7 +159,7 @@ fn idle_devices_take_ready_ops_at_once() {
 /// and no order could reach 10.
 #[test]
 fn links_choose_among_transfers_ready_at_the_same_instant() {
-    use crate::place::Order;
+    use crate::plan::Order;
     use crate::schedule::given::Given;
     use crate::transfer::given::GivenLinks;
     use crate::transfer::LinkQueue;
@@ -206,7 +206,7 @@ fn links_choose_among_transfers_ready_at_the_same_instant() {
 /// device has run every zero-length op of the instant. `fifo` sends p1, p2, p3.
 #[test]
 fn links_choose_after_zero_length_ops_of_the_instant() {
-    use crate::place::Order;
+    use crate::plan::Order;
     use crate::transfer::given::GivenLinks;
     use crate::transfer::LinkQueue;
     let g = Graph::from_json(

@@ -14,6 +14,7 @@ pub const INFO: LinkQueueInfo = LinkQueueInfo {
     params: &[],
     needs_plan: false,
     make: |_: &Params, _: Rng| Box::new(FifoLinks::default()),
+    ranking: None,
 };
 
 /// One FIFO per link, as linked lists threaded through the transfers (`next`), so that

@@ -18,8 +18,8 @@ use crate::model::cluster::DevIx;
 use crate::model::graph::TensorIx;
 use crate::model::problem::Problem;
 use crate::params::Params;
-use crate::place::plan::REPLAY_MODE;
-use crate::place::Order;
+use crate::plan::Order;
+use crate::plan::REPLAY_MODE;
 use crate::rng::Rng;
 use crate::util::MaxEntry;
 
@@ -29,6 +29,7 @@ pub const INFO: LinkQueueInfo = LinkQueueInfo {
     params: &[REPLAY_MODE],
     needs_plan: true,
     make: |params: &Params, _: Rng| Box::new(GivenLinks::new(params.get(REPLAY_MODE.name) != 0.0)),
+    ranking: None,
 };
 
 pub struct GivenLinks {
@@ -160,9 +161,10 @@ impl LinkQueue for GivenLinks {
 mod tests {
     use super::*;
     use crate::model::cluster::Cluster;
+    use crate::model::LinkModel;
     use crate::schedule::given::Given;
     use crate::schedule::Scheduler;
-    use crate::sim::{simulate, LinkModel, SimOptions};
+    use crate::sim::{simulate, SimOptions};
     use crate::testutil::graph;
 
     /// a(1) and b(2) on d0 each send 1 byte to c(1) and e(1) on d1 (bandwidth 1, latency 0,

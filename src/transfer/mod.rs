@@ -16,7 +16,7 @@ use crate::model::cluster::DevIx;
 use crate::model::graph::{NodeIx, TensorIx};
 use crate::model::problem::Problem;
 use crate::params::{ParamSpec, Params};
-use crate::place::Order;
+use crate::plan::Order;
 use crate::rng::Rng;
 
 pub mod fifo;
@@ -72,6 +72,9 @@ pub struct LinkQueueInfo {
     pub needs_plan: bool,
     /// Builds the policy from its parameters and its own random stream.
     pub make: fn(&Params, Rng) -> Box<dyn LinkQueue>,
+    /// For an order that ranks transfers (TicTac19's `tao`, `tio`): its ranking, so the
+    /// priorities can be inspected outside a run (`placesim order`).
+    pub ranking: Option<recvs::Ranking>,
 }
 
 pub static LINK_QUEUES: &[LinkQueueInfo] =
@@ -79,4 +82,13 @@ pub static LINK_QUEUES: &[LinkQueueInfo] =
 
 pub fn link_queue(name: &str) -> Result<&'static LinkQueueInfo> {
     crate::params::lookup("link order", name, LINK_QUEUES, |s| s.name)
+}
+
+/// The ranking of a link order that ranks (`tao`, `tio`); an error naming the order otherwise.
+pub fn ranking(name: &str) -> Result<recvs::Ranking> {
+    link_queue(name)?.ranking.ok_or_else(|| {
+        crate::error::Error::Scenario(format!(
+            "link order '{name}' does not rank transfers (tao and tio do)"
+        ))
+    })
 }

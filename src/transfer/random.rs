@@ -16,6 +16,7 @@ pub const INFO: LinkQueueInfo = LinkQueueInfo {
     params: &[],
     needs_plan: false,
     make: |_: &Params, rng: Rng| Box::new(RandomLinks::new(rng)),
+    ranking: None,
 };
 
 pub struct RandomLinks {

@@ -245,18 +245,6 @@ pub fn per_link(rank: &[Option<f64>], link_of: &[u32]) -> Vec<Option<u32>> {
 /// A global rank per transfer (`None`: unranked), as `tao` and `tio` compute it.
 pub type Ranking = fn(&Problem, &[DevIx], &[Transfer]) -> Vec<Option<f64>>;
 
-/// The ranking of a link order that ranks (`tao`, `tio`), for inspecting its priorities
-/// outside a run (`placesim order`).
-pub fn ranking(name: &str) -> crate::error::Result<Ranking> {
-    match name {
-        "tao" => Ok(super::tao::tao_ranks),
-        "tio" => Ok(super::tio::tio_ranks),
-        other => Err(crate::error::Error::Scenario(format!(
-            "--algorithm must be tao or tio, got '{other}'"
-        ))),
-    }
-}
-
 /// TicTac19 §3's enforcement of a [`Ranking`]: ranks normalized per link (A6), computed once
 /// in the first `init` and kept for the iterations that follow (§5: "all iterations follow
 /// the same order"); a free link sends a transfer drawn uniformly among the queued ones with

@@ -33,6 +33,7 @@ pub const INFO: LinkQueueInfo = LinkQueueInfo {
     params: &[],
     needs_plan: false,
     make: |_: &Params, rng: Rng| Box::new(RankedLinks::new(rng, tao_ranks)),
+    ranking: Some(tao_ranks),
 };
 
 /// Eq. 5's comparator: whether recv `a` goes before recv `b`.
@@ -84,8 +85,9 @@ pub fn tao_ranks(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::LinkModel;
     use crate::schedule::fifo::Fifo;
-    use crate::sim::{simulate, LinkModel, SimOptions};
+    use crate::sim::{simulate, SimOptions};
     use crate::testutil::tictac;
 
     type Case = (

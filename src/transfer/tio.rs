@@ -23,6 +23,7 @@ pub const INFO: LinkQueueInfo = LinkQueueInfo {
     params: &[],
     needs_plan: false,
     make: |_: &Params, rng: Rng| Box::new(RankedLinks::new(rng, tio_ranks)),
+    ranking: Some(tio_ranks),
 };
 
 /// TIO's global rank of every transfer: the competition rank of `M+` among its device's
@@ -47,8 +48,9 @@ pub fn tio_ranks(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::LinkModel;
     use crate::schedule::fifo::Fifo;
-    use crate::sim::{simulate, transfers_of, LinkModel, SimOptions};
+    use crate::sim::{simulate, transfers_of, SimOptions};
     use crate::testutil::tictac;
     use crate::transfer::recvs::per_link;
 

@@ -16,10 +16,10 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::SimResult;
 use crate::error::{Error, Result};
 use crate::model::cluster::DevIx;
 use crate::model::problem::Problem;
-use crate::sim::SimResult;
 use crate::transfer::Transfer;
 
 /// One worker's times in one iteration.

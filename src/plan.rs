@@ -1,7 +1,12 @@
-//! Plans: what a joint placement-and-scheduling strategy hands the simulator.
+//! Plans: the contract between placers and the policies that run their result.
 //!
-//! A placer that only places returns a [`Plan`] with no order (the provided
-//! [`super::Placer::plan`] does this). A planning placer (HEFT's insertion schedule, Pesto21's
+//! This module sits above the model and below `schedule/`, `transfer/` and `sim/`, which
+//! replay a plan, and below `place/` and `optim/`, which make one. It is not in `place/` so
+//! that the policies and the simulator can read a plan without importing any placer (that
+//! import was a nine-file cycle: place -> sim -> schedule -> place).
+//!
+//! A placer that only places returns a [`Plan`] with no order (the provided `Placer::plan`
+//! does this). A planning placer (HEFT's insertion schedule, Pesto21's
 //! optimiser) also returns an [`Order`]: a priority per op and, optionally, strict per-device
 //! sequences and an order of transfers. The `given` scheduler and the `given` link order
 //! replay it; the simulator still knows no strategy. A [`SolveReport`] says how good the plan
@@ -14,15 +19,14 @@ use std::borrow::Cow;
 
 use serde::{Deserialize, Serialize};
 
-use super::Placement;
 use crate::error::{Error, Result};
 use crate::model::cluster::DevIx;
 use crate::model::graph::{NodeIx, TensorIx};
 use crate::model::problem::Problem;
-use crate::params::{ParamKind, ParamSpec, Params};
-use crate::rng::Rng;
-use crate::sim::LinkModel;
-use crate::transfer::LinkQueueInfo;
+use crate::params::{ParamKind, ParamSpec};
+
+/// A device index per node.
+pub type Placement = Vec<DevIx>;
 
 /// A placement, and for a planning placer the order it intends and its own report.
 #[derive(Debug, Clone, PartialEq)]
@@ -45,7 +49,7 @@ impl Plan {
     /// Checks the order against the problem and the placement: one priority per node (finite),
     /// each device's sequence exactly the nodes placed there, each transfer named once and
     /// between the devices its tensor really crosses. The placement itself is checked by
-    /// [`super::verify`].
+    /// [`verify`].
     pub fn check(&self, problem: &Problem) -> Result<()> {
         let Some(order) = &self.order else {
             return Ok(());
@@ -349,85 +353,55 @@ pub const REPLAY_MODE: ParamSpec = ParamSpec {
     doc: "0: replay the plan's sequences strictly (a device or link waits for its next planned item); 1: run by the plan's priorities and never wait",
 };
 
-/// What a placer gets besides the problem: its random stream, and a way to report progress
-/// and learn that the user cancelled.
-pub struct PlaceContext<'a> {
-    /// The placer's own stream (`derive(seed, ["place", name], seed index)`).
-    pub rng: Rng,
-    progress: Option<&'a mut dyn FnMut(f64) -> bool>,
-    /// Whether anything will replay the plan's order (a `given` policy): a placer may skip
-    /// building an order nobody reads.
-    pub wants_order: bool,
-    /// How the pair will be simulated: the link model and link order, so that a placer that
-    /// decodes candidates with the simulator (Pesto21's optimiser) decodes under the same
-    /// rules.
-    pub links: LinkRules,
-}
-
-/// The scenario's link model and link order, and the `given` scheduler's mode: how a
-/// `placer x given` pair will be simulated.
-#[derive(Clone)]
-pub struct LinkRules {
-    pub model: LinkModel,
-    pub order: &'static LinkQueueInfo,
-    pub params: Params,
-    /// The link order's own stream for the pair `placer x given` (a `random` link order
-    /// draws from it).
-    pub rng: Rng,
-    /// Whether the `given` scheduler replays by priority (`given.work_conserving=1`) rather
-    /// than strictly.
-    pub work_conserving: bool,
-}
-
-impl Default for LinkRules {
-    /// Parallel links, `fifo` order: the scenario defaults.
-    fn default() -> LinkRules {
-        let order = &crate::transfer::fifo::INFO;
-        LinkRules {
-            model: LinkModel::Parallel,
-            order,
-            params: Params::defaults(order.params),
-            rng: Rng::new(0),
-            work_conserving: false,
+/// Checks a placement against device rules, colocation groups and memory capacity.
+pub fn verify(problem: &Problem, placement: &[DevIx]) -> Result<()> {
+    let g = problem.graph;
+    let k = problem.device_count();
+    if placement.len() != g.node_count() {
+        return Err(Error::Problem(format!(
+            "placement has {} entries for {} nodes",
+            placement.len(),
+            g.node_count()
+        )));
+    }
+    let mut memory = vec![0.0; k];
+    for (v, &d) in placement.iter().enumerate() {
+        let id = &g.nodes[v].id;
+        if d as usize >= k {
+            return Err(Error::Problem(format!(
+                "node '{id}' placed on unknown device {d}"
+            )));
+        }
+        if !problem.allowed(v as NodeIx, d) {
+            return Err(Error::Problem(format!(
+                "node '{id}' placed on device '{}', which its rules forbid",
+                problem.cluster.devices[d as usize].id
+            )));
+        }
+        memory[d as usize] += problem.footprint[v];
+    }
+    for (grp, members) in g.group_members.iter().enumerate() {
+        if let Some(&first) = members.first() {
+            if members
+                .iter()
+                .any(|&v| placement[v as usize] != placement[first as usize])
+            {
+                return Err(Error::Problem(format!(
+                    "colocation group '{}' is split across devices",
+                    g.groups[grp]
+                )));
+            }
         }
     }
-}
-
-impl<'a> PlaceContext<'a> {
-    /// `progress(fraction)` is told how far the placer is (0 to 1) and answers `false` to
-    /// cancel.
-    pub fn new(rng: Rng, progress: &'a mut dyn FnMut(f64) -> bool) -> PlaceContext<'a> {
-        PlaceContext {
-            rng,
-            progress: Some(progress),
-            wants_order: true,
-            links: LinkRules::default(),
+    for (d, dev) in problem.cluster.devices.iter().enumerate() {
+        if crate::model::cluster::exceeds(memory[d], dev.memory) {
+            return Err(Error::Problem(format!(
+                "device '{}' holds {} bytes of ops, more than its memory {}",
+                dev.id, memory[d], dev.memory
+            )));
         }
     }
-
-    /// A context that never reports and never cancels (direct use and tests).
-    pub fn quiet(rng: Rng) -> PlaceContext<'static> {
-        PlaceContext {
-            rng,
-            progress: None,
-            wants_order: true,
-            links: LinkRules::default(),
-        }
-    }
-
-    /// Reports the fraction done; an error when the user cancelled, which a placer returns
-    /// at once (`?`).
-    pub fn progress(&mut self, fraction: f64) -> Result<()> {
-        let go_on = match &mut self.progress {
-            Some(report) => report(fraction.clamp(0.0, 1.0)),
-            None => true,
-        };
-        if go_on {
-            Ok(())
-        } else {
-            Err(Error::Cancelled)
-        }
-    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! The critical path of one simulated run: the chain of ops and transfers whose times
 //! determine its makespan, read from the run's actual start and end times.
 //!
-//! This is not the static longest path of [`critical_path_bound`](super::critical_path_bound)
+//! This is not the static longest path of [`critical_path_bound`](crate::analysis::critical_path_bound)
 //! (every op at its fastest device, free communication): it walks the recorded schedule
 //! backwards from the op that ends last and, at every element, asks what it was waiting for.
 //!
@@ -31,10 +31,10 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use super::Trace;
 use crate::model::cluster::DevIx;
 use crate::model::graph::NodeIx;
 use crate::model::problem::Problem;
-use crate::sim::Trace;
 
 /// One element of a critical path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -146,7 +146,7 @@ pub fn critical_path(problem: &Problem, placement: &[DevIx], trace: &Trace) -> C
     let ops = &trace.ops;
     let times = &trace.transfer_times;
     let arrivals = Arrivals::new(problem, placement, trace);
-    let topo = super::topo_position(problem);
+    let topo = crate::analysis::topo_position(problem);
     let prev_op = previous_in_lane(n, |v| Some(placement[v]), |v| (ops[v].0, ops[v].1, topo[v]));
     let producer = |x: usize| g.tensors[trace.transfers[x].tensor as usize].src;
     // Zero-byte signals never occupy a link, so they are in no link's queue.
@@ -217,7 +217,7 @@ pub fn critical_path(problem: &Problem, placement: &[DevIx], trace: &Trace) -> C
 mod tests {
     use super::*;
     use crate::model::cluster::Cluster;
-    use crate::sim::LinkModel;
+    use crate::model::LinkModel;
     use crate::testutil::{graph, simulate_fifo};
 
     /// A run's trace and makespan, its ops' ready times and its critical path.
