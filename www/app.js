@@ -2079,7 +2079,7 @@ function toMarkdown(c) {
 async function loadCharts() {
   const [bars, memory, timeline, exp, iterations, convergence] = await Promise.all([
     import('./charts/bars.js'), import('./charts/memory.js'),
-    import('./charts/timeline.js'), import('./charts/export.js'), import('./charts/iterations.js'),
+    import('./charts/timeline/index.js'), import('./charts/export.js'), import('./charts/iterations.js'),
     import('./charts/convergence.js'),
   ]);
   return { ...bars, ...memory, ...timeline, ...exp, ...iterations, ...convergence };
