@@ -86,17 +86,19 @@ pub fn strategies() -> Result<JsValue, JsError> {
 struct Limits {
     max_devices: usize,
     max_seeds: u32,
+    max_iterations: u32,
     min_positive: f64,
     max_amount: f64,
 }
 
-/// The engine's input limits (devices, seeds, amounts), so the page's form refuses what the
+/// The engine's input limits (devices, seeds, iterations, amounts), so the page's form refuses what the
 /// engine would.
 #[wasm_bindgen(unchecked_return_type = "Limits")]
 pub fn limits() -> Result<JsValue, JsError> {
     to_js(&Limits {
         max_devices: crate::model::cluster::MAX_DEVICES,
         max_seeds: crate::scenario::MAX_SEEDS,
+        max_iterations: crate::scenario::MAX_ITERATIONS,
         min_positive: crate::model::MIN_POSITIVE,
         max_amount: crate::model::MAX_AMOUNT,
     })
