@@ -17,10 +17,10 @@ import { $, show } from './dom.js';
 import { Pool, Runner, engineModule, poolSize } from './pool.js';
 import { fragmentOf, readLink, syncUrl } from './link.js';
 import { loadGraph, bindGraphControls } from './graphs.js';
-import { renderControls, bindControls } from './controls.js';
+import { renderControls, bindControls, staleResults } from './controls.js';
 import { bindPs } from './ps.js';
 import { bindWhatIf } from './whatif.js';
-import { runComparison, bindPairControls } from './runner.js';
+import { runComparison, choosePair, bindPairControls } from './runner.js';
 import { bindResults, emptyResults } from './results.js';
 import { loadCharts, drawCharts, drawTimelineChart, bindCharts } from './chart-panel.js';
 import { showLinkError, firstVisit, renderPresets, bindOpen } from './open.js';
@@ -29,6 +29,14 @@ const state = new State();
 /** @type {Record<string, any>} */
 const timings = {};
 const ctx = createContext(state, timings);
+// The calls lower modules make to upper ones (the graph box, the form and the panels run
+// the comparison or mark it stale; the table and charts show a pair): wired here, so that
+// no module imports one above it.
+ctx.on = {
+  run: (opts) => runComparison(ctx, opts),
+  stale: () => staleResults(ctx),
+  choosePair: (placer, scheduler, order) => choosePair(ctx, placer, scheduler, order),
+};
 
 async function main() {
   await init({ module_or_path: await engineModule });
@@ -52,6 +60,8 @@ async function main() {
   ctx.limits = engine.limits();
   $('gen-devices').max = String(ctx.limits.max_devices);
   $('seeds').max = String(ctx.limits.max_seeds);
+  $('iterations').max = String(ctx.limits.max_iterations);
+  $('iterations-max').textContent = String(ctx.limits.max_iterations);
   ctx.presets = index.scenarios || [];
   renderPresets(ctx);
   renderHelp();

@@ -1,15 +1,14 @@
 // The charts on the page: loads the chart modules (www/charts/*), draws the current
 // comparison's charts and the pairs' timelines (two share one time axis), describes a
-// hovered timeline item, and exports a chart as SVG or PNG.
+// hovered timeline item, and exports a chart as SVG or PNG. A row chosen on a chart is
+// shown through the context's callback (ctx.on.choosePair: running is above this module).
 // Not here: how a chart draws (www/charts/*), or running the timelines (runner.js).
 
 import { whatIfActive } from './state.js';
 import { setAbstractUnits, formatSeconds, formatBytes, formatSig, isBest } from './units.js';
 import { $, notice } from './dom.js';
 import { syncUrl } from './link.js';
-import { choosePair } from './runner.js';
-import { unitsOf } from './results.js';
-import { pairKey, manyOrders, bestMakespan, chosenPair } from './pairs.js';
+import { pairKey, manyOrders, bestMakespan, chosenPair, unitsOf } from './pairs.js';
 
 /**
  * @typedef {import('./context.js').Context} Context
@@ -54,7 +53,7 @@ export function drawCharts(ctx) {
   const best = bestMakespan(c.results);
   const isWinner = (row) => !row.error && isBest(row.makespan, best);
   /** @type {(placer: string, scheduler: string, order?: string) => void} */
-  const onSelect = (placer, scheduler, order) => choosePair(ctx, placer, scheduler, order);
+  const onSelect = (placer, scheduler, order) => ctx.on.choosePair(placer, scheduler, order);
   // While a what-if is active, the bar charts show each row's value before it.
   const base = whatIfActive(state) && baseline && baseline.comparison !== c
     ? new Map(baseline.comparison.results.map((x) => [pairKey(x.placer, x.scheduler, x.link_order), x])) : null;

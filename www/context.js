@@ -2,6 +2,9 @@
 // modules, holding what the page has made or loaded while it runs: the engine's lists, the
 // current graph's text, the comparisons that ran, the pairs' timeline runs, the workers,
 // the chart handles. Its runtime things live here, not in loose module variables.
+// It also carries the few calls a lower module makes to an upper one (`on`: run the
+// comparison, mark the results stale, show a pair), set by app.js, so that no module
+// imports one above it (the layers: PAGE-MODULES.md).
 // Not here: anything the user set (that is the State, www/state.js, which maps to and from
 // the link), or any behaviour (the modules beside app.js).
 
@@ -14,6 +17,13 @@
  *   graphText?: string | null, trace: Blob | null, ms?: number}} PairRunState a pair's run for a timeline
  *   (its timeline in typed arrays, worker.js)
  * @typedef {{name: string, title: string, sentence: string}} Preset one of the papers' experiments
+ * @typedef {object} Calls what lower modules ask of upper ones, wired by app.js
+ * @property {(opts?: {auto?: boolean}) => Promise<void>} run runs the state's comparison
+ *   (runner.js runComparison; `auto`: a what-if re-run, quiet without a graph)
+ * @property {() => void} stale after a change of the settings: the link follows, the
+ *   results say they are stale (controls.js staleResults)
+ * @property {(placer: string, scheduler: string, order?: string) => void} choosePair shows a
+ *   pair: its row, its charts, its timeline (runner.js choosePair)
  */
 
 /**
@@ -47,6 +57,7 @@
  * @property {import('./pool.js').Runner} traceRunner builds Chrome traces
  * @property {import('./pool.js').Runner} hashRunner hashes uploads and imports ONNX models
  * @property {import('./pool.js').Runner} inspectRunner validates graph texts (and hashes uploads) off the main thread
+ * @property {Calls} on calls to upper modules (set by app.js before anything runs)
  */
 
 /**
@@ -59,6 +70,8 @@
 export function createContext(state, timings) {
   /** @type {any} set at start (main) */
   const later = null;
+  /** @param {string} name */
+  const unwired = (name) => () => { throw new Error(`ctx.on.${name} is not wired (app.js)`); };
   return {
     state,
     all: { placers: [], schedulers: [] },
@@ -66,7 +79,7 @@ export function createContext(state, timings) {
     graphIndex: [],
     clusterIndex: [],
     presets: [],
-    limits: { max_devices: 1024, max_seeds: 1000, min_positive: 1e-30, max_amount: 1e30 },
+    limits: { max_devices: 1024, max_seeds: 1000, max_iterations: 10000, min_positive: 1e-30, max_amount: 1e30 },
     graphText: null,
     graphName: null,
     current: null,
@@ -87,5 +100,6 @@ export function createContext(state, timings) {
     traceRunner: later,
     hashRunner: later,
     inspectRunner: later,
+    on: { run: unwired('run'), stale: unwired('stale'), choosePair: unwired('choosePair') },
   };
 }

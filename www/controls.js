@@ -1,7 +1,8 @@
 // The cluster and model controls: state -> controls (renderControls draws the whole form
 // from the State, after a link or a preset), and controls -> state, one small binder per
 // section (cluster source, generated cluster, device table, model options, seeds, run).
-// Each change marks the results stale and updates the link.
+// Each change marks the results stale and updates the link. The run button runs through
+// the context's callback (ctx.on.run: running is above this module).
 // Not here: the graph box (graphs.js), the parameter-server panel (ps.js), the what-if panel
 // (whatif.js), the results (results.js), or running (runner.js).
 
@@ -13,7 +14,6 @@ import { syncUrl } from './link.js';
 import { renderGraphSelect, readFile } from './graphs.js';
 import { renderPs } from './ps.js';
 import { renderWhatIf } from './whatif.js';
-import { runComparison } from './runner.js';
 
 /** @typedef {import('./context.js').Context} Context */
 
@@ -415,7 +415,7 @@ function bindSeeds(ctx) {
 
 /** Run and Cancel (Cancel stops the comparison, the timeline and the trace). @param {Context} ctx */
 function bindRun(ctx) {
-  $('run').addEventListener('click', () => runComparison(ctx));
+  $('run').addEventListener('click', () => ctx.on.run());
   $('cancel').addEventListener('click', () => {
     ctx.pool.cancel();
     ctx.pairRunner.cancel();

@@ -1,39 +1,21 @@
 // The graph box: the bundled graph list, loading the state's graph (fetching a bundled
 // one), uploads (graph JSON or an ONNX model, imported by the engine in a worker), the file
 // a link names by its hash, and the drop zone. An upload is known by its SHA-256, computed
-// once in a worker, so a big graph never blocks the main thread.
+// once in a worker, so a big graph never blocks the main thread (uploads.js keeps it).
+// A change marks the results stale and a given linked file runs, through the context's
+// callbacks (ctx.on: the form and running are above this module).
 // Not here: the cluster (controls.js), running anything (runner.js), the link's text (link.js).
 
 import { scenarioOf } from './state.js';
 import { $, show } from './dom.js';
+import { knowUpload } from './uploads.js';
 import { renderPs } from './ps.js';
-import { staleResults } from './controls.js';
-import { runComparison } from './runner.js';
 
 /** @typedef {import('./context.js').Context} Context */
 
 /** What importing an uploaded ONNX model reported (ops not sized...), by upload. */
 /** @type {WeakMap<object, string[]>} */
 const importNotes = new WeakMap();
-
-// An upload is known by the SHA-256 of its text (the engine's graph_sha256), computed once
-// per upload in a worker, so that a big graph never blocks the main thread.
-/** @type {WeakMap<object, Promise<string>>} */
-const uploadShas = new WeakMap();
-
-// An upload too large to embed is written by its hash, computed once per upload.
-/** @type {WeakMap<object, import('./types.js').GraphHash>} */
-export const uploadHashes = new WeakMap();
-
-/** @param {Context} ctx @param {{name: string, text: string}} u @returns {Promise<string>} */
-export function uploadSha(ctx, u) {
-  const known = uploadShas.get(u);
-  if (known) return known;
-  const p = ctx.hashRunner.run({ type: 'sha256', text: u.text }).then((m) => m.result);
-  p.catch(() => uploadShas.delete(u)); // cancelled or failed: asked again next time
-  uploadShas.set(u, p);
-  return p;
-}
 
 /**
  * Validates a graph's text in a worker (never on the main thread: a 48k-op graph takes
@@ -46,12 +28,6 @@ export function uploadSha(ctx, u) {
 async function inspectGraph(ctx, text, name, opts = {}) {
   const m = await ctx.inspectRunner.run({ type: 'inspect', text, name, hash: !!opts.hash, linked: opts.linked ?? null });
   return m.result;
-}
-
-/** @param {{name: string, text: string}} u @param {{sha256: string | null, hashed: boolean}} r */
-function knowUpload(u, r) {
-  if (r.sha256) uploadShas.set(u, Promise.resolve(r.sha256));
-  if (r.sha256 && r.hashed) uploadHashes.set(u, { sha256: r.sha256, name: u.name });
 }
 
 /**
@@ -148,7 +124,7 @@ async function upload(ctx, file) {
   knowUpload(state.upload, r);
   renderGraphSelect(ctx);
   await loadGraph(ctx, r.info);
-  staleResults(ctx);
+  ctx.on.stale();
 }
 
 /** @param {Context} ctx @param {File} file */
@@ -170,7 +146,7 @@ async function giveHashedFile(ctx, file) {
   state.upload = { name: linked.name, text };
   state.graphHash = null;
   knowUpload(state.upload, r);
-  if (await loadGraph(ctx, r.info)) runComparison(ctx);
+  if (await loadGraph(ctx, r.info)) ctx.on.run();
 }
 
 /** The graph menu: the bundled graphs, and the upload or the linked file. @param {Context} ctx */
@@ -202,7 +178,7 @@ export function bindGraphControls(ctx) {
     state.graphHash = null;
     renderGraphSelect(ctx);
     await loadGraph(ctx);
-    staleResults(ctx);
+    ctx.on.stale();
   });
   $('graph-file').addEventListener('change', (e) => {
     if (e.target.files[0]) upload(ctx, e.target.files[0]);

@@ -1,12 +1,12 @@
 // The page's link: the state's fragment as the engine writes it (src/share.rs, through
 // state.js's linkOf), kept in the address bar, and a fragment read back into a State. An
-// upload too large to embed is written by its hash (graphs.js keeps those).
+// upload too large to embed is written by its hash (uploads.js keeps those).
 // Not here: the link format (the engine's codec), the State's fields (state.js), or
 // opening a link (open.js: it replaces the state and runs).
 
 import * as engine from './pkg/placesim.js';
 import { linkOf, stateOf } from './state.js';
-import { uploadHashes } from './graphs.js';
+import { uploadHashes } from './uploads.js';
 
 /** @typedef {import('./context.js').Context} Context */
 

@@ -1,9 +1,9 @@
 // A comparison's rows by name: a pair's key in the state (`placer/scheduler[/order]`), a
-// row's label, the best makespan, and which row the page shows (the state's pair, else the
-// first of the best).
+// row's label, the best makespan, which row the page shows (the state's pair, else the
+// first of the best), and whether its speeds are in abstract units.
 // Not here: the DOM, or running a pair (runner.js).
 
-import { isBest } from './units.js';
+import { isBest, isAbstractSpeed } from './units.js';
 
 /**
  * @typedef {import('./context.js').Context} Context
@@ -56,4 +56,15 @@ export function chosenPair(ctx) {
   // The first of the best pairs (the table's and the chart's tolerance), in the comparison's order.
   const best = bestMakespan(rs);
   return rs.find((r) => !r.error && isBest(r.makespan, best)) ?? null;
+}
+
+/**
+ * Whether a comparison's speeds are abstract units: by the larger device speed of its
+ * baseline (no what-if; the context's, else the comparison itself).
+ * @param {Context} ctx @param {Comparison} c
+ */
+export function unitsOf(ctx, c) {
+  const { baseline } = ctx;
+  const speeds = (baseline?.comparison ?? c).results.flatMap((r) => r.devices.map((d) => d.speed));
+  return isAbstractSpeed(Math.max(...speeds));
 }

@@ -1,17 +1,15 @@
 // The parameter-server panel (TicTac19): a replica's workers, servers and loss op, the
 // iterations per seed and the link orders; a replica or a link order other than fifo sets
-// links to fcfs, said under the panel.
+// links to fcfs, said under the panel. A change marks the results stale through the
+// context's callback (ctx.on.stale: the form, controls.js, is above this module).
 // Not here: the rest of the cluster and model settings (controls.js), the engine's check
 // of a replica (the run reports it), or the results' TicTac19 columns (results.js).
 
 import { needsFcfs } from './state.js';
 import { $, show, num, setNum } from './dom.js';
-import { staleResults } from './controls.js';
 
 /** @typedef {import('./context.js').Context} Context */
 
-/** The engine's most iterations per seed (src/scenario/mod.rs MAX_ITERATIONS). */
-const MAX_ITERATIONS = 10000;
 /** TensorFlow's loss op, the end of TicTac19's forward runs. */
 const LOSS_OP = 'SparseSoftmaxCrossEntropyWithLogits';
 // The forward/training choice while forward-only has no loss op yet (the state says
@@ -106,7 +104,7 @@ export function bindPs(ctx) {
       $('links').value = 'fcfs';
     }
     renderPs(ctx);
-    staleResults(ctx);
+    ctx.on.stale();
   };
   $('replica-on').addEventListener('change', (e) => {
     if (!e.target.checked) { state.replica = null; ctx.ps.forwardWanted = false; changed(); return; }
@@ -159,9 +157,11 @@ export function bindPs(ctx) {
   });
   $('iterations').addEventListener('change', (e) => {
     const n = Math.round(Number(e.target.value));
-    if (n >= 1 && n <= MAX_ITERATIONS) { state.iterations = n; changed(); return; }
+    // The engine's most iterations per seed (limits(), src/scenario/mod.rs MAX_ITERATIONS).
+    const max = ctx.limits.max_iterations;
+    if (n >= 1 && n <= max) { state.iterations = n; changed(); return; }
     e.target.value = String(state.iterations);
-    changed(`Iterations go from 1 to ${MAX_ITERATIONS} (the engine's limit); kept ${state.iterations}.`);
+    changed(`Iterations go from 1 to ${max} (the engine's limit); kept ${state.iterations}.`);
   });
   $('order-list').addEventListener('change', () => {
     const picked = [...$('order-list').querySelectorAll('input:checked')].map((b) => b.value);

@@ -1,19 +1,19 @@
 // The results: the answer (the fastest pairs, the link orders' effect), the sortable table
 // (keyboard: arrows, Home, End, Enter), the pair menus' options, and the exports (JSON,
-// CSV, a Markdown table, the share link).
+// CSV, a Markdown table, the share link). A chosen row is shown through the context's
+// callback (ctx.on.choosePair: running is above this module).
 // Not here: running (runner.js), the charts (chart-panel.js), or any number the engine
 // computes (units.js formats them).
 
 import { whatIfActive } from './state.js';
 import {
-  setAbstractUnits, isAbstractSpeed, formatSeconds, formatWallSeconds, formatBytes, formatRatio, formatSig,
+  setAbstractUnits, formatSeconds, formatWallSeconds, formatBytes, formatRatio, formatSig,
   isBest, abstractUnits, formatRate, formatShare,
 } from './units.js';
 import { $, show, notice, download } from './dom.js';
 import { writeHash, syncUrl } from './link.js';
-import { choosePair } from './runner.js';
 import { drawCharts } from './chart-panel.js';
-import { pairKey, sameRow, manyOrders, rowLabel, bestMakespan, findPair, chosenPair } from './pairs.js';
+import { pairKey, sameRow, manyOrders, rowLabel, bestMakespan, findPair, chosenPair, unitsOf } from './pairs.js';
 
 /**
  * @typedef {import('./context.js').Context} Context
@@ -44,16 +44,6 @@ function rowsOf(ctx, c) {
       delta: delta && b && !b.error && !r.error && b.makespan > 0 ? (r.makespan / b.makespan - 1) * 100 : null,
     };
   });
-}
-
-/**
- * The larger device speed of a comparison's baseline (no what-if): physical or abstract units.
- * @param {Context} ctx @param {Comparison} c
- */
-export function unitsOf(ctx, c) {
-  const { baseline } = ctx;
-  const speeds = (baseline?.comparison ?? c).results.flatMap((r) => r.devices.map((d) => d.speed));
-  return isAbstractSpeed(Math.max(...speeds));
 }
 
 /** Draws the current comparison: caption, bounds, answer, table, pair menus, charts. @param {Context} ctx */
@@ -273,7 +263,7 @@ function bindTableRows(ctx) {
   const rowOf = (t) => (t instanceof Element ? t.closest('tr') : null);
   const choose = (tr) => {
     if (!tr || tr.classList.contains('failed')) return;
-    choosePair(ctx, tr.dataset.placer, tr.dataset.scheduler, tr.dataset.order);
+    ctx.on.choosePair(tr.dataset.placer, tr.dataset.scheduler, tr.dataset.order);
     // The table was redrawn: keep the focus on the same pair.
     const again = [...body.rows].find((x) => x.dataset.placer === tr.dataset.placer && x.dataset.scheduler === tr.dataset.scheduler
       && x.dataset.order === tr.dataset.order);

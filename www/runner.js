@@ -8,7 +8,7 @@ import { scenarioOf, whatIfActive } from './state.js';
 import { formatSeconds } from './units.js';
 import { $, show, notice, download } from './dom.js';
 import { writeHash, syncUrl } from './link.js';
-import { uploadSha } from './graphs.js';
+import { uploadSha } from './uploads.js';
 import { renderWhatIf, speedKey } from './whatif.js';
 import { renderResults, renderPairSelect, emptyResults } from './results.js';
 import { drawCharts, drawTimelineChart } from './chart-panel.js';

@@ -2,13 +2,13 @@
 // speeds, each change re-running the comparison after a pause (debounced). A generated
 // cluster's device controls wait for a baseline run of the current settings (their 1x is
 // a device's mean drawn speed).
+// A change re-runs through the context's callback (ctx.on.run: running is above this module).
 // Not here: running (runner.js), or the results' before/after (results.js, the charts).
 
 import { scenarioOf } from './state.js';
 import { formatSpeed } from './units.js';
 import { $, num, formatNumber, debounce } from './dom.js';
 import { syncUrl } from './link.js';
-import { runComparison } from './runner.js';
 
 /** @typedef {import('./context.js').Context} Context */
 
@@ -133,7 +133,7 @@ function syncWhatIfRows(ctx) {
 /** The panel's sliders, numbers and reset: log2 sliders, debounced automatic re-runs. @param {Context} ctx */
 export function bindWhatIf(ctx) {
   const { state } = ctx;
-  const rerun = debounce(() => runComparison(ctx, { auto: true }), 300);
+  const rerun = debounce(() => ctx.on.run({ auto: true }), 300);
   $('wi-compute').addEventListener('input', (e) => {
     state.whatifCompute = factor(e.target.value);
     $('wi-compute-out').textContent = formatFactor(state.whatifCompute);
@@ -191,6 +191,6 @@ export function bindWhatIf(ctx) {
     state.whatifLatency = 1;
     state.whatifSpeeds = {};
     renderWhatIf(ctx);
-    runComparison(ctx, { auto: true });
+    ctx.on.run({ auto: true });
   });
 }
