@@ -7,7 +7,8 @@
 // `stateOf` turns what `read_link` read back into a State. Only values that differ from the
 // defaults reach the link (the codec leaves out defaults).
 //
-// Not here: the DOM (app.js), running anything (worker.js), and the link format itself.
+// Not here: the DOM (app.js and the modules beside it), running anything (worker.js),
+// and the link format itself.
 
 /**
  * @typedef {import('./types.js').Scenario} Scenario

@@ -326,6 +326,7 @@
  * @typedef {object} Limits What `limits()` returns: the engine's input limits.
  * @property {number} max_devices devices in a cluster (src/model/cluster.rs MAX_DEVICES)
  * @property {number} max_seeds seeds of a scenario (src/scenario/mod.rs MAX_SEEDS)
+ * @property {number} max_iterations iterations per seed (src/scenario/mod.rs MAX_ITERATIONS)
  * @property {number} min_positive the smallest speed or bandwidth
  * @property {number} max_amount the largest amount (speed, bytes, seconds)
  */

@@ -7,7 +7,7 @@
 // (`setAbstractUnits`). Wall-clock times (how long a placer took here) are always seconds
 // (`formatWallSeconds`).
 //
-// Not here: the DOM, or deciding which pair is best (app.js).
+// Not here: the DOM, or deciding which pair is best (pairs.js).
 
 /** Device speeds below this (work per second) mean the scenario is in abstract units. */
 export const ABSTRACT_SPEED = 1e6;

@@ -166,6 +166,14 @@ test('the parameter-server panel: a replica from the cluster, fcfs links forced,
   assert.equal(await page.isDisabled('#links'), true);
   assert.deepEqual(await page.$$eval('#order-list input:checked', (b) => b.map((x) => x.value)), ['random', 'tio', 'tao']);
   assert.match(await page.textContent('#ps-note'), /Server d0, workers d1, d2, d3.*random, tio, tao.*fcfs/);
+  // The iterations' limit is the engine's (limits().max_iterations): more is refused, said.
+  const max = await page.evaluate(() => document.getElementById('iterations').max);
+  assert.equal(max, '10000');
+  assert.equal(await page.textContent('#iterations-max'), max);
+  await page.fill('#iterations', String(Number(max) + 1));
+  await page.dispatchEvent('#iterations', 'change');
+  assert.equal(await page.inputValue('#iterations'), '1');
+  assert.match(await page.textContent('#ps-note'), /Iterations go from 1 to 10000 \(the engine's limit\); kept 1\./);
   await page.fill('#iterations', '20');
   await page.dispatchEvent('#iterations', 'change');
   await page.fill('#replica-workers', 'd1, d2');

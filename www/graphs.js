@@ -1,0 +1,217 @@
+// The graph box: the bundled graph list, loading the state's graph (fetching a bundled
+// one), uploads (graph JSON or an ONNX model, imported by the engine in a worker), the file
+// a link names by its hash, and the drop zone. An upload is known by its SHA-256, computed
+// once in a worker, so a big graph never blocks the main thread (uploads.js keeps it).
+// A change marks the results stale and a given linked file runs, through the context's
+// callbacks (ctx.on: the form and running are above this module).
+// Not here: the cluster (controls.js), running anything (runner.js), the link's text (link.js).
+
+import { scenarioOf } from './state.js';
+import { $, show } from './dom.js';
+import { knowUpload } from './uploads.js';
+import { renderPs } from './ps.js';
+
+/** @typedef {import('./context.js').Context} Context */
+
+/** What importing an uploaded ONNX model reported (ops not sized...), by upload. */
+/** @type {WeakMap<object, string[]>} */
+const importNotes = new WeakMap();
+
+/**
+ * Validates a graph's text in a worker (never on the main thread: a 48k-op graph takes
+ * hundreds of ms): its summary; with `hash`, its SHA-256 and whether a link names it by
+ * hash (too large to embed); with `linked`, throws unless it is the file a link names.
+ * @param {Context} ctx @param {string} text @param {string} name
+ * @param {{hash?: boolean, linked?: import('./types.js').GraphHash | null}} [opts]
+ * @returns {Promise<{info: import('./types.js').GraphInfo, sha256: string | null, hashed: boolean}>}
+ */
+async function inspectGraph(ctx, text, name, opts = {}) {
+  const m = await ctx.inspectRunner.run({ type: 'inspect', text, name, hash: !!opts.hash, linked: opts.linked ?? null });
+  return m.result;
+}
+
+/**
+ * Loads the state's graph (fetches a bundled one) and validates it in a worker; `known` is
+ * the summary of a text the worker has validated already (an upload). Whether it loaded.
+ * @param {Context} ctx @param {import('./types.js').GraphInfo} [known] @returns {Promise<boolean>}
+ */
+export async function loadGraph(ctx, known) {
+  const { state } = ctx;
+  show($('graph-error'), '');
+  $('hash-ask').hidden = true;
+  ctx.graphText = null;
+  ctx.graphName = null;
+  $('graph-info').textContent = '';
+  if (state.graphHash) {
+    $('hash-ask-text').textContent = `This link uses the graph '${state.graphHash.name}', which is too large to embed. `
+      + `Give that file (SHA-256 ${state.graphHash.sha256}) to run it.`;
+    $('hash-ask').hidden = false;
+    return false;
+  }
+  let text;
+  let name;
+  if (state.upload) {
+    text = state.upload.text;
+    name = state.upload.name;
+  } else {
+    name = state.graph;
+    try {
+      const r = await fetch(`graphs/${encodeURIComponent(name)}.json`);
+      if (!r.ok) throw new Error(`the bundled graph '${name}' is not on this site (HTTP ${r.status})`);
+      text = await r.text();
+    } catch (e) {
+      show($('graph-error'), e.message);
+      return false;
+    }
+  }
+  try {
+    const info = known ?? (await inspectGraph(ctx, text, name)).info;
+    ctx.graphText = text;
+    ctx.graphName = name;
+    try { ctx.pool.preload(JSON.stringify(scenarioOf(state, ctx.all, false)), text); } catch { /* the run says why */ }
+    if (state.replica) renderPs(ctx); // the loss op candidates are this graph's
+    $('graph-info').textContent = `${info.name}: ${info.nodes} ops, ${info.edges} edges, `
+      + `${info.colocation_groups} colocation groups${state.upload ? ' (uploaded)' : ''}`
+      + (state.upload ? (importNotes.get(state.upload) ?? []).map((n) => `\n${n}`).join('') : '');
+    return true;
+  } catch (e) {
+    show($('graph-error'), e.message);
+    return false;
+  }
+}
+
+/**
+ * An uploaded file's graph JSON text and import notes: an ONNX model (`.onnx`, or protobuf's
+ * first byte 0x08) is imported by the engine in a worker; graph JSON is read as text.
+ * @param {Context} ctx @param {File} file @returns {Promise<{text: string, notes: string[]}>}
+ */
+export async function readFile(ctx, file) {
+  if (file.size > 200 * 1024 * 1024) throw new Error(`${file.name}: larger than 200 MB`);
+  const head = new Uint8Array(await file.slice(0, 1).arrayBuffer());
+  if (!/\.onnx$/i.test(file.name) && head[0] !== 0x08) return { text: await file.text(), notes: [] };
+  const bytes = new Uint8Array(await file.arrayBuffer());
+  const batch = Number(/** @type {HTMLInputElement} */ ($('onnx-batch')).value);
+  const m = await ctx.hashRunner.run({
+    type: 'import', bytes, name: file.name,
+    train: /** @type {HTMLInputElement} */ ($('onnx-train')).checked,
+    batch: Number.isInteger(batch) && batch > 0 ? batch : 0,
+    shapes: /** @type {HTMLInputElement} */ ($('onnx-shapes')).value.split(',').map((x) => x.trim()).filter(Boolean),
+  });
+  return /** @type {{text: string, notes: string[]}} */ (m.result);
+}
+
+/** @param {Context} ctx @param {File} file */
+async function upload(ctx, file) {
+  const { state } = ctx;
+  show($('graph-error'), '');
+  let text;
+  let notes;
+  try { ({ text, notes } = await readFile(ctx, file)); } catch (e) { show($('graph-error'), e.message); return; }
+  const stem = file.name.replace(/\.(json|onnx)$/i, '') || 'graph';
+  let r;
+  try {
+    // Parsed, validated and hashed once, in a worker.
+    r = await inspectGraph(ctx, text, stem, { hash: true });
+  } catch (e) {
+    if (e.cancelled) return;
+    // Keep the previous graph; say what is wrong with this file.
+    show($('graph-error'), `${file.name}: ${e.message}`);
+    return;
+  }
+  state.upload = { name: r.info.name, text };
+  importNotes.set(state.upload, notes);
+  state.graphHash = null;
+  knowUpload(state.upload, r);
+  renderGraphSelect(ctx);
+  await loadGraph(ctx, r.info);
+  ctx.on.stale();
+}
+
+/** @param {Context} ctx @param {File} file */
+async function giveHashedFile(ctx, file) {
+  const { state } = ctx;
+  let text;
+  try { ({ text } = await readFile(ctx, file)); } catch (e) { show($('graph-error'), e.message); return; }
+  const linked = state.graphHash;
+  if (!linked) return;
+  let r;
+  try {
+    // The hash check (and the parse) in a worker: the main thread never hashes a big file.
+    r = await inspectGraph(ctx, text, linked.name, { hash: true, linked });
+  } catch (e) {
+    if (e.cancelled) return;
+    show($('graph-error'), `${file.name}: ${e.message}`);
+    return;
+  }
+  state.upload = { name: linked.name, text };
+  state.graphHash = null;
+  knowUpload(state.upload, r);
+  if (await loadGraph(ctx, r.info)) ctx.on.run();
+}
+
+/** The graph menu: the bundled graphs, and the upload or the linked file. @param {Context} ctx */
+export function renderGraphSelect(ctx) {
+  const { state, graphIndex } = ctx;
+  const sel = $('graph-select');
+  sel.replaceChildren();
+  if (state.upload || state.graphHash) {
+    const name = state.upload?.name ?? state.graphHash?.name;
+    sel.append(new Option(`uploaded: ${name}`, ''));
+  }
+  for (const g of graphIndex) {
+    sel.append(new Option(`${g.name} (${g.nodes} ops)`, g.name));
+  }
+  if (!state.upload && !state.graphHash && !graphIndex.some((g) => g.name === state.graph)) {
+    sel.append(new Option(`${state.graph} (not on this site)`, state.graph));
+  }
+  sel.value = state.upload || state.graphHash ? '' : state.graph;
+}
+
+/** The graph menu, the file inputs and the drop zone. @param {Context} ctx */
+export function bindGraphControls(ctx) {
+  const { state } = ctx;
+  $('graph-select').addEventListener('change', async (e) => {
+    const v = e.target.value;
+    if (!v) return;
+    state.graph = v;
+    state.upload = null;
+    state.graphHash = null;
+    renderGraphSelect(ctx);
+    await loadGraph(ctx);
+    ctx.on.stale();
+  });
+  $('graph-file').addEventListener('change', (e) => {
+    if (e.target.files[0]) upload(ctx, e.target.files[0]);
+    e.target.value = '';
+  });
+  $('hash-file').addEventListener('change', (e) => {
+    if (e.target.files[0]) giveHashedFile(ctx, e.target.files[0]);
+    e.target.value = '';
+  });
+  const zone = $('drop-zone');
+  // The drop zone is a button too: Enter or Space (or a click) opens the file picker.
+  zone.setAttribute('role', 'button');
+  zone.addEventListener('keydown', (e) => {
+    if (e.target !== zone || (e.key !== 'Enter' && e.key !== ' ')) return;
+    e.preventDefault();
+    (state.graphHash ? $('hash-file') : $('graph-file')).click();
+  });
+  zone.addEventListener('click', (e) => {
+    if (e.target === zone || (e.target instanceof Element && e.target.tagName === 'SPAN' && !e.target.closest('label'))) {
+      (state.graphHash ? $('hash-file') : $('graph-file')).click();
+    }
+  });
+  for (const t of ['dragenter', 'dragover']) {
+    zone.addEventListener(t, (e) => { e.preventDefault(); zone.classList.add('over'); });
+  }
+  zone.addEventListener('dragleave', () => zone.classList.remove('over'));
+  zone.addEventListener('drop', (e) => {
+    e.preventDefault();
+    zone.classList.remove('over');
+    const f = e.dataTransfer?.files?.[0];
+    if (f) (state.graphHash ? giveHashedFile(ctx, f) : upload(ctx, f));
+  });
+  // A file dropped elsewhere must not navigate away from the page.
+  window.addEventListener('dragover', (e) => e.preventDefault());
+  window.addEventListener('drop', (e) => e.preventDefault());
+}

@@ -1,0 +1,292 @@
+// The engine's workers: a Runner is one module worker (www/worker.js) running one request
+// at a time; the Pool hands a comparison's work items to its runners and has the engine
+// merge their parts. The engine's wasm is compiled once here and shared by every worker.
+// Not here: what a request computes (worker.js, the engine), or anything drawn on the page
+// (the Pool reports progress to a callback).
+
+import * as engine from './pkg/placesim.js';
+
+/**
+ * @typedef {import('./types.js').Comparison} Comparison
+ */
+
+/**
+ * The engine compiled once: the page and every worker instantiate this one module, so V8
+ * compiles and tiers up the engine's code once rather than once per worker (in Node's
+ * workers, two cold workers ran the 20k-op comparison x1.23 faster than one, two warm ones
+ * x1.75: each compiling its own copy cost the difference).
+ * @type {Promise<WebAssembly.Module>}
+ */
+export const engineModule = (async () => {
+  const r = await fetch(new URL('./pkg/placesim_bg.wasm', import.meta.url));
+  if (!r.ok) throw new Error(`the engine could not be fetched (HTTP ${r.status})`);
+  try {
+    return await WebAssembly.compileStreaming(r.clone());
+  } catch {
+    return WebAssembly.compile(await r.arrayBuffer()); // served without application/wasm
+  }
+})();
+
+export class Runner {
+  constructor() {
+    this.seq = 0;
+    /** @type {{id: number, resolve: (m: any) => void, reject: (e: Error) => void,
+     *   onProgress?: (done: number, total: number) => void} | null} */
+    this.pending = null;
+    /** @type {number | null} */
+    this.loadedRun = null;
+    /** @type {Promise<void> | null} a scenario being loaded ahead of a run (Pool.preload) */
+    this.preloading = null;
+    /** @type {import('./timeline-data.js').TimelineNames | null} the node ids this worker sent last */
+    this.names = null;
+    this.worker = this.spawn();
+  }
+
+  spawn() {
+    const worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
+    worker.onmessage = (e) => this.receive(e.data);
+    worker.onerror = (e) => {
+      e.preventDefault();
+      this.fail(`the engine worker failed: ${e.message || 'could not start'}`);
+    };
+    engineModule.then((module) => worker.postMessage({ type: 'module', module }),
+      (e) => this.fail(`loading the engine failed: ${e.message || e}`));
+    return worker;
+  }
+
+  start() {
+    this.pending = null;
+    /** @type {import('./timeline-data.js').TimelineNames | null} the node ids this worker sent last */
+    this.names = null;
+    /** @type {number | null} the pool's run whose scenario and graph this worker holds */
+    this.loadedRun = null;
+    this.worker = this.spawn();
+  }
+
+  receive(m) {
+    const p = this.pending;
+    if (m.type === 'ready') return;
+    if (!p) return;
+    if (m.id !== null && m.id !== p.id) return;
+    if (m.type === 'progress') { p.onProgress?.(m.done, m.total); return; }
+    this.pending = null;
+    if (m.type === 'result') p.resolve(m);
+    else {
+      p.reject(new Error(m.message));
+      if (m.fatal || m.id === null) { this.worker.terminate(); this.start(); }
+    }
+  }
+
+  fail(message) {
+    const p = this.pending;
+    this.pending = null;
+    this.worker.terminate();
+    this.start();
+    p?.reject(new Error(message));
+  }
+
+  /** Runs one request; a request still running is cancelled first. */
+  run(msg, onProgress) {
+    if (this.pending) this.cancel();
+    const id = ++this.seq;
+    return new Promise((resolve, reject) => {
+      this.pending = { id, resolve, reject, onProgress };
+      this.worker.postMessage({ ...msg, id });
+    });
+  }
+
+  get busy() { return this.pending !== null; }
+
+  /** Stops the running request: terminates the worker and starts a fresh one. */
+  cancel() {
+    const p = this.pending;
+    if (!p) return;
+    this.pending = null;
+    this.worker.terminate();
+    this.start();
+    const e = Object.assign(new Error('cancelled'), { cancelled: true });
+    p.reject(e);
+  }
+}
+
+/** The least time between two drawings of a run's progress, ms. */
+const PROGRESS_MS = 250;
+
+/** The warm-up case's size (src/compare.rs `warm_up_case`): generated ops and devices. */
+const WARM_UP = { ops: 2000, devices: 16 };
+
+/**
+ * A pool of engine workers for comparisons: the scenario's work items (src/compare.rs
+ * `work_plan`) are handed one at a time to whichever worker is idle, and the partial
+ * comparisons are merged by the engine in the items' fixed order (`merge_parts`), so the
+ * result has the bits of one worker's. Progress sums over the workers; cancel stops them all.
+ */
+export class Pool {
+  /** @param {number} size @param {Record<string, any>} timings where the time went (the page's) */
+  constructor(size, timings) {
+    this.timings = timings;
+    this.runners = Array.from({ length: size }, () => new Runner());
+    this.seq = 0;
+    /** @type {number | null} the run under way */
+    this.active = null;
+    /** @type {Map<string, number>} each item's time in the last run that had it, ms */
+    this.itemCost = new Map();
+    /** @type {string | null} the graph text of the runs `itemCost` measured */
+    this.costGraph = null;
+    /** @type {Map<string, number>} each default placer's item time in the warm-up, ms */
+    this.warmCost = new Map();
+  }
+
+  get size() { return this.runners.length; }
+
+  /**
+   * Runs a comparison; a run still under way is cancelled first.
+   * @param {string} scenario @param {string | null} graphText
+   * @param {(done: number, total: number) => void} [onProgress]
+   * @returns {Promise<{result: Comparison, ms: number}>}
+   */
+  async run(scenario, graphText, onProgress) {
+    const { parts, ms } = await this.runParts(scenario, graphText, onProgress);
+    const tm = performance.now();
+    const result = engine.merge_parts(scenario, parts);
+    this.timings.lastPool.mergeMs = performance.now() - tm;
+    return { result, ms: ms + this.timings.lastPool.mergeMs };
+  }
+
+  /**
+   * Runs a comparison's work items and returns its partial comparisons, in the items'
+   * order, unmerged (a sweep merges every factor's at once: sweep_merge).
+   * @param {string} scenario @param {string | null} graphText
+   * @param {(done: number, total: number) => void} [onProgress]
+   * @returns {Promise<{parts: import('./types.js').Partial[], ms: number}>}
+   */
+  async runParts(scenario, graphText, onProgress) {
+    // A run under way stops; a graph still being parsed ahead (preload) is waited for.
+    this.active = null;
+    for (const r of this.runners) if (!r.preloading) r.cancel();
+    const run = ++this.seq;
+    this.active = run;
+    const t0 = performance.now();
+    const plan = engine.work_plan(scenario, this.size);
+    /** @type {import('./types.js').Partial[]} */
+    const parts = new Array(plan.items.length);
+    const done = new Array(plan.items.length).fill(0);
+    const itemMs = new Array(plan.items.length).fill(0);
+    // The page draws progress at most every PROGRESS_MS: on a 2-core machine, each drawing
+    // (style, layout, paint, composite) is time taken from the workers.
+    let reported = -Infinity;
+    const report = () => {
+      const now = performance.now();
+      const sum = done.reduce((a, b) => a + b, 0);
+      if (sum < plan.total && now - reported < PROGRESS_MS) return;
+      reported = now;
+      onProgress?.(sum, plan.total);
+    };
+    // Longest first (LPT): items go out in decreasing order of their time in the last run
+    // that had them, so a long item does not start last while the other workers sit idle.
+    // An item is known by its placers' names (what-ifs and seeds change its time little);
+    // on another graph than the last runs', by the warm-up's times. Unknown items keep the
+    // plan's order, after the known ones. The order only decides which worker runs an
+    // item: parts are merged in the plan's order, so the bits are equal.
+    const keys = plan.keys;
+    if (this.costGraph !== graphText) this.itemCost = new Map(this.warmCost);
+    this.costGraph = graphText;
+    const cost = this.itemCost;
+    const order = plan.items.map((_, k) => k)
+      .sort((a, b) => (cost.get(keys[b]) ?? -1) - (cost.get(keys[a]) ?? -1));
+    let next = 0;
+    /** @param {Runner} runner */
+    const work = async (runner) => {
+      if (runner.preloading) await runner.preloading;
+      while (this.active === run && next < plan.items.length) {
+        const k = order[next++];
+        // A worker keeps the run's scenario and graph loaded: the graph's text goes to it once.
+        const first = runner.loadedRun !== run;
+        runner.loadedRun = run;
+        const m = await runner.run({ type: 'part', run, scenario, graphText: first ? graphText : null, items: [plan.items[k]] },
+          (d) => { done[k] = d; report(); });
+        parts[k] = m.result;
+        itemMs[k] = m.ms;
+        done[k] = plan.units[k];
+        report();
+      }
+    };
+    try {
+      await Promise.all(this.runners.map(work));
+    } catch (e) {
+      if (this.active === run) this.cancel();
+      throw e;
+    }
+    if (this.active !== run) throw Object.assign(new Error('cancelled'), { cancelled: true });
+    this.active = null;
+    // Where the time went: each item's time in its worker, and the merge's (run sets it).
+    this.timings.lastPool = { workers: this.size, itemMs, order, mergeMs: 0 };
+    keys.forEach((key, k) => this.itemCost.set(key, itemMs[k]));
+    return { parts, ms: performance.now() - t0 };
+  }
+
+  /**
+   * Has the idle workers load a scenario ahead of a run, so that its graph is parsed (once
+   * per worker) while the user sets things up; a run of the same graph text reuses it.
+   * @param {string} scenario @param {string | null} graphText
+   */
+  preload(scenario, graphText) {
+    if (this.active !== null) return;
+    for (const r of this.runners) {
+      // A worker busy loading ahead (or warming up) loads this after it.
+      if (r.busy && !r.preloading) continue;
+      r.loadedRun = null;
+      this.ahead(r, () => r.run({ type: 'load', scenario, graphText }));
+    }
+  }
+
+  /**
+   * Warms the engine, once per page: one worker runs a small generated comparison twice
+   * (src/compare.rs `warm_up_case`), so that V8 has compiled the engine's hot functions to
+   * optimized code before a large run needs them. The workers share the compiled module,
+   * so all of them gain. Its items' times order a run of a new graph (longest first) until
+   * runs of that graph measure their own. A run or a load that comes meanwhile waits for
+   * it (at most a few hundred ms); Cancel stops it.
+   */
+  warmUp() {
+    if (this.warmed || this.active !== null) return;
+    this.warmed = true;
+    const r = this.runners[0];
+    if (r.busy && !r.preloading) return;
+    this.ahead(r, () => r.run({ type: 'warm', ...WARM_UP }).then((m) => {
+      this.timings.warmUpMs = m.ms;
+      this.timings.warmUpCost = m.result;
+      // Each placer's item time in the warm-up: a large first run hands out the longest first.
+      for (const [key, ms] of Object.entries(m.result)) this.warmCost.set(key, ms);
+    }));
+  }
+
+  /**
+   * Queues a request that a run waits for (`Runner.preloading`) after the runner's earlier
+   * ones; its error is dropped (the run reports its own).
+   * @param {Runner} r @param {() => Promise<unknown>} request
+   */
+  ahead(r, request) {
+    const p = (r.preloading ?? Promise.resolve()).then(request).then(() => {}, () => {})
+      .finally(() => { if (r.preloading === p) r.preloading = null; });
+    r.preloading = p;
+  }
+
+  /** Resolves when no worker is loading ahead. */
+  preloaded() {
+    return Promise.all(this.runners.map((r) => r.preloading));
+  }
+
+  /** Stops every worker's request (each worker is terminated and started afresh). */
+  cancel() {
+    this.active = null;
+    for (const r of this.runners) r.cancel();
+  }
+}
+
+/** Workers in the pool: one per core, at most 8; `?workers=N` in the page's query sets it. */
+export function poolSize() {
+  const asked = Number(new URLSearchParams(location.search).get('workers'));
+  if (Number.isInteger(asked) && asked >= 1) return Math.min(asked, 64);
+  return Math.min(8, Math.max(1, navigator.hardwareConcurrency || 1));
+}
