@@ -25,7 +25,8 @@ struct Case {
 }
 
 /// A random DAG (edges only from lower to higher index), with optional colocation groups,
-/// device-kind rules, memory, and a random cluster of cpu and gpu devices.
+/// device-kind rules, memory, layers (four, in index order), and a random cluster of cpu and
+/// gpu devices.
 fn case() -> impl Strategy<Value = Case> {
     (2usize..28, 1usize..5, any::<u64>()).prop_map(|(n, k, seed)| {
         let mut r = placesim::rng::Rng::new(seed);
@@ -41,10 +42,13 @@ fn case() -> impl Strategy<Value = Case> {
             if r.below(4) == 0 {
                 extra.push_str(&format!(r#","mem":{}"#, r.below(50)));
             }
+            // Layers in index order (no draw, so the other draws stay as they were): `expert`
+            // needs them, and without them it never placed a case.
             nodes.push(format!(
-                r#"{{"id":"n{i}","op":"Op{}","cost":{}{extra}}}"#,
+                r#"{{"id":"n{i}","op":"Op{}","cost":{},"layer":{}{extra}}}"#,
                 r.below(3),
-                r.uniform(0.0, 20.0)
+                r.uniform(0.0, 20.0),
+                i * 4 / n
             ));
         }
         let mut edges = Vec::new();
@@ -200,13 +204,15 @@ fn check_schedule(p: &Problem, placement: &[u32], r: &SimResult, links: LinkMode
     );
 }
 
-/// Every pair on random cases; counts the pairs that actually ran (a placer may fail on a
-/// case's memory, a random rule may make a case infeasible) and asserts a floor, so the
-/// property cannot pass by running nothing.
+/// Every pair on random cases; counts, per placer, the cases whose pairs actually ran (a
+/// placer may fail on a case's memory, a random rule may make a case infeasible) and asserts
+/// a floor for each placer, so the property cannot pass by running nothing, nor by one
+/// placer always failing while the others run.
 #[test]
 fn every_pair_is_feasible_ordered_bounded_and_deterministic() {
     const CASES: u32 = 48;
     let ran = std::sync::atomic::AtomicUsize::new(0);
+    let per_placer = std::sync::Mutex::new(std::collections::BTreeMap::<&str, usize>::new());
     // A fixed stream of cases, so the floor below is a fact about these cases, not a chance.
     let config = ProptestConfig {
         cases: CASES,
@@ -260,6 +266,7 @@ fn every_pair_is_feasible_ordered_bounded_and_deterministic() {
                         Err(e) => panic!("{name}: {e}"),
                     };
                     verify(&p, &plan.placement).unwrap();
+                    *per_placer.lock().unwrap().entry(name).or_default() += 1;
                     let (again, _) =
                         compare::place(&p, &s, &resolved, pi, 0, &mut |_| true).unwrap();
                     prop_assert_eq!(&plan, &again, "{} is not deterministic", name);
@@ -279,9 +286,31 @@ fn every_pair_is_feasible_ordered_bounded_and_deterministic() {
         )
         .unwrap();
     let ran = ran.into_inner();
-    eprintln!("{ran} pairs ran");
+    let per_placer = per_placer.into_inner().unwrap();
+    eprintln!("{ran} pairs ran; cases placed per placer: {per_placer:?}");
     // 13 placers x 6 schedulers (given only with heft) on 48 cases, some infeasible.
     assert!(ran >= CASES as usize * 20, "only {ran} pairs ran");
+    // Every placer of the scenario placed at least a third of the cases (a case infeasible
+    // for every placer counts against all of them alike).
+    let s = Scenario::new(
+        GraphSource::Bundled("g".into()),
+        ClusterSource::File("c".into()),
+    );
+    let mut names = s
+        .resolve()
+        .unwrap()
+        .placers
+        .iter()
+        .map(|p| p.info.name)
+        .collect::<Vec<_>>();
+    names.push("m-sct");
+    for name in names {
+        let n = per_placer.get(name).copied().unwrap_or(0);
+        assert!(
+            n >= CASES as usize / 3,
+            "{name} placed only {n} of {CASES} cases"
+        );
+    }
 }
 
 /// `pesto` on random cases (up to 27 ops, 4 devices, colocation, device rules, memory):
