@@ -1,6 +1,11 @@
-//! Turning results into things people read: text tables, Chrome traces, timeline data.
+//! Turning results into things people read: text tables, Chrome traces, timeline data, and
+//! the text and JSON of the CLI's commands (`run`, `order`, `coarsen`, `validate`), so the
+//! CLI only parses, calls and prints.
 
+pub mod coarsen;
+pub mod order;
 pub mod run;
 pub mod sweep;
 pub mod table;
 pub mod trace;
+pub mod validate;
