@@ -10,8 +10,11 @@
 //! - **A strategy is one file**: a strategy file names no other strategy, of its own registry
 //!   or another's (shared helpers live in the module's `mod.rs` and the helper files listed
 //!   in [`HELPERS`]); it reaches another registry's strategies only through that registry.
+//!   A strategy kept in a folder (`place/x/mod.rs`, or `place/x.rs` with files under
+//!   `place/x/`) is one strategy, and every file of it answers to the rule.
 //! - **The simulator knows no strategy**: nothing under `sim/` names a strategy file.
 //! - **The link codec knows no simulator**: `scenario/` imports nothing from `sim/`.
+//! - **The CLI is the binary's**: `main.rs` declares `cli`, `lib.rs` never does.
 //!
 //! Test code is exempt (a test may build a fixture from anywhere): `#[cfg(test)]` items
 //! (a `mod tests { ... }` block or a `mod tests;` line) are cut out wherever they stand, and
@@ -92,15 +95,32 @@ impl Tree {
             .filter(move |(p, _)| p.starts_with(&dir) || **p == file)
     }
 
-    /// The strategy files of a registry module (file stems), without `mod.rs` and helpers.
+    /// The strategies of a registry module (names), without `mod.rs` and helpers: a file
+    /// `m/x.rs`, a folder `m/x/` (its `mod.rs` or the files beside `m/x.rs`), or both.
     fn strategies(&self, m: &str) -> Vec<String> {
         let helpers = HELPERS.iter().find(|(h, _)| *h == m).unwrap().1;
-        self.module(m)
+        let mut out: Vec<String> = self
+            .module(m)
             .filter_map(|(p, _)| p.strip_prefix(&format!("{m}/")))
-            .filter(|rest| !rest.contains('/'))
-            .map(|rest| rest.trim_end_matches(".rs").to_string())
+            .map(|rest| match rest.split_once('/') {
+                Some((dir, _)) => dir.to_string(),
+                None => rest.trim_end_matches(".rs").to_string(),
+            })
             .filter(|s| s != "mod" && !helpers.contains(&s.as_str()))
-            .collect()
+            .collect();
+        out.sort();
+        out.dedup();
+        out
+    }
+
+    /// The files of strategy `s` of registry `m`: `m/s.rs` and every file under `m/s/`, so a
+    /// strategy split into a folder (its own helpers beside it) answers to the rule as one.
+    fn strategy_files(&self, m: &str, s: &str) -> impl Iterator<Item = (&String, &String)> {
+        let file = format!("{m}/{s}.rs");
+        let dir = format!("{m}/{s}/");
+        self.0
+            .iter()
+            .filter(move |(p, _)| **p == file || p.starts_with(&dir))
     }
 }
 
@@ -265,18 +285,19 @@ fn strategy_violations(tree: &Tree) -> Vec<String> {
         .flat_map(|(m, _)| tree.strategies(m).into_iter().map(|s| (m.to_string(), s)))
         .collect();
     for (m, s) in &all {
-        let path = format!("{m}/{s}.rs");
-        let code = &tree.0[&path];
-        for (om, os) in &all {
-            if (om, os) == (m, s) {
-                continue;
-            }
-            let mut forms = strategy_paths(om, os).to_vec();
-            if om == m {
-                forms.extend([format!("super::{os}::"), format!("super::{os}}}")]);
-            }
-            if let Some(f) = forms.iter().find(|f| code.contains(f.as_str())) {
-                bad.push(format!("{path} names the strategy {om}/{os} ({f})"));
+        for (path, code) in tree.strategy_files(m, s) {
+            for (om, os) in &all {
+                if (om, os) == (m, s) {
+                    continue;
+                }
+                let mut forms = strategy_paths(om, os).to_vec();
+                if om == m {
+                    // `super::super::x::` (from a file under the strategy's folder) too.
+                    forms.extend([format!("super::{os}::"), format!("super::{os}}}")]);
+                }
+                if let Some(f) = forms.iter().find(|f| code.contains(f.as_str())) {
+                    bad.push(format!("{path} names the strategy {om}/{os} ({f})"));
+                }
             }
         }
     }
@@ -309,6 +330,23 @@ fn scenario_violations(tree: &Tree) -> Vec<String> {
         .collect()
 }
 
+/// The CLI is the binary's: `main.rs` declares `cli`, the library (`lib.rs`) never does.
+fn cli_violations(tree: &Tree) -> Vec<String> {
+    let declares = |code: &str| {
+        code.lines()
+            .map(str::trim)
+            .any(|l| l.trim_start_matches("pub ").starts_with("mod cli"))
+    };
+    let mut bad = Vec::new();
+    if tree.0.get("lib.rs").is_some_and(|c| declares(c)) {
+        bad.push("lib.rs declares the CLI's module (mod cli)".to_string());
+    }
+    if !tree.0.get("main.rs").is_some_and(|c| declares(c)) {
+        bad.push("main.rs does not declare mod cli".to_string());
+    }
+    bad
+}
+
 type Rule = fn(&Tree) -> Vec<String>;
 
 const RULES: &[(&str, Rule)] = &[
@@ -316,6 +354,7 @@ const RULES: &[(&str, Rule)] = &[
     ("strategies", strategy_violations),
     ("simulator", simulator_violations),
     ("scenario", scenario_violations),
+    ("cli", cli_violations),
 ];
 
 /// Violations being removed by issue 20's restructuring, each to leave this list with its
@@ -373,6 +412,7 @@ fn every_rule_can_fail() {
             "let q = crate::transfer::fifo::INFO;",
         ),
         ("scenario", "scenario/mod.rs", "use crate::sim::Trace;"),
+        ("cli", "lib.rs", "pub mod cli;"),
     ];
     for &(name, path, line) in plants {
         if path == "transfer/recvs.rs" {
@@ -390,6 +430,35 @@ fn every_rule_can_fail() {
         assert!(
             found.iter().any(|f| f.starts_with(path)),
             "rule '{name}' missed `{line}` planted in {path}: {found:#?}"
+        );
+    }
+}
+
+/// A strategy split into a folder (`place/x/mod.rs`, or `place/x.rs` with files under
+/// `place/x/`) is still a strategy: the rule reads every file of it.
+#[test]
+fn folder_strategies_answer_to_the_rule() {
+    let tree = Tree::load();
+    assert!(tree.strategies("place").contains(&"submodular".to_string()));
+    let plants: &[(&str, &str)] = &[
+        ("place/folded/mod.rs", "use crate::place::dfs::INFO;"),
+        ("place/folded/mod.rs", "use super::dfs::INFO;"),
+        (
+            "place/submodular/machinery.rs",
+            "use super::super::heft::x;",
+        ),
+        (
+            "place/submodular/machinery.rs",
+            "use crate::schedule::given::Given;",
+        ),
+    ];
+    for &(path, line) in plants {
+        let mut t = tree.clone();
+        t.0.insert(path.to_string(), format!("{line}\n"));
+        let found = strategy_violations(&t);
+        assert!(
+            found.iter().any(|f| f.starts_with(path)),
+            "a folder strategy escaped: `{line}` in {path}: {found:#?}"
         );
     }
 }

@@ -817,6 +817,22 @@ fn onnx_models_import_and_run_on_a_preset() {
         !ok && err.lines().count() == 1 && err.contains("input 'x'"),
         "{err}"
     );
+    // The engine names the options by field; the CLI adds the flags that set them.
+    assert!(
+        err.contains("input shape x=1x3x224x224") && err.contains("(--input-shape, --batch)"),
+        "{err}"
+    );
+    let (ok, _, err) = run(&["import", &fixture("dynamic"), "--input-shape", "y=2x8"]);
+    assert!(
+        !ok && err.contains("input shape 'y' names no input") && err.contains("(--input-shape)"),
+        "{err}"
+    );
+    let (ok, _, err) = run(&["import", &fixture("tiny_cnn"), "--batch", "4"]);
+    assert!(
+        !ok && err.contains("batch 4: no input has a dynamic first dimension")
+            && err.ends_with("(--batch, --input-shape)\n"),
+        "{err}"
+    );
     let (ok, out, err) = run(&["import", &fixture("dynamic"), "--batch", "3"]);
     assert!(ok && out.contains("\"cost\":24"), "{err} {out}");
     let (ok, out, err) = run(&["import", &fixture("dynamic"), "--input-shape", "x=2x8"]);

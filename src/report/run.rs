@@ -1,15 +1,20 @@
-//! One pair at one seed as the JSON `placesim run --json` prints: the same row shape as a
-//! comparison's results (`makespan`, `lower_bound`, `gap`, `devices`, ...) plus the
-//! placement (node id -> device id) and the links that carried data. Serialized from these
-//! structs, so the README's description holds by construction.
+//! One pair at one seed, as `placesim run` prints it: [`RunReport`], the JSON of `run --json`
+//! (the same row shape as a comparison's results, `makespan`, `lower_bound`, `gap`,
+//! `devices`, ..., plus the placement, node id -> device id, and the links that carried
+//! data; serialized from these structs, so the README's description holds by construction),
+//! and [`text`], the text report (makespan against the bound, then a line per device).
+//!
+//! Not here: running the pair (`compare::run_one`) or its Chrome trace (`report::trace`).
 
 use std::collections::BTreeMap;
 
 use serde::Serialize;
 
 use crate::compare::RunDetail;
+use crate::model::cluster::Cluster;
 use crate::plan::SolveReport;
 use crate::scenario::Scenario;
+use crate::units::UnitSystem;
 
 /// What `run --json` prints.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -126,4 +131,80 @@ impl RunReport {
             }],
         }
     }
+}
+
+/// The text report of one pair on `cluster` (the realized cluster of the run): a title line
+/// (graph, cluster, pair, the unit system's note), makespan against the lower bound, traffic
+/// and placement time, then a row per device that ran an op or held memory, and how many
+/// devices ran none. Every line ends with a newline.
+pub fn text(
+    graph_name: &str,
+    cluster: &Cluster,
+    placer: &str,
+    scheduler: &str,
+    detail: &RunDetail,
+) -> String {
+    use std::fmt::Write;
+    let devices = &cluster.devices;
+    let sim = &detail.sim;
+    let units = UnitSystem::of_speeds(devices.iter().map(|d| d.speed));
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{} on {} ({} devices): {} / {}{}",
+        graph_name,
+        cluster.name,
+        devices.len(),
+        placer,
+        scheduler,
+        units.note()
+    );
+    let _ = writeln!(
+        out,
+        "makespan {}  lower bound {}  (x{:.2})  traffic {} in {} transfers  placed in {:.4} s",
+        units.time(sim.makespan),
+        units.time(detail.lower_bound),
+        if detail.lower_bound > 0.0 {
+            sim.makespan / detail.lower_bound
+        } else {
+            1.0
+        },
+        units.bytes(sim.traffic_bytes),
+        sim.links.iter().map(|l| l.transfers).sum::<usize>(),
+        detail.placement_seconds
+    );
+    let _ = writeln!(
+        out,
+        "{:<12} {:>6} {:>12} {:>6} {:>12} {:>12}",
+        "device", "ops", "busy", "util", "peak mem", "memory"
+    );
+    for (d, st) in devices.iter().zip(&sim.devices) {
+        if st.ops == 0 && st.peak_memory == 0.0 {
+            continue;
+        }
+        let _ = writeln!(
+            out,
+            "{:<12} {:>6} {:>12} {:>5.1}% {:>12} {:>12}{}",
+            d.id,
+            st.ops,
+            units.time(st.busy),
+            if sim.makespan > 0.0 {
+                100.0 * st.busy / sim.makespan
+            } else {
+                0.0
+            },
+            units.bytes(st.peak_memory),
+            if d.memory.is_finite() {
+                units.bytes(d.memory)
+            } else {
+                "unlimited".into()
+            },
+            if st.oom { "  OOM" } else { "" }
+        );
+    }
+    let idle = devices.len() - sim.devices.iter().filter(|s| s.ops > 0).count();
+    if idle > 0 {
+        let _ = writeln!(out, "({idle} devices ran no op)");
+    }
+    out
 }

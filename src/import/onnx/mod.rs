@@ -74,6 +74,42 @@ impl Options {
     }
 }
 
+/// An import option as the engine's messages name it (by its field, never by a front end's
+/// control: the CLI's `--batch`, the page's "Batch size"), so a front end can add its own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OptionField {
+    /// [`Options::batch`], "batch" in messages.
+    Batch,
+    /// [`Options::input_shapes`], "input shape" in messages.
+    InputShape,
+}
+
+/// The advice of an input whose shape is not static.
+const SIZE_IT: &str = "give it a static shape";
+
+impl OptionField {
+    /// The options an import error is about, in the order its message names them: an input
+    /// shape naming no input, a batch no input takes, an input the options must size.
+    pub fn at_fault(e: &Error) -> Vec<OptionField> {
+        let Error::Parse { message, .. } = e else {
+            return Vec::new();
+        };
+        let batch = message
+            .strip_prefix("batch ")
+            .and_then(|rest| rest.split_once(':'))
+            .is_some_and(|(b, _)| b.parse::<u64>().is_ok());
+        if message.starts_with("input shape '") {
+            vec![OptionField::InputShape]
+        } else if batch {
+            vec![OptionField::Batch, OptionField::InputShape]
+        } else if message.starts_with("input '") && message.contains(SIZE_IT) {
+            vec![OptionField::InputShape, OptionField::Batch]
+        } else {
+            Vec::new()
+        }
+    }
+}
+
 /// Ops of one type that could not be sized (cost 0).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Unsized {
@@ -222,8 +258,8 @@ fn input_info(v: &ValueInfoProto, opts: &Options) -> Result<Info> {
     }
     let hint = |what: String| {
         bad(format!(
-            "input '{}' has {what}: give it a static shape (placesim import --input-shape {}=1x3x224x224, \
-             or --batch N for a dynamic first dimension)",
+            "input '{}' has {what}: {SIZE_IT} (input shape {}=1x3x224x224, or a batch for a \
+             dynamic first dimension)",
             v.name, v.name
         ))
     };
@@ -337,7 +373,7 @@ pub fn import(bytes: impl Into<Bytes>, name: &str, opts: &Options) -> Result<Imp
         if !g.input.iter().any(|i| &i.name == name) {
             let names: Vec<&str> = g.input.iter().map(|i| i.name.as_str()).collect();
             return Err(bad(format!(
-                "--input-shape names '{name}', which is not an input of the model (inputs: {})",
+                "input shape '{name}' names no input of the model (inputs: {})",
                 names.join(", ")
             )));
         }
@@ -386,7 +422,7 @@ pub fn import(bytes: impl Into<Bytes>, name: &str, opts: &Options) -> Result<Imp
         }
     }
     if let Some(b) = opts.batch {
-        // --batch sizes dynamic first dimensions only; silently keeping a static batch would
+        // `batch` sizes dynamic first dimensions only; silently keeping a static batch would
         // give another model than the one asked for.
         let dynamic_first = |v: &&ValueInfoProto| {
             let dims = v
@@ -422,9 +458,13 @@ pub fn import(bytes: impl Into<Bytes>, name: &str, opts: &Options) -> Result<Imp
                 })
                 .collect();
             return Err(bad(format!(
-                "--batch {b}: no input has a dynamic first dimension ({}); set a static shape with \
-                 --input-shape NAME=DIMS (the model's reshapes may assume the exported batch)",
-                if shown.is_empty() { "the model has no input to size".to_string() } else { shown.join(", ") }
+                "batch {b}: no input has a dynamic first dimension ({}); set a static input shape \
+                 NAME=DIMS instead (the model's reshapes may assume the exported batch)",
+                if shown.is_empty() {
+                    "the model has no input to size".to_string()
+                } else {
+                    shown.join(", ")
+                }
             )));
         }
     }

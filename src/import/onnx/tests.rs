@@ -123,8 +123,13 @@ fn a_dynamic_input_names_itself_until_given_a_size() {
         .unwrap_err()
         .to_string();
     assert!(
-        e.contains("input 'x'") && e.contains("'batch'") && e.contains("--batch"),
+        e.contains("input 'x'") && e.contains("'batch'") && e.contains("a batch for"),
         "{e}"
+    );
+    let err = import(fixture("dynamic"), "d", &Options::default()).unwrap_err();
+    assert_eq!(
+        OptionField::at_fault(&err),
+        [OptionField::InputShape, OptionField::Batch]
     );
     let batch = Options {
         batch: Some(32),
@@ -137,8 +142,13 @@ fn a_dynamic_input_names_itself_until_given_a_size() {
         .unwrap_err()
         .to_string();
     assert!(
-        e.contains("--batch 32") && e.contains("'x' is 1x3x16x16"),
+        e.contains("batch 32:") && e.contains("'x' is 1x3x16x16"),
         "{e}"
+    );
+    let err = import(fixture("tiny_cnn"), "t", &batch).unwrap_err();
+    assert_eq!(
+        OptionField::at_fault(&err),
+        [OptionField::Batch, OptionField::InputShape]
     );
     let mut shaped = Options::default();
     shaped.input_shapes.insert("x".into(), vec![3, 8]);
@@ -153,7 +163,22 @@ fn a_dynamic_input_names_itself_until_given_a_size() {
     let e = import(fixture("dynamic"), "d", &shaped)
         .unwrap_err()
         .to_string();
-    assert!(e.contains("'nope'") && e.contains("inputs: x"), "{e}");
+    assert!(
+        e.contains("input shape 'nope'") && e.contains("inputs: x"),
+        "{e}"
+    );
+    let err = import(fixture("dynamic"), "d", &shaped).unwrap_err();
+    assert_eq!(OptionField::at_fault(&err), [OptionField::InputShape]);
+    // Other errors name no option.
+    let err = import(fixture("dynamic"), "d", &Options::default()).unwrap_err();
+    let Error::Parse { what, .. } = err else {
+        panic!("{err}")
+    };
+    let other = Error::Parse {
+        what,
+        message: "batch norm: bad".into(),
+    };
+    assert!(OptionField::at_fault(&other).is_empty());
 }
 
 #[test]
