@@ -19,7 +19,7 @@ use placesim::model::LinkModel;
 use placesim::report::run::RunReport;
 use placesim::report::{table, trace};
 use placesim::scenario::load::{graph_file, in_file, load, utf8, FileRef, Loaded};
-use placesim::scenario::{ClusterSource, GraphSource, Randomize, Replication, Scenario};
+use placesim::scenario::{ClusterSource, GraphSource, Randomize, Replication, Resolved, Scenario};
 use placesim::{place, schedule, transfer, units, Error, Result};
 
 #[derive(Parser)]
@@ -980,12 +980,12 @@ fn scenario_files(
 
 /// A comparison on `threads` threads, drawing its progress on `bar`.
 fn compare_with_bar(
-    scenario: &Scenario,
+    resolved: &Resolved,
     l: &Loaded,
     threads: usize,
     bar: &ProgressBar,
 ) -> Result<Comparison> {
-    let c = compare::run_parallel(scenario, &l.graph, l.cluster.as_ref(), threads, &|d, t| {
+    let c = compare::run_parallel(resolved, &l.graph, l.cluster.as_ref(), threads, &|d, t| {
         bar.show(d, t);
         true
     });
@@ -1007,7 +1007,7 @@ fn compare_cmd(args: CompareArgs) -> Result<()> {
             ));
         }
         return run_batch(&files, args.shard.as_deref(), |l, file, index, bar| {
-            let c = compare_with_bar(&l.scenario, l, threads, bar)?;
+            let c = compare_with_bar(&l.scenario.resolve()?, l, threads, bar)?;
             let line = BatchLine {
                 file,
                 index,
@@ -1042,20 +1042,24 @@ fn compare_cmd(args: CompareArgs) -> Result<()> {
         cluster_text,
         ..
     } = loaded;
-    scenario.resolve()?;
+    let resolved = scenario.resolve()?;
     if args.url {
         // A file graph or cluster travels in the link (compressed, or by content hash).
         let graph_text =
             matches!(scenario.graph, GraphSource::File(_)).then_some(graph_text.as_str());
         out!(
             "{}",
-            placesim::share::fragment_with_files(&scenario, graph_text, cluster_text.as_deref())?
+            placesim::scenario::link::fragment_with_files(
+                &scenario,
+                graph_text,
+                cluster_text.as_deref()
+            )?
         );
         return Ok(());
     }
     let bar = ProgressBar::new("");
     let comparison =
-        compare::run_parallel(&scenario, &graph, cluster.as_ref(), threads, &|d, t| {
+        compare::run_parallel(&resolved, &graph, cluster.as_ref(), threads, &|d, t| {
             bar.show(d, t);
             true
         });
@@ -1163,8 +1167,8 @@ fn run_batch(
 }
 
 /// The sweeps `sweep`'s flags ask for: `--compute`, then `--bandwidth`, then `--latency`.
-fn sweep_specs(args: &SweepArgs) -> Result<Vec<placesim::sweep::SweepSpec>> {
-    use placesim::sweep::{Axis, SweepSpec};
+fn sweep_specs(args: &SweepArgs) -> Result<Vec<placesim::scenario::sweep::SweepSpec>> {
+    use placesim::scenario::sweep::{Axis, SweepSpec};
     [
         (Axis::Compute, &args.compute),
         (Axis::Bandwidth, &args.bandwidth),
@@ -1181,7 +1185,7 @@ struct SweepLine<'a> {
     file: &'a str,
     /// The scenario's 0-based index in the whole list (before sharding).
     index: usize,
-    axis: placesim::sweep::Axis,
+    axis: placesim::scenario::sweep::Axis,
     #[serde(flatten)]
     point: &'a placesim::sweep::SweepPoint,
 }
@@ -1189,7 +1193,7 @@ struct SweepLine<'a> {
 /// Runs a scenario's sweeps (every factor on every thread), with a progress bar per factor.
 fn run_sweeps(
     l: &Loaded,
-    specs: &[placesim::sweep::SweepSpec],
+    specs: &[placesim::scenario::sweep::SweepSpec],
     threads: usize,
     label: &str,
 ) -> Result<Vec<placesim::sweep::Sweep>> {

@@ -9,18 +9,18 @@ use std::path::PathBuf;
 use placesim::model::cluster::ClusterGen;
 use placesim::model::problem::Footprint;
 use placesim::model::LinkModel;
-use placesim::scenario::{ClusterSource, GraphSource, Randomize, Replication, Scenario, WhatIf};
-use placesim::share::{
+use placesim::scenario::link::{
     fragment_with_files, page_fragment, parse_fragment, read_link, GraphHash, PageView,
 };
-use placesim::sweep::{Axis, SweepSpec};
+use placesim::scenario::sweep::{Axis, SweepSpec};
+use placesim::scenario::{ClusterSource, GraphSource, Randomize, Replication, Scenario, WhatIf};
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
 fn defaults() -> Scenario {
-    placesim::share::defaults()
+    placesim::scenario::defaults::defaults()
 }
 
 /// Every shipped scenario's link (its cluster file's text written into the link).
@@ -364,11 +364,11 @@ fn written_links_round_trip() {
             }
         }
         let hash_back = match &back.graph {
-            placesim::share::LinkGraph::Hashed(h) => Some(h.clone()),
+            placesim::scenario::link::LinkGraph::Hashed(h) => Some(h.clone()),
             _ => None,
         };
         let text_back = match &back.graph {
-            placesim::share::LinkGraph::Embedded { text, .. } => Some(text.clone()),
+            placesim::scenario::link::LinkGraph::Embedded { text, .. } => Some(text.clone()),
             _ => None,
         };
         let again = page_fragment(
@@ -380,4 +380,43 @@ fn written_links_round_trip() {
         .unwrap();
         assert_eq!(again, link, "{name}");
     }
+}
+
+/// The golden links write every key of the table (so each key's writer and reader is pinned
+/// by a golden text and a round trip).
+#[test]
+fn the_golden_links_write_every_key() {
+    let mut links: Vec<String> = shipped().into_iter().map(|(_, l)| l).collect();
+    for (_, s, text, hash, view) in written() {
+        links.push(page_fragment(&s, text.as_deref(), hash.as_ref(), &view).unwrap());
+    }
+    for (name, _) in placesim::scenario::link::keys() {
+        let spelt = match name {
+            "STRATEGY.NAME" => "&submodular.g=".to_string(),
+            _ => format!("&{name}="),
+        };
+        assert!(
+            links.iter().any(|l| l.contains(&spelt)),
+            "no link writes {name}"
+        );
+    }
+}
+
+/// `docs/url-format.md`'s key table lists the codec's keys, in the order links write them.
+#[test]
+fn the_format_doc_lists_every_key_in_order() {
+    let doc = std::fs::read_to_string(root().join("docs/url-format.md")).unwrap();
+    let listed: Vec<String> = doc
+        .lines()
+        .filter(|l| l.starts_with("| `"))
+        .flat_map(|l| {
+            let cell = l.split('|').nth(1).unwrap();
+            cell.split(',')
+                .map(|k| k.trim().trim_matches('`').to_string())
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let keys: Vec<&str> = placesim::scenario::link::keys().map(|k| k.0).collect();
+    assert_eq!(listed[0], "v");
+    assert_eq!(listed[1..], keys[..]);
 }
