@@ -22,10 +22,7 @@ fuzz_target!(|data: &[u8]| {
     };
     let again = Graph::from_json(&graph.to_json(), "other")
         .unwrap_or_else(|e| panic!("an imported graph's JSON does not load: {e}"));
-    assert_eq!(
-        graph, again,
-        "an imported graph changes through its own JSON"
-    );
+    assert_eq!(graph, again, "an imported graph changes through its own JSON");
     let cluster = Cluster::from_json(h::CLUSTER, "c").unwrap();
     h::exercise(&h::plain_scenario(), &graph, Some(&cluster), h::salt(data));
 });
