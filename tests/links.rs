@@ -47,14 +47,17 @@ fn shipped() -> Vec<(String, String)> {
         .collect()
 }
 
-/// Scenarios and views that together write every key, some several ways.
-fn written() -> Vec<(
+/// A link to write: its name, scenario, graph text, graph named by hash, and view.
+type Written = (
     String,
     Scenario,
     Option<String>,
     Option<GraphHash>,
     PageView,
-)> {
+);
+
+/// Scenarios and views that together write every key, some several ways.
+fn written() -> Vec<Written> {
     let mut out = Vec::new();
     let mut add = |name: &str, s: Scenario, text: Option<&str>, view: PageView| {
         out.push((name.to_string(), s, text.map(String::from), None, view));
