@@ -6,7 +6,8 @@
 //! meet a constraint yields rows with an `error` instead of aborting the comparison.
 //!
 //! The scenario is resolved once, by the caller ([`Scenario::resolve`]): strategies,
-//! parameters and the pairs that run; every entry point takes the [`Resolved`] scenario. A placer returns a [`Plan`]; replaying policies (`given`) get its order.
+//! parameters and the pairs that run; every entry point takes the [`Resolved`] scenario. A
+//! placer returns a [`Plan`]; replaying policies (`given`) get its order.
 //! A pair whose placer fails, or whose replay deadlocks, gets a row `error` for that seed.
 //!
 //! Randomness: placer `p` at seed `i` draws from `derive(seed, ["place", p], i)`, scheduler
@@ -1364,10 +1365,10 @@ pub fn warm_up_case(ops: usize, devices: usize) -> (Scenario, String) {
     (scenario, text)
 }
 
-/// Runs every pair of a resolved scenario over its seeds on `threads` threads (rayon; native only):
-/// the work items spread over the threads and merged in their fixed order, so the result
-/// has the bits of [`run`] (placement seconds, being wall clock, aside). `progress(done,
-/// total)` sums over the threads and may be called from any of them.
+/// Runs every pair of a resolved scenario over its seeds on `threads` threads (rayon; native
+/// only): the work items spread over the threads and merged in their fixed order, so the
+/// result has the bits of [`run`] (placement seconds, being wall clock, aside).
+/// `progress(done, total)` sums over the threads and may be called from any of them.
 #[cfg(not(target_arch = "wasm32"))]
 pub fn run_parallel(
     resolved: &Resolved,
