@@ -32,7 +32,7 @@ test('a bandwidth sweep draws a line per pair, travels in the link and downloads
   await page.fill('#sweep-factors', '1, 0');
   await page.dispatchEvent('#sweep-factors', 'change');
   await page.waitForSelector('#sweep-error:not([hidden])');
-  assert.match(await page.textContent('#sweep-error'), /--bandwidth: factor 2 is 0/);
+  assert.match(await page.textContent('#sweep-error'), /bandwidth factors: factor 2 is 0/);
   await page.fill('#sweep-factors', '1, 0.5, 0.1');
   await page.dispatchEvent('#sweep-factors', 'change');
   assert.equal(await page.isHidden('#sweep-error'), true);
