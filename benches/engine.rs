@@ -132,7 +132,7 @@ fn bench_orderings() {
         s.replica.as_ref().unwrap().workers.len()
     );
     let all = median_ms(1, || {
-        compare::run(s, g, Some(c), &mut |_, _| true).unwrap();
+        compare::run(&s.resolve().unwrap(), g, Some(c), &mut |_, _| true).unwrap();
     });
     println!(
         "  the scenario: {} iterations x {} link orders, one thread: {all:.0} ms",

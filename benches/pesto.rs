@@ -89,7 +89,8 @@ fn write_instances(dir: &str) {
             s.links = LinkModel::Fcfs;
             s.params.insert("pesto.mode".into(), 2.0);
             let t = Instant::now();
-            let native = compare::run(&s, &g, Some(&c), &mut |_, _| true).unwrap();
+            let native =
+                compare::run(&s.resolve().unwrap(), &g, Some(&c), &mut |_, _| true).unwrap();
             let secs = t.elapsed().as_secs_f64();
             let path = |what: &str| format!("{dir}/{name}.{what}.json");
             std::fs::write(path("graph"), graph_text).unwrap();

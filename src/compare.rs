@@ -5,8 +5,9 @@
 //! placement), then simulates that placement under each scheduler. A placer that cannot
 //! meet a constraint yields rows with an `error` instead of aborting the comparison.
 //!
-//! The scenario is resolved first ([`Scenario::resolve`]): strategies, parameters and the
-//! pairs that run. A placer returns a [`Plan`]; replaying policies (`given`) get its order.
+//! The scenario is resolved once, by the caller ([`Scenario::resolve`]): strategies,
+//! parameters and the pairs that run; every entry point takes the [`Resolved`] scenario. A
+//! placer returns a [`Plan`]; replaying policies (`given`) get its order.
 //! A pair whose placer fails, or whose replay deadlocks, gets a row `error` for that seed.
 //!
 //! Randomness: placer `p` at seed `i` draws from `derive(seed, ["place", p], i)`, scheduler
@@ -573,9 +574,9 @@ fn used_placers(resolved: &Resolved) -> Vec<usize> {
 /// placer) when there are at least four seeds per worker, otherwise one per seed and
 /// placer, so that a comparison of few seeds still spreads. The order is the merge order
 /// (seed, then placer), and the split never changes a result.
-pub fn work_items(scenario: &Scenario, workers: usize) -> Result<Vec<WorkItem>> {
-    let resolved = scenario.resolve()?;
-    let used = used_placers(&resolved);
+pub fn work_items(resolved: &Resolved, workers: usize) -> Vec<WorkItem> {
+    let scenario = resolved.scenario();
+    let used = used_placers(resolved);
     let per_seed = workers <= 1 || scenario.seeds as usize >= 4 * workers || used.len() <= 1;
     let mut items = Vec::new();
     for seed in 0..scenario.seeds {
@@ -591,7 +592,7 @@ pub fn work_items(scenario: &Scenario, workers: usize) -> Result<Vec<WorkItem>> 
             }));
         }
     }
-    Ok(items)
+    items
 }
 
 /// A scenario's work for `workers`: its items ([`work_items`]), the progress units of each
@@ -608,10 +609,9 @@ pub struct WorkPlan {
 }
 
 /// The [`WorkPlan`] of a scenario for `workers`.
-pub fn work_plan(scenario: &Scenario, workers: usize) -> Result<WorkPlan> {
-    let resolved = scenario.resolve()?;
-    let items = work_items(scenario, workers)?;
-    let units: Vec<usize> = items.iter().map(|it| item_units(&resolved, it)).collect();
+pub fn work_plan(resolved: &Resolved, workers: usize) -> WorkPlan {
+    let items = work_items(resolved, workers);
+    let units: Vec<usize> = items.iter().map(|it| item_units(resolved, it)).collect();
     let keys = items
         .iter()
         .map(|it| {
@@ -623,12 +623,12 @@ pub fn work_plan(scenario: &Scenario, workers: usize) -> Result<WorkPlan> {
             names.join(",")
         })
         .collect();
-    Ok(WorkPlan {
+    WorkPlan {
         total: units.iter().sum(),
         items,
         units,
         keys,
-    })
+    }
 }
 
 /// Progress units of an item: one per placement and one per simulation.
@@ -742,7 +742,6 @@ struct KeptSeed {
 /// ([`item_units`]); answering `false` stops it with `Error::Cancelled`, the only error
 /// returned: anything else is in the result.
 pub fn run_item(
-    scenario: &Scenario,
     resolved: &Resolved,
     graph: &Graph,
     fixed: Option<&Cluster>,
@@ -750,7 +749,7 @@ pub fn run_item(
     cache: &mut SeedCache,
     progress: Progress,
 ) -> Result<ItemResult> {
-    let outcome = match seed_sample(scenario, resolved, graph, fixed, item, cache, progress) {
+    let outcome = match seed_sample(resolved, graph, fixed, item, cache, progress) {
         Err(Error::Cancelled) => return Err(Error::Cancelled),
         other => other,
     };
@@ -761,7 +760,6 @@ pub fn run_item(
 }
 
 fn seed_sample(
-    scenario: &Scenario,
     resolved: &Resolved,
     graph: &Graph,
     fixed: Option<&Cluster>,
@@ -769,6 +767,7 @@ fn seed_sample(
     cache: &mut SeedCache,
     progress: Progress,
 ) -> Result<SeedSample> {
+    let scenario = resolved.scenario();
     let i = item.seed;
     let (real, kept) = match cache.kept.take().filter(|k| k.seed == i) {
         Some(k) => (k.real, Some((k.data, k.critical_path, k.work))),
@@ -1115,14 +1114,14 @@ fn ordering_result(
     })
 }
 
-/// Merges partial comparisons of `scenario` (any split of its [`work_items`], in any order)
+/// Merges partial comparisons of a scenario (any split of its [`work_items`], in any order)
 /// into the comparison: seeds are folded in seed order and placers in pair order, so the
 /// result has the bits of a sequential run. The error of the first seed that could not run
 /// is the merge's error; a missing or repeated seed and placer is an error that names it.
-pub fn merge(scenario: &Scenario, parts: &[Partial]) -> Result<Comparison> {
-    let resolved = scenario.resolve()?;
+pub fn merge(resolved: &Resolved, parts: &[Partial]) -> Result<Comparison> {
+    let scenario = resolved.scenario();
     let pairs = &resolved.pairs;
-    let used = used_placers(&resolved);
+    let used = used_placers(resolved);
     let graph = match parts.first() {
         Some(p) => p.graph.clone(),
         None => return Err(Error::Scenario("no partial comparison to merge".into())),
@@ -1285,7 +1284,7 @@ pub fn merge(scenario: &Scenario, parts: &[Partial]) -> Result<Comparison> {
         graph,
         critical_path_bound: mean(&cp_bounds),
         work_bound: mean(&work_bounds),
-        notes: resolved.notes,
+        notes: resolved.notes.clone(),
         results,
     })
 }
@@ -1294,29 +1293,22 @@ pub fn merge(scenario: &Scenario, parts: &[Partial]) -> Result<Comparison> {
 /// comparison a worker of the page returns. `progress(done, total)` counts these items'
 /// units; answering `false` stops with `Error::Cancelled`.
 pub fn run_part(
-    scenario: &Scenario,
+    resolved: &Resolved,
     graph: &Graph,
     fixed: Option<&Cluster>,
     items: &[WorkItem],
     cache: &mut SeedCache,
     progress: Progress,
 ) -> Result<Partial> {
-    let resolved = scenario.resolve()?;
-    let total: usize = items.iter().map(|it| item_units(&resolved, it)).sum();
+    let total: usize = items.iter().map(|it| item_units(resolved, it)).sum();
     let mut base = 0usize;
     let mut out = Vec::with_capacity(items.len());
     for item in items {
         let b = base as f64;
-        let r = run_item(
-            scenario,
-            &resolved,
-            graph,
-            fixed,
-            item,
-            cache,
-            &mut |d, _| progress(b + d, total),
-        )?;
-        base += item_units(&resolved, item);
+        let r = run_item(resolved, graph, fixed, item, cache, &mut |d, _| {
+            progress(b + d, total)
+        })?;
+        base += item_units(resolved, item);
         // A seed that cannot run stops a sequential run: the merge reports it.
         let stop = r.outcome.is_err();
         out.push(r);
@@ -1330,28 +1322,28 @@ pub fn run_part(
     })
 }
 
-/// Runs every pair of `scenario` over its seeds, one after the other. `fixed` is the
-/// loaded cluster when the scenario does not generate one.
+/// Runs every pair of a resolved scenario over its seeds, one after the other. `fixed` is
+/// the loaded cluster when the scenario does not generate one.
 pub fn run(
-    scenario: &Scenario,
+    resolved: &Resolved,
     graph: &Graph,
     fixed: Option<&Cluster>,
     progress: Progress,
 ) -> Result<Comparison> {
-    let items = work_items(scenario, 1)?;
+    let items = work_items(resolved, 1);
     let part = run_part(
-        scenario,
+        resolved,
         graph,
         fixed,
         &items,
         &mut SeedCache::default(),
         progress,
     )?;
-    merge(scenario, &[part])
+    merge(resolved, &[part])
 }
 
 /// The case the page runs once, at idle, to warm the engine: the default scenario's
-/// strategies (`share::defaults`) on a generated graph of `ops` ops
+/// strategies (`scenario::defaults`) on a generated graph of `ops` ops
 /// (`synthetic::layered_dag`, seed 1, file `warm-up.json`) and a generated cluster of
 /// `devices` devices. Returns the scenario and the graph's text.
 ///
@@ -1365,7 +1357,7 @@ pub fn run(
 pub fn warm_up_case(ops: usize, devices: usize) -> (Scenario, String) {
     let text =
         crate::model::synthetic::layered_dag(crate::model::synthetic::SyntheticSpec::new(ops, 1));
-    let mut scenario = crate::share::defaults();
+    let mut scenario = crate::scenario::defaults::defaults();
     scenario.graph = crate::scenario::GraphSource::File("warm-up.json".into());
     if let crate::scenario::ClusterSource::Generate(spec) = &mut scenario.cluster {
         spec.devices = devices;
@@ -1373,13 +1365,13 @@ pub fn warm_up_case(ops: usize, devices: usize) -> (Scenario, String) {
     (scenario, text)
 }
 
-/// Runs every pair of `scenario` over its seeds on `threads` threads (rayon; native only):
-/// the work items spread over the threads and merged in their fixed order, so the result
-/// has the bits of [`run`] (placement seconds, being wall clock, aside). `progress(done,
-/// total)` sums over the threads and may be called from any of them.
+/// Runs every pair of a resolved scenario over its seeds on `threads` threads (rayon; native
+/// only): the work items spread over the threads and merged in their fixed order, so the
+/// result has the bits of [`run`] (placement seconds, being wall clock, aside).
+/// `progress(done, total)` sums over the threads and may be called from any of them.
 #[cfg(not(target_arch = "wasm32"))]
 pub fn run_parallel(
-    scenario: &Scenario,
+    resolved: &Resolved,
     graph: &Graph,
     fixed: Option<&Cluster>,
     threads: usize,
@@ -1390,9 +1382,8 @@ pub fn run_parallel(
     use std::sync::Mutex;
 
     let threads = threads.max(1);
-    let resolved = scenario.resolve()?;
-    let items = work_items(scenario, threads)?;
-    let total: usize = items.iter().map(|it| item_units(&resolved, it)).sum();
+    let items = work_items(resolved, threads);
+    let total: usize = items.iter().map(|it| item_units(resolved, it)).sum();
     // Per item, its whole units done (placers report fractions often: those stay in the
     // item, so that threads meet on the lock only once per placement and simulation).
     let done: Vec<AtomicU64> = items.iter().map(|_| AtomicU64::new(0)).collect();
@@ -1429,21 +1420,15 @@ pub fn run_parallel(
                 // placer each, often run on one thread in a row).
                 let t = rayon::current_thread_index().unwrap_or(0) % threads;
                 let mut cache = caches[t].lock().unwrap_or_else(|e| e.into_inner());
-                run_item(
-                    scenario,
-                    &resolved,
-                    graph,
-                    fixed,
-                    item,
-                    &mut cache,
-                    &mut |d, _| report(k, d),
-                )
+                run_item(resolved, graph, fixed, item, &mut cache, &mut |d, _| {
+                    report(k, d)
+                })
             })
             .collect()
     });
     let items = results.into_iter().collect::<Result<Vec<_>>>()?;
     merge(
-        scenario,
+        resolved,
         &[Partial {
             graph: graph_summary(graph),
             items,
@@ -1501,7 +1486,7 @@ mod tests {
             (Footprint::Mem, true),
         ] {
             s.footprint = rule;
-            let r = run(&s, &g, Some(&c), &mut |_, _| true).unwrap();
+            let r = run(&s.resolve().unwrap(), &g, Some(&c), &mut |_, _| true).unwrap();
             for row in &r.results {
                 assert_eq!(row.error.is_none(), fits, "{rule:?} {row:?}");
                 if fits {
@@ -1558,7 +1543,7 @@ mod tests {
             ClusterSource::Inline(serde_json::from_str(text).unwrap()),
             3,
         );
-        let r = run(&s, &g, Some(&c), &mut |_, _| true).unwrap();
+        let r = run(&s.resolve().unwrap(), &g, Some(&c), &mut |_, _| true).unwrap();
         for row in speeds_of(&r) {
             assert_eq!(row, vec![0.1, 4.0]);
         }
@@ -1571,7 +1556,7 @@ mod tests {
             latency: 1.0,
             speeds: BTreeMap::from([("y".to_string(), 7.5)]),
         };
-        let r = run(&s, &g, Some(&c), &mut |_, _| true).unwrap();
+        let r = run(&s.resolve().unwrap(), &g, Some(&c), &mut |_, _| true).unwrap();
         for row in speeds_of(&r) {
             assert_eq!(row, vec![0.2, 15.0]);
         }
@@ -1597,7 +1582,7 @@ mod tests {
         };
         let mut s = scenario(ClusterSource::Generate(spec), 5);
         let check = |s: &Scenario| -> Vec<f64> {
-            let r = run(s, &g, None, &mut |_, _| true).unwrap();
+            let r = run(&s.resolve().unwrap(), &g, None, &mut |_, _| true).unwrap();
             // Independently: realize every seed and average each device's speed.
             let drawn: Vec<Vec<f64>> = (0..s.seeds)
                 .map(|i| {
@@ -1668,14 +1653,14 @@ mod tests {
         s.placers = vec!["hash".into(), "heft".into()];
         s.schedulers = vec!["fifo".into(), "given".into()];
         let mut calls = 0;
-        let e = run(&s, &g, Some(&c), &mut |_, _| {
+        let e = run(&s.resolve().unwrap(), &g, Some(&c), &mut |_, _| {
             calls += 1;
             calls < 3
         })
         .unwrap_err();
         assert_eq!(e, Error::Cancelled);
         let mut seen = Vec::new();
-        let r = run(&s, &g, Some(&c), &mut |done, total| {
+        let r = run(&s.resolve().unwrap(), &g, Some(&c), &mut |done, total| {
             seen.push((done, total));
             true
         })
@@ -1728,7 +1713,9 @@ mod tests {
         .unwrap();
         s.graph = crate::scenario::GraphSource::Bundled("g".into());
         s.cluster = crate::scenario::ClusterSource::File("c".into());
-        let r = &run(&s, &g, Some(&c), &mut |_, _| true).unwrap().results[0];
+        let r = &run(&s.resolve().unwrap(), &g, Some(&c), &mut |_, _| true)
+            .unwrap()
+            .results[0];
         assert!(
             !r.failed_seeds.is_empty() && !r.makespans.is_empty(),
             "{r:?}"
@@ -1783,14 +1770,14 @@ mod tests {
     fn parallel_and_split_runs_have_the_bits_of_a_sequential_run() {
         for seeds in [1, 3, 9] {
             let (s, g) = every_strategy(seeds);
-            let seq = run(&s, &g, None, &mut |_, _| true).unwrap();
+            let seq = run(&s.resolve().unwrap(), &g, None, &mut |_, _| true).unwrap();
             let want = bits(&seq);
             // The scenario exercises row errors (memory) and plans, or the test says little.
             assert!(seq.results.iter().any(|r| !r.makespans.is_empty()));
             assert!(seq.results.iter().any(|r| !r.plan_reports.is_empty()));
             for threads in [1, 2, 3, 8] {
                 let last = std::sync::Mutex::new((0.0, 0));
-                let par = run_parallel(&s, &g, None, threads, &|d, t| {
+                let par = run_parallel(&s.resolve().unwrap(), &g, None, threads, &|d, t| {
                     let mut l = last.lock().unwrap();
                     l.0 = f64::max(l.0, d);
                     l.1 = t;
@@ -1805,7 +1792,7 @@ mod tests {
             // seed cache each, and with one cache kept across them as a page worker keeps
             // it (then every item after the first of its seed reuses the cost model).
             let resolved = s.resolve().unwrap();
-            let items = work_items(&s, 4).unwrap();
+            let items = work_items(&s.resolve().unwrap(), 4);
             let mut kept = SeedCache::default();
             for shared in [false, true] {
                 let mut parts: Vec<Partial> = items
@@ -1814,7 +1801,7 @@ mod tests {
                         let mut fresh = SeedCache::default();
                         let cache = if shared { &mut kept } else { &mut fresh };
                         run_part(
-                            &s,
+                            &s.resolve().unwrap(),
                             &g,
                             None,
                             std::slice::from_ref(it),
@@ -1825,7 +1812,11 @@ mod tests {
                     })
                     .collect();
                 parts.reverse();
-                assert_eq!(bits(&merge(&s, &parts).unwrap()), want, "shared {shared}");
+                assert_eq!(
+                    bits(&merge(&s.resolve().unwrap(), &parts).unwrap()),
+                    want,
+                    "shared {shared}"
+                );
             }
             assert_eq!(kept.kept.as_ref().map(|k| k.seed), Some(seeds - 1));
             let mut parts: Vec<Partial> = items
@@ -1833,7 +1824,7 @@ mod tests {
                 .map(|it| {
                     let mut cache = SeedCache::default();
                     run_part(
-                        &s,
+                        &s.resolve().unwrap(),
                         &g,
                         None,
                         std::slice::from_ref(it),
@@ -1847,7 +1838,7 @@ mod tests {
             // Through JSON (as the page's workers pass them): the same.
             let json = serde_json::to_string(&parts).unwrap();
             let back: Vec<Partial> = serde_json::from_str(&json).unwrap();
-            assert_eq!(bits(&merge(&s, &back).unwrap()), want);
+            assert_eq!(bits(&merge(&s.resolve().unwrap(), &back).unwrap()), want);
             assert!(items.iter().all(|it| item_units(&resolved, it) > 0));
         }
     }
@@ -1856,10 +1847,10 @@ mod tests {
     fn work_items_split_by_placer_when_seeds_are_few() {
         let (s, _) = every_strategy(2);
         let n = place::PLACERS.len();
-        let one = work_items(&s, 1).unwrap();
+        let one = work_items(&s.resolve().unwrap(), 1);
         assert_eq!(one.len(), 2);
         assert_eq!(one[1].placers.len(), n);
-        let two = work_items(&s, 2).unwrap();
+        let two = work_items(&s.resolve().unwrap(), 2);
         assert_eq!(two.len(), 2 * n);
         assert_eq!(
             two[n],
@@ -1869,33 +1860,42 @@ mod tests {
             }
         );
         let (s, _) = every_strategy(8);
-        assert_eq!(work_items(&s, 2).unwrap().len(), 8);
+        assert_eq!(work_items(&s.resolve().unwrap(), 2).len(), 8);
     }
 
     #[test]
     fn merge_refuses_missing_repeated_and_foreign_parts() {
         let (s, g) = every_strategy(2);
-        let items = work_items(&s, 2).unwrap();
+        let items = work_items(&s.resolve().unwrap(), 2);
         let part = |its: &[WorkItem]| {
-            run_part(&s, &g, None, its, &mut SeedCache::default(), &mut |_, _| {
-                true
-            })
+            run_part(
+                &s.resolve().unwrap(),
+                &g,
+                None,
+                its,
+                &mut SeedCache::default(),
+                &mut |_, _| true,
+            )
             .unwrap()
         };
-        let e = merge(&s, &[part(&items[1..])]).unwrap_err().to_string();
+        let e = merge(&s.resolve().unwrap(), &[part(&items[1..])])
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("miss seed 0 of placer single"), "{e}");
-        let e = merge(&s, &[part(&items), part(&items[..1])])
+        let e = merge(&s.resolve().unwrap(), &[part(&items), part(&items[..1])])
             .unwrap_err()
             .to_string();
         assert!(e.contains("repeat seed 0 of placer single"), "{e}");
-        let e = merge(&s, &[]).unwrap_err().to_string();
+        let e = merge(&s.resolve().unwrap(), &[]).unwrap_err().to_string();
         assert!(e.contains("no partial comparison"), "{e}");
         let mut other = part(&items);
         other.items[0].item.seed = 5;
-        let e = merge(&s, &[other]).unwrap_err().to_string();
+        let e = merge(&s.resolve().unwrap(), &[other])
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("seed index 5"), "{e}");
         let e = run_part(
-            &s,
+            &s.resolve().unwrap(),
             &g,
             None,
             &[WorkItem {
@@ -1905,7 +1905,7 @@ mod tests {
             &mut SeedCache::default(),
             &mut |_, _| true,
         )
-        .map(|p| merge(&s, &[p]))
+        .map(|p| merge(&s.resolve().unwrap(), &[p]))
         .unwrap()
         .unwrap_err()
         .to_string();
@@ -1922,8 +1922,8 @@ mod tests {
         let mut s = scenario(ClusterSource::File("c".into()), 3);
         // A set speed for a device the cluster lacks fails when a seed is realized.
         s.what_if.speeds.insert("nope".into(), 1.0);
-        let seq = run(&s, &g, Some(&c), &mut |_, _| true);
-        let par = run_parallel(&s, &g, Some(&c), 3, &|_, _| true);
+        let seq = run(&s.resolve().unwrap(), &g, Some(&c), &mut |_, _| true);
+        let par = run_parallel(&s.resolve().unwrap(), &g, Some(&c), 3, &|_, _| true);
         assert!(seq.is_err(), "{seq:?}");
         assert_eq!(seq, par);
     }
@@ -1932,7 +1932,7 @@ mod tests {
     fn cancel_stops_a_parallel_run() {
         let (s, g) = every_strategy(4);
         let calls = std::sync::atomic::AtomicUsize::new(0);
-        let e = run_parallel(&s, &g, None, 2, &|_, _| {
+        let e = run_parallel(&s.resolve().unwrap(), &g, None, 2, &|_, _| {
             calls.fetch_add(1, std::sync::atomic::Ordering::SeqCst) < 3
         })
         .unwrap_err();
@@ -1946,7 +1946,13 @@ mod tests {
     fn warm_up_runs_every_default_pair() {
         let (scenario, text) = warm_up_case(300, 5);
         let l = crate::scenario::load::load(scenario, &|_| Ok(text.clone().into_bytes())).unwrap();
-        let c = run(&l.scenario, &l.graph, l.cluster.as_ref(), &mut |_, _| true).unwrap();
+        let c = run(
+            &l.scenario.resolve().unwrap(),
+            &l.graph,
+            l.cluster.as_ref(),
+            &mut |_, _| true,
+        )
+        .unwrap();
         assert_eq!(c.graph.nodes, 300);
         let placers = crate::place::default_placers();
         for p in &placers {
@@ -1980,9 +1986,9 @@ mod tests {
     #[test]
     fn work_plan_keys_name_the_items_placers() {
         let (s, _) = every_strategy(1);
-        let split = work_plan(&s, 2).unwrap();
+        let split = work_plan(&s.resolve().unwrap(), 2);
         assert_eq!(split.keys, s.placers);
-        let one = work_plan(&s, 1).unwrap();
+        let one = work_plan(&s.resolve().unwrap(), 1);
         assert_eq!(one.keys, vec![s.placers.join(",")]);
     }
 }

@@ -11,8 +11,9 @@
 //!                         -> compare (pairs x seeds) -> report (tables, JSON, Chrome trace, timeline)
 //! ```
 //!
-//! - [`model`]: graph, cluster, the cost model joining them ([`model::problem::Problem`]),
-//!   and the [`scenario::Scenario`] describing a whole comparison.
+//! - [`model`]: graph, cluster, the cost model joining them ([`model::problem::Problem`]).
+//! - [`scenario`]: what a comparison asks ([`scenario::Scenario`]): its resolution, loading,
+//!   the defaults, the sweep spec, and the share-link codec ([`scenario::link`]).
 //! - [`import`]: other formats in: ONNX models to a graph (`docs/onnx.md`).
 //! - [`analysis`]: ranks, critical path, lower bounds.
 //! - [`place`]: one file per placement strategy behind [`place::Placer`].
@@ -22,7 +23,6 @@
 //! - [`compare`]: runs a scenario; the one entry point of the CLI and the wasm adapter.
 //! - [`report`]: text tables, Chrome trace events, timeline data.
 //! - [`util`]: building blocks shared by placers and schedulers (heap entries).
-//! - [`share`]: the scenario as a URL fragment (the page's shareable links).
 
 // No `unsafe` in the engine (the fuzz targets rely on it to run without AddressSanitizer);
 // only the wasm adapter's generated bindings may use it.
@@ -41,7 +41,6 @@ pub mod report;
 pub mod rng;
 pub mod scenario;
 pub mod schedule;
-pub mod share;
 pub mod sim;
 pub mod sweep;
 pub mod transfer;

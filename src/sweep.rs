@@ -1,4 +1,4 @@
-//! What-if sweeps: a comparison run at several values of one what-if factor, every pair's
+//! What-if sweeps, run: a comparison at each factor of a [`SweepSpec`], every pair's
 //! makespan against the factor (issue 10).
 //!
 //! Pesto21 §5.4 (Fig. 8) plots the gain of its plan over the expert placement against the
@@ -9,148 +9,27 @@
 //! and `what_if.latency`, [`crate::model::cluster::Cluster::scaled`]).
 //!
 //! Choices:
-//! - A factor multiplies the scenario's own what-if scale, so factor 1 is the scenario as
-//!   given (its what-if included) and a sweep of a scenario that already halves bandwidth
-//!   sweeps around that. The bandwidth axis leaves latencies as they are and the latency
-//!   axis leaves bandwidths (Pesto21 Fig. 8b scales all communication time; its `b0` and
-//!   `b1` of §3.1 are the two axes here, so sweep both to see which one matters).
-//! - One axis per sweep; several axes are several sweeps. The factors keep the order given
-//!   (the chart sorts them on its axis), and one given twice is an error.
+//! - What a sweep asks (its axis and checked factors, the scenario at each factor) is the
+//!   scenario's: [`crate::scenario::sweep`]. The bandwidth axis leaves latencies as they are
+//!   and the latency axis leaves bandwidths (Pesto21 Fig. 8b scales all communication time;
+//!   its `b0` and `b1` of §3.1 are the two axes here, so sweep both to see which one matters).
 //! - Every factor's comparison is an ordinary one (`compare::run`, or the page's pool and
-//!   `compare::merge`): same scenario, seed and draws, only the cluster scaled; so the points
-//!   are deterministic, and a factor of 1 gives the bits of `placesim compare`.
+//!   `compare::merge`), each factor's scenario resolved once: same scenario, seed and draws,
+//!   only the cluster scaled; so the points are deterministic, and a factor of 1 gives the
+//!   bits of `placesim compare`.
 //! - Units (seconds and bytes, or abstract units) are decided once for the whole sweep, from
 //!   the first factor's device speeds divided by its compute factor (the unscaled cluster),
 //!   the rule of [`crate::units::UnitSystem`]; so a compute sweep never switches units
 //!   between its points.
+//!
+//! Not here: the tables and CSV of a sweep (`report/sweep.rs`).
 
 use serde::{Deserialize, Serialize};
 
 use crate::compare::{self, Comparison, Partial, PlanSummary};
 use crate::error::{Error, Result};
-use crate::scenario::Scenario;
-
-/// Most factors in one sweep (each is a whole comparison).
-pub const MAX_FACTORS: usize = 64;
-
-/// The what-if factor a sweep varies.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Axis {
-    /// Multiplies every device speed (Pesto21 Fig. 8a).
-    Compute,
-    /// Multiplies every link bandwidth (Pesto21 Fig. 8b).
-    Bandwidth,
-    /// Multiplies every link latency (Pesto21 §3.1's `b0`).
-    Latency,
-}
-
-impl Axis {
-    /// `compute`, `bandwidth` or `latency`.
-    pub fn parse(s: &str) -> Result<Axis> {
-        match s {
-            "compute" => Ok(Axis::Compute),
-            "bandwidth" => Ok(Axis::Bandwidth),
-            "latency" => Ok(Axis::Latency),
-            _ => Err(Error::Scenario(format!(
-                "sweep axis must be compute, bandwidth or latency, got '{s}'"
-            ))),
-        }
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Axis::Compute => "compute",
-            Axis::Bandwidth => "bandwidth",
-            Axis::Latency => "latency",
-        }
-    }
-
-    /// The command-line flag that gives the axis's factors; errors name it.
-    pub fn flag(self) -> &'static str {
-        match self {
-            Axis::Compute => "--compute",
-            Axis::Bandwidth => "--bandwidth",
-            Axis::Latency => "--latency",
-        }
-    }
-}
-
-/// A checked sweep: an axis and its factors (each finite and > 0, none twice, 1 to
-/// [`MAX_FACTORS`] of them).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct SweepSpec {
-    pub axis: Axis,
-    pub factors: Vec<f64>,
-}
-
-impl SweepSpec {
-    pub fn new(axis: Axis, factors: Vec<f64>) -> Result<SweepSpec> {
-        let flag = axis.flag();
-        if factors.is_empty() {
-            return Err(Error::Scenario(format!(
-                "{flag}: give at least one factor, e.g. 1,2,4,8"
-            )));
-        }
-        if factors.len() > MAX_FACTORS {
-            return Err(Error::Scenario(format!(
-                "{flag}: at most {MAX_FACTORS} factors, got {}",
-                factors.len()
-            )));
-        }
-        for (i, &f) in factors.iter().enumerate() {
-            if !(f.is_finite() && f > 0.0) {
-                return Err(Error::Scenario(format!(
-                    "{flag}: factor {} is {f}; every factor must be a finite number > 0",
-                    i + 1
-                )));
-            }
-            if factors[..i].contains(&f) {
-                return Err(Error::Scenario(format!(
-                    "{flag}: factor {f} is given twice"
-                )));
-            }
-        }
-        Ok(SweepSpec { axis, factors })
-    }
-
-    /// Factors written `1,2,4,8` (spaces allowed).
-    pub fn parse(axis: Axis, text: &str) -> Result<SweepSpec> {
-        let factors = text
-            .split(',')
-            .map(str::trim)
-            .filter(|t| !t.is_empty())
-            .map(|t| {
-                t.parse::<f64>().map_err(|_| {
-                    Error::Scenario(format!(
-                        "{}: '{t}' is not a number (factors are comma separated, e.g. 1,2,4,8)",
-                        axis.flag()
-                    ))
-                })
-            })
-            .collect::<Result<Vec<f64>>>()?;
-        SweepSpec::new(axis, factors)
-    }
-
-    /// The scenario at factor `f`: `base` with its what-if scale on the axis multiplied by `f`.
-    pub fn scenario_at(&self, base: &Scenario, f: f64) -> Scenario {
-        let mut s = base.clone();
-        match self.axis {
-            Axis::Compute => s.what_if.compute *= f,
-            Axis::Bandwidth => s.what_if.bandwidth *= f,
-            Axis::Latency => s.what_if.latency *= f,
-        }
-        s
-    }
-
-    /// Every factor's scenario, in the factors' order.
-    pub fn scenarios(&self, base: &Scenario) -> Vec<Scenario> {
-        self.factors
-            .iter()
-            .map(|&f| self.scenario_at(base, f))
-            .collect()
-    }
-}
+use crate::scenario::sweep::{Axis, SweepSpec};
+use crate::scenario::{Resolved, Scenario};
 
 /// One pair at one factor.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -239,19 +118,26 @@ impl Sweep {
     }
 }
 
-/// Runs a sweep: `one(i, scenario)` runs factor `i`'s comparison (the CLI spreads it over
+/// Every factor's scenario, resolved (all before any runs, so a bad scenario is an error
+/// before anything runs).
+fn resolved(base: &Scenario, spec: &SweepSpec) -> Result<Vec<Resolved>> {
+    spec.scenarios(base)
+        .into_iter()
+        .map(Scenario::into_resolved)
+        .collect()
+}
+
+/// Runs a sweep: `one(i, resolved)` runs factor `i`'s comparison (the CLI spreads it over
 /// threads with `compare::run_parallel`; `compare::run` runs it on one).
 pub fn run(
     base: &Scenario,
     spec: &SweepSpec,
-    mut one: impl FnMut(usize, &Scenario) -> Result<Comparison>,
+    mut one: impl FnMut(usize, &Resolved) -> Result<Comparison>,
 ) -> Result<Sweep> {
-    base.resolve()?;
-    let comparisons = spec
-        .scenarios(base)
+    let comparisons = resolved(base, spec)?
         .iter()
         .enumerate()
-        .map(|(i, s)| one(i, s))
+        .map(|(i, r)| one(i, r))
         .collect::<Result<Vec<_>>>()?;
     Sweep::of(spec, &comparisons)
 }
@@ -267,11 +153,10 @@ pub fn merge(base: &Scenario, spec: &SweepSpec, parts: &[Vec<Partial>]) -> Resul
             parts.len()
         )));
     }
-    let comparisons = spec
-        .scenarios(base)
+    let comparisons = resolved(base, spec)?
         .iter()
         .zip(parts)
-        .map(|(s, p)| compare::merge(s, p))
+        .map(|(r, p)| compare::merge(r, p))
         .collect::<Result<Vec<_>>>()?;
     Sweep::of(spec, &comparisons)
 }
@@ -291,8 +176,8 @@ mod tests {
         );
         s.placers = vec![placer.into()];
         s.schedulers = vec!["fifo".into()];
-        run(&s, spec, |_, s| {
-            compare::run(s, &g, Some(&c), &mut |_, _| true)
+        run(&s, spec, |_, r| {
+            compare::run(r, &g, Some(&c), &mut |_, _| true)
         })
         .unwrap()
     }
@@ -349,52 +234,6 @@ mod tests {
             );
             assert_eq!(makespans(&s), want, "{axis:?}");
         }
-        let at = SweepSpec::parse(Axis::Latency, "2")
-            .unwrap()
-            .scenarios(&Scenario::new(
-                GraphSource::Bundled("g".into()),
-                ClusterSource::File("c".into()),
-            ));
-        assert_eq!(at[0].what_if.latency, 2.0);
-        assert_eq!((at[0].what_if.bandwidth, at[0].what_if.compute), (1.0, 1.0));
-    }
-
-    #[test]
-    fn a_factor_multiplies_the_scenarios_own_what_if() {
-        let base = Scenario::new(
-            GraphSource::Bundled("g".into()),
-            ClusterSource::File("c".into()),
-        );
-        let mut halved = base.clone();
-        halved.what_if.bandwidth = 0.5;
-        let spec = SweepSpec::new(Axis::Bandwidth, vec![1.0, 4.0]).unwrap();
-        let at: Vec<f64> = spec
-            .scenarios(&halved)
-            .iter()
-            .map(|s| s.what_if.bandwidth)
-            .collect();
-        assert_eq!(at, vec![0.5, 2.0]);
-        assert_eq!(spec.scenario_at(&base, 4.0).what_if.compute, 1.0);
-    }
-
-    #[test]
-    fn bad_factors_name_the_flag() {
-        let err = |axis, text: &str| SweepSpec::parse(axis, text).unwrap_err().to_string();
-        assert!(err(Axis::Compute, "").contains("--compute: give at least one factor"));
-        assert!(err(Axis::Compute, " , ").contains("--compute: give at least one factor"));
-        assert!(err(Axis::Bandwidth, "1,0").contains("--bandwidth: factor 2 is 0"));
-        assert!(err(Axis::Bandwidth, "-1").contains("--bandwidth: factor 1 is -1"));
-        assert!(err(Axis::Compute, "1,NaN").contains("--compute: factor 2 is NaN"));
-        assert!(err(Axis::Compute, "inf").contains("finite number > 0"));
-        assert!(err(Axis::Compute, "1,x").contains("--compute: 'x' is not a number"));
-        assert!(err(Axis::Compute, "2,1,2").contains("--compute: factor 2 is given twice"));
-        let many = vec!["1"; MAX_FACTORS + 1].join(",");
-        assert!(err(Axis::Compute, &many).contains("at most 64 factors"));
-        assert!(Axis::parse("memory")
-            .unwrap_err()
-            .to_string()
-            .contains("compute, bandwidth or latency"));
-        assert!(err(Axis::Latency, "1,0").contains("--latency: factor 2 is 0"));
     }
 
     #[test]
@@ -419,21 +258,21 @@ mod tests {
         s.schedulers = vec!["fifo".into(), "given".into()];
         s.seeds = 3;
         let spec = SweepSpec::parse(Axis::Bandwidth, "1,0.3,0.1").unwrap();
-        let whole = run(&s, &spec, |_, s| {
-            compare::run(s, &g, None, &mut |_, _| true)
+        let whole = run(&s, &spec, |_, r| {
+            compare::run(r, &g, None, &mut |_, _| true)
         })
         .unwrap();
         let parts: Vec<Vec<Partial>> = spec
             .scenarios(&s)
-            .iter()
+            .into_iter()
             .map(|sc| {
-                compare::work_items(sc, 4)
-                    .unwrap()
+                let r = sc.into_resolved().unwrap();
+                compare::work_items(&r, 4)
                     .iter()
                     .rev()
                     .map(|it| {
                         compare::run_part(
-                            sc,
+                            &r,
                             &g,
                             None,
                             std::slice::from_ref(it),

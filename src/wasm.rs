@@ -1,7 +1,7 @@
 //! The wasm-bindgen adapter: the engine's entry points as JavaScript functions.
 //!
 //! Thin on purpose: each function parses its JSON arguments, calls the library
-//! ([`crate::compare`], [`crate::report::trace`], [`crate::share`]) and serializes the
+//! ([`crate::compare`], [`crate::report::trace`], [`crate::scenario::link`]) and serializes the
 //! result with `serde-wasm-bindgen` (maps become plain objects). Every engine error becomes
 //! a thrown JavaScript `Error` whose message is the engine's own, so the page can show it
 //! as is. No logic lives here: anything worth testing is tested natively in the library.
@@ -18,9 +18,9 @@ use crate::model::cluster::Cluster;
 use crate::model::graph::Graph;
 use crate::params::ParamSpec;
 use crate::report::trace;
+use crate::scenario::link;
 use crate::scenario::load::FileRef;
-use crate::scenario::Scenario;
-use crate::share;
+use crate::scenario::{Resolved, Scenario};
 
 // The JavaScript types of what these functions return, for the generated placesim.d.ts
 // (`make lint` type-checks the page with it): JSDoc typedefs in www/types.js.
@@ -224,8 +224,8 @@ fn js_progress(progress: &Option<js_sys::Function>) -> impl FnMut(f64, usize) ->
 /// units, total}`.
 #[wasm_bindgen(unchecked_return_type = "WorkPlan")]
 pub fn work_plan(scenario_json: &str, workers: u32) -> Result<JsValue, JsError> {
-    let s = Scenario::from_json(scenario_json).map_err(js_err)?;
-    to_js(&compare::work_plan(&s, workers as usize).map_err(js_err)?)
+    let r = Resolved::from_json(scenario_json).map_err(js_err)?;
+    to_js(&compare::work_plan(&r, workers as usize))
 }
 
 /// A scenario loaded in a worker, which then runs work items of it as they are handed out
@@ -234,7 +234,8 @@ pub fn work_plan(scenario_json: &str, workers: u32) -> Result<JsValue, JsError> 
 #[wasm_bindgen]
 #[derive(Default)]
 pub struct Session {
-    loaded: Option<crate::scenario::load::Loaded>,
+    /// The loaded scenario and its resolution (resolved once, at load).
+    loaded: Option<(crate::scenario::load::Loaded, Resolved)>,
     /// The last seed's cost model, for the next item of that seed (`compare::SeedCache`);
     /// new with every load.
     cache: compare::SeedCache,
@@ -255,7 +256,7 @@ impl Session {
         graph_text: Option<String>,
         cluster_text: Option<String>,
     ) -> Result<(), JsError> {
-        let previous = self.loaded.take();
+        let previous = self.loaded.take().map(|(l, _)| l);
         self.cache = compare::SeedCache::default();
         let scenario = Scenario::from_json(scenario_json).map_err(js_err)?;
         let loaded = crate::scenario::load::load_reusing(
@@ -264,7 +265,8 @@ impl Session {
             previous,
         )
         .map_err(js_err)?;
-        self.loaded = Some(loaded);
+        let resolved = loaded.scenario.resolve().map_err(js_err)?;
+        self.loaded = Some((loaded, resolved));
         Ok(())
     }
 
@@ -277,12 +279,12 @@ impl Session {
         progress: Option<js_sys::Function>,
     ) -> Result<JsValue, JsError> {
         let items: Vec<compare::WorkItem> = from_js(items)?;
-        let l = self
+        let (l, resolved) = self
             .loaded
             .as_ref()
             .ok_or_else(|| JsError::new("no scenario is loaded"))?;
         let part = compare::run_part(
-            &l.scenario,
+            resolved,
             &l.graph,
             l.cluster.as_ref(),
             &items,
@@ -301,26 +303,29 @@ pub fn merge_parts(
     scenario_json: &str,
     #[wasm_bindgen(unchecked_param_type = "Partial[]")] parts: JsValue,
 ) -> Result<JsValue, JsError> {
-    let s = Scenario::from_json(scenario_json).map_err(js_err)?;
+    let r = Resolved::from_json(scenario_json).map_err(js_err)?;
     let parts: Vec<compare::Partial> = from_js(parts)?;
-    to_js(&compare::merge(&s, &parts).map_err(js_err)?)
+    to_js(&compare::merge(&r, &parts).map_err(js_err)?)
 }
 
 #[derive(Serialize)]
 struct SweepPlan {
-    spec: crate::sweep::SweepSpec,
+    spec: crate::scenario::sweep::SweepSpec,
     /// Each factor's scenario as JSON text, in the factors' order.
     scenarios: Vec<String>,
 }
 
-/// A sweep's checked factors (`sweep::SweepSpec::parse`, factors written `1,2,4,8`) and each
-/// factor's scenario (`SweepSpec::scenarios`), or the engine's error naming the flag.
+/// A sweep's checked factors (`scenario::sweep::SweepSpec::parse`, factors written `1,2,4,8`)
+/// and each factor's scenario (`SweepSpec::scenarios`), or the engine's error naming the
+/// axis's factors.
 #[wasm_bindgen(unchecked_return_type = "SweepPlan")]
 pub fn sweep_plan(scenario_json: &str, axis: &str, factors: &str) -> Result<JsValue, JsError> {
     let s = Scenario::from_json(scenario_json).map_err(js_err)?;
-    let spec =
-        crate::sweep::SweepSpec::parse(crate::sweep::Axis::parse(axis).map_err(js_err)?, factors)
-            .map_err(js_err)?;
+    let spec = crate::scenario::sweep::SweepSpec::parse(
+        crate::scenario::sweep::Axis::parse(axis).map_err(js_err)?,
+        factors,
+    )
+    .map_err(js_err)?;
     let scenarios = spec
         .scenarios(&s)
         .iter()
@@ -344,8 +349,8 @@ pub fn sweep_merge(
     #[wasm_bindgen(unchecked_param_type = "Partial[][]")] parts: JsValue,
 ) -> Result<JsValue, JsError> {
     let s = Scenario::from_json(scenario_json).map_err(js_err)?;
-    let spec: crate::sweep::SweepSpec = from_js(spec)?;
-    let spec = crate::sweep::SweepSpec::new(spec.axis, spec.factors).map_err(js_err)?;
+    let spec: crate::scenario::sweep::SweepSpec = from_js(spec)?;
+    let spec = crate::scenario::sweep::SweepSpec::new(spec.axis, spec.factors).map_err(js_err)?;
     let parts: Vec<Vec<compare::Partial>> = from_js(parts)?;
     let sweep = crate::sweep::merge(&s, &spec, &parts).map_err(js_err)?;
     to_js(&SweepResult {
@@ -421,21 +426,21 @@ pub fn fresh_seed() -> f64 {
 /// SHA-256 of a graph's text, lowercase hex.
 #[wasm_bindgen]
 pub fn graph_sha256(text: &str) -> String {
-    share::graph_sha256(text)
+    link::graph_sha256(text)
 }
 
-/// Throws unless `text` is the graph a link names by hash (`share::check_graph`);
+/// Throws unless `text` is the graph a link names by hash (`link::check_graph`);
 /// `linked` is `{sha256, name}`.
 #[wasm_bindgen]
 pub fn check_linked_graph(
     #[wasm_bindgen(unchecked_param_type = "GraphHash")] linked: JsValue,
     text: &str,
 ) -> Result<(), JsError> {
-    let linked: share::GraphHash = from_js(linked)?;
-    share::check_graph(&linked, text).map_err(js_err)
+    let linked: link::GraphHash = from_js(linked)?;
+    link::check_graph(&linked, text).map_err(js_err)
 }
 
-/// The page's link fragment (`share::page_fragment`): the scenario (an uploaded graph as
+/// The page's link fragment (`link::page_fragment`): the scenario (an uploaded graph as
 /// `{file: name}` with its `graph_text`), a graph still named by hash (`{sha256, name}` or
 /// `null`), and the page's view (`{pair}`).
 #[wasm_bindgen]
@@ -446,19 +451,19 @@ pub fn page_fragment(
     #[wasm_bindgen(unchecked_param_type = "PageView")] view: JsValue,
 ) -> Result<String, JsError> {
     let s = Scenario::from_json(scenario_json).map_err(js_err)?;
-    let hash: Option<share::GraphHash> = from_js(graph_hash)?;
-    let view: share::PageView = from_js(view)?;
-    share::page_fragment(&s, graph_text.as_deref(), hash.as_ref(), &view).map_err(js_err)
+    let hash: Option<link::GraphHash> = from_js(graph_hash)?;
+    let view: link::PageView = from_js(view)?;
+    link::page_fragment(&s, graph_text.as_deref(), hash.as_ref(), &view).map_err(js_err)
 }
 
-/// A link as the page reads it (`share::read_link`): `{scenario, graph, view}`.
+/// A link as the page reads it (`link::read_link`): `{scenario, graph, view}`.
 #[wasm_bindgen(unchecked_return_type = "Link")]
 pub fn read_link(f: &str) -> Result<JsValue, JsError> {
-    to_js(&share::read_link(f).map_err(js_err)?)
+    to_js(&link::read_link(f).map_err(js_err)?)
 }
 
-/// The scenario an empty link means (`share::defaults`).
+/// The scenario an empty link means (`scenario::defaults`).
 #[wasm_bindgen(unchecked_return_type = "Scenario")]
 pub fn default_scenario() -> Result<JsValue, JsError> {
-    to_js(&share::defaults())
+    to_js(&crate::scenario::defaults::defaults())
 }

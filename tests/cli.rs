@@ -1107,16 +1107,19 @@ fn sweep_names_a_bad_flag() {
     let root = env!("CARGO_MANIFEST_DIR");
     let a = format!("{root}/scenarios/carbonari_vgg19_small.json");
     for (args, want) in [
-        (vec!["--compute", "1,0"], "--compute: factor 2 is 0"),
-        (vec!["--bandwidth", "-1"], "--bandwidth: factor 1 is -1"),
-        (vec!["--compute", "NaN"], "--compute: factor 1 is NaN"),
+        (vec!["--compute", "1,0"], "compute factors: factor 2 is 0"),
+        (
+            vec!["--bandwidth", "-1"],
+            "bandwidth factors: factor 1 is -1",
+        ),
+        (vec!["--compute", "NaN"], "compute factors: factor 1 is NaN"),
         (
             vec!["--bandwidth", ","],
-            "--bandwidth: give at least one factor",
+            "bandwidth factors: give at least one factor",
         ),
         (
             vec!["--compute", "1,fast"],
-            "--compute: 'fast' is not a number",
+            "compute factors: 'fast' is not a number",
         ),
         (
             vec!["--compute", "1", "--bandwidth", "1", "--csv"],

@@ -20,8 +20,8 @@ use placesim::compare::{self, Comparison};
 use placesim::model::cluster::Cluster;
 use placesim::model::graph::Graph;
 use placesim::rng::Rng;
+use placesim::scenario::link as share;
 use placesim::scenario::{ClusterSource, GraphSource, Scenario};
-use placesim::share;
 use placesim::Error;
 
 const GRAPH: &str = r#"{"nodes":[{"id":"a","op":"MatMul","cost":4,"mem":8,"colocate":"w"},{"id":"b","cost":2,"time":{"cpu":3},"colocate":"w"},{"id":"c","cost":5,"device":"gpu","layer":2},{"id":"d","cost":1}],"edges":[{"src":"a","dst":"b","bytes":10,"tensor":"t"},{"src":"a","dst":"c","bytes":10,"tensor":"t"},{"src":"b","dst":"d","bytes":3},{"src":"c","dst":"d"}]}"#;
@@ -260,7 +260,10 @@ fn run_everything(graph: &Graph, cluster: &Cluster) -> usize {
         placesim::model::LinkModel::Fcfs,
     ] {
         s.links = links;
-        match compare::run(&s, graph, Some(cluster), &mut |_, _| true) {
+        match s
+            .resolve()
+            .and_then(|r| compare::run(&r, graph, Some(cluster), &mut |_, _| true))
+        {
             Ok(c) => ran += check_comparison(&c),
             Err(e) => check_error(&e),
         }
@@ -352,7 +355,10 @@ fn mutated_scenarios_and_links_load_or_name_the_fault() {
                 _ => false,
             };
             if small && s.seeds <= 4 {
-                match compare::run(s, &g, None, &mut |_, _| true) {
+                match s
+                    .resolve()
+                    .and_then(|r| compare::run(&r, &g, None, &mut |_, _| true))
+                {
                     Ok(c) => {
                         ran.fetch_add(check_comparison(&c), Relaxed);
                     }

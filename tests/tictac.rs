@@ -38,7 +38,7 @@ fn makespans(order: &str, seeds: u32) -> Vec<f64> {
     s.links = LinkModel::Fcfs;
     s.link_order = vec![order.into()];
     s.seeds = seeds;
-    let r = compare::run(&s, &g, Some(&c), &mut |_, _| true).unwrap();
+    let r = compare::run(&s.resolve().unwrap(), &g, Some(&c), &mut |_, _| true).unwrap();
     // Every node is pinned, so any placer puts it on its pin.
     assert!(r.results[0].error.is_none(), "{:?}", r.results[0].error);
     r.results[0].makespans.clone()
@@ -92,7 +92,7 @@ fn a_balanced_replica_runs_one_pair_as_the_comparison_does() {
         params_from_sources: true,
         balance: Some(0.25),
     });
-    let r = compare::run(&s, &g, Some(&c), &mut |_, _| true).unwrap();
+    let r = compare::run(&s.resolve().unwrap(), &g, Some(&c), &mut |_, _| true).unwrap();
     assert!(r.results[0].error.is_none(), "{:?}", r.results[0].error);
     let real = compare::realize(&s, &g, Some(&c), 0).unwrap();
     let one = compare::run_one(&s, &g, &real.cluster, None, ("pinned", "fifo", None), 0).unwrap();

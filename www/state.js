@@ -1,9 +1,9 @@
 // The page's one State object, its defaults, and the mapping State <-> the engine's
-// Scenario (src/model/scenario.rs).
+// Scenario (src/scenario/mod.rs).
 //
 // TensorFlow-Playground style: the field initialisers of `State` are the defaults. A share
 // link (docs/url-format.md) is the state's scenario written by the engine's one link codec,
-// src/share.rs, through its wasm build: `linkOf` gives what `page_fragment` writes, and
+// src/scenario/link/, through its wasm build: `linkOf` gives what `page_fragment` writes, and
 // `stateOf` turns what `read_link` read back into a State. Only values that differ from the
 // defaults reach the link (the codec leaves out defaults).
 //
@@ -228,7 +228,7 @@ export function stateOf(link, all) {
 }
 
 // ---------------------------------------------------------------------------------------
-// State -> scenario JSON (the engine's Scenario, src/model/scenario.rs).
+// State -> scenario JSON (the engine's Scenario, src/scenario/mod.rs).
 
 /**
  * The cluster JSON of an explicit (table or whole) cluster.
@@ -252,7 +252,7 @@ export function clusterOf(s) {
 
 /**
  * Whether cluster JSON is only a device table (id, kind, speed, memory), bandwidth and
- * latency, which the table edits (as share.rs writes it as `dev`/`bw`/`lat`); anything more
+ * latency, which the table edits (as the link codec writes it, `dev`/`bw`/`lat`); anything more
  * is kept whole in `clusterJson` (and travels compressed, `clusterz`).
  * @param {any} c
  * @returns {boolean}

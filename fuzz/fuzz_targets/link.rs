@@ -1,4 +1,4 @@
-//! The share-link decoder: `share::read_link` and `share::parse_fragment_with_graph` on any
+//! The share-link decoder: `scenario::link::read_link` and `parse_fragment_with_graph` on any
 //! text (the page reads links it is handed through the same code). A link that reads is
 //! loaded like the page does (its scenario through `scenario::load` with the in-memory
 //! reader of `placesim_fuzz::read`, an embedded graph as it came), written again
@@ -6,8 +6,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
+use placesim::scenario::link::{self as share, LinkGraph};
 use placesim::scenario::load::{self, FileRef};
-use placesim::share::{self, LinkGraph};
 use placesim_fuzz as h;
 
 fuzz_target!(|data: &[u8]| {

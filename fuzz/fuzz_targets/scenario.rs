@@ -5,8 +5,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
+use placesim::scenario::link as share;
 use placesim::scenario::{load, GraphSource, Scenario};
-use placesim::share;
 use placesim_fuzz as h;
 
 fuzz_target!(|data: &[u8]| {

@@ -11,11 +11,11 @@
 use placesim::compare::{self, Comparison};
 use placesim::model::cluster::Cluster;
 use placesim::model::graph::Graph;
+use placesim::model::LinkModel;
 use placesim::place::PLACERS;
 use placesim::scenario::load::FileRef;
 use placesim::scenario::{ClusterSource, Scenario};
 use placesim::schedule::SCHEDULERS;
-use placesim::model::LinkModel;
 use placesim::{Error, Result};
 
 /// Inputs larger than these load but are not run: one input must stay well under a
@@ -162,7 +162,10 @@ pub fn exercise(scenario: &Scenario, graph: &Graph, fixed: Option<&Cluster>, sal
     }
     for links in [LinkModel::Parallel, LinkModel::Fcfs] {
         s.links = links;
-        match compare::run(&s, graph, fixed, &mut |_, _| true) {
+        match s
+            .resolve()
+            .and_then(|r| compare::run(&r, graph, fixed, &mut |_, _| true))
+        {
             Ok(c) => check_comparison(&c),
             Err(e) => check_error(&e),
         }

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use placesim::compare::{self, Comparison};
 use placesim::report::table;
 use placesim::scenario::load::Loaded;
-use placesim::scenario::{GraphSource, Scenario};
+use placesim::scenario::{GraphSource, Resolved};
 use placesim::{Error, Result};
 
 use super::args::CompareArgs;
@@ -33,7 +33,7 @@ pub fn compare(args: CompareArgs) -> Result<()> {
             ));
         }
         return run_batch(&files, args.shard.as_deref(), |l, file, index, bar| {
-            let c = compare_with_bar(&l.scenario, l, threads, bar)?;
+            let c = compare_with_bar(&l.scenario.resolve()?, l, threads, bar)?;
             let line = BatchLine {
                 file,
                 index,
@@ -68,20 +68,24 @@ pub fn compare(args: CompareArgs) -> Result<()> {
         cluster_text,
         ..
     } = loaded;
-    scenario.resolve()?;
+    let resolved = scenario.resolve()?;
     if args.url {
         // A file graph or cluster travels in the link (compressed, or by content hash).
         let graph_text =
             matches!(scenario.graph, GraphSource::File(_)).then_some(graph_text.as_str());
         out!(
             "{}",
-            placesim::share::fragment_with_files(&scenario, graph_text, cluster_text.as_deref())?
+            placesim::scenario::link::fragment_with_files(
+                &scenario,
+                graph_text,
+                cluster_text.as_deref()
+            )?
         );
         return Ok(());
     }
     let bar = ProgressBar::new("");
     let comparison =
-        compare::run_parallel(&scenario, &graph, cluster.as_ref(), threads, &|d, t| {
+        compare::run_parallel(&resolved, &graph, cluster.as_ref(), threads, &|d, t| {
             bar.show(d, t);
             true
         });
@@ -134,12 +138,12 @@ pub fn scenario_files(
 
 /// A comparison on `threads` threads, drawing its progress on `bar`.
 pub fn compare_with_bar(
-    scenario: &Scenario,
+    resolved: &Resolved,
     l: &Loaded,
     threads: usize,
     bar: &ProgressBar,
 ) -> Result<Comparison> {
-    let c = compare::run_parallel(scenario, &l.graph, l.cluster.as_ref(), threads, &|d, t| {
+    let c = compare::run_parallel(resolved, &l.graph, l.cluster.as_ref(), threads, &|d, t| {
         bar.show(d, t);
         true
     });

@@ -5,7 +5,8 @@
 //! Not here: the sweep (`sweep::run`) or its table and CSV (`report::sweep`).
 
 use placesim::scenario::load::Loaded;
-use placesim::sweep::{Axis, Sweep, SweepPoint, SweepSpec};
+use placesim::scenario::sweep::{Axis, SweepSpec};
+use placesim::sweep::{Sweep, SweepPoint};
 use placesim::{Error, Result};
 
 use super::args::SweepArgs;
@@ -21,7 +22,15 @@ fn sweep_specs(args: &SweepArgs) -> Result<Vec<SweepSpec>> {
         (Axis::Latency, &args.latency),
     ]
     .into_iter()
-    .filter_map(|(axis, list)| list.as_deref().map(|l| SweepSpec::parse(axis, l)))
+    .filter_map(|(axis, list)| {
+        list.as_deref().map(|l| {
+            // The engine names the scenario's field; the CLI adds its flag.
+            SweepSpec::parse(axis, l).map_err(|e| match e {
+                Error::Scenario(m) => Error::Scenario(format!("--{}: {m}", axis.name())),
+                other => other,
+            })
+        })
+    })
     .collect()
 }
 

@@ -2,7 +2,8 @@
 //! page downloads the same CSV (through wasm), so the two are byte-identical.
 
 use super::table::aligned;
-use crate::sweep::{Axis, Sweep, SweepPoint};
+use crate::scenario::sweep::Axis;
+use crate::sweep::{Sweep, SweepPoint};
 use crate::units::UnitSystem;
 
 fn what(axis: Axis) -> &'static str {

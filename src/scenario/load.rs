@@ -5,6 +5,8 @@
 //! reader for [`FileRef`]s. Everything else, which source needs which file, whether a graph
 //! file is graph JSON or an ONNX model ([`graph_bytes`]), what a graph is named, and which
 //! errors name which file, happens here once.
+//!
+//! Not here: reading the disk or the network, or resolving the scenario for a run.
 
 use crate::error::{Error, Result};
 use crate::import::onnx;
@@ -135,8 +137,9 @@ fn replicated(scenario: &Scenario, graph: Graph) -> Result<Graph> {
     }
 }
 
-/// Resolves the scenario (names, parameters, pairs), then reads and validates its graph and
-/// cluster through `read`.
+/// Checks the scenario (names, parameters, pairs: [`Scenario::validate`]), then reads and
+/// validates its graph and cluster through `read`. The caller resolves the scenario it runs
+/// ([`Scenario::into_resolved`]), once: it may still change it (the CLI's flags) first.
 pub fn load(scenario: Scenario, read: &dyn Fn(FileRef) -> Result<Vec<u8>>) -> Result<Loaded> {
     load_reusing(scenario, read, None)
 }
@@ -149,7 +152,7 @@ pub fn load_reusing(
     read: &dyn Fn(FileRef) -> Result<Vec<u8>>,
     previous: Option<Loaded>,
 ) -> Result<Loaded> {
-    scenario.resolve()?;
+    scenario.validate()?;
     let name = fallback_name(&scenario.graph);
     let (graph, graph_text, graph_notes) = match &scenario.graph {
         GraphSource::Bundled(path) | GraphSource::File(path) => {

@@ -1,10 +1,13 @@
 //! A scenario resolved against the registries: every strategy name found, every parameter
 //! checked against its declared kind and range, and the pairs that run decided. Done once,
 //! before anything runs, so a bad name or value is a scenario error that names it, never a
-//! per-seed failure.
+//! per-seed failure. A [`Resolved`] owns its scenario, so "resolved once" is a type: a
+//! comparison takes a `Resolved` and never resolves again.
 //!
 //! Pairs: a scheduler or link order that replays a plan (`given`) runs only with placers
 //! that plan; the other combinations are left out, and [`Resolved::notes`] says once why.
+//!
+//! Not here: the scenario's shape ([`Scenario::check`]) or running anything.
 
 use crate::error::{Error, Result};
 use crate::params::{ParamSpec, Params};
@@ -20,8 +23,10 @@ pub struct Strategy<I: 'static> {
     pub params: Params,
 }
 
-/// What a scenario runs.
+/// What a scenario runs, with the scenario it was resolved from ([`Resolved::scenario`]).
+/// Only [`Scenario::resolve`] (or `into_resolved`, `resolve_pair`) makes one.
 pub struct Resolved {
+    scenario: Scenario,
     pub placers: Vec<Strategy<PlacerInfo>>,
     pub schedulers: Vec<Strategy<SchedulerInfo>>,
     pub link_orders: Vec<Strategy<LinkQueueInfo>>,
@@ -44,11 +49,60 @@ fn strategy<I>(
     })
 }
 
+impl Resolved {
+    /// The scenario this resolves.
+    pub fn scenario(&self) -> &Scenario {
+        &self.scenario
+    }
+
+    /// Parses a scenario (JSON) and resolves it.
+    pub fn from_json(text: &str) -> Result<Resolved> {
+        crate::error::parse_json::<Scenario>("scenario", text)?.into_resolved()
+    }
+}
+
+/// What a scenario runs, before it is joined to its scenario.
+struct Parts {
+    placers: Vec<Strategy<PlacerInfo>>,
+    schedulers: Vec<Strategy<SchedulerInfo>>,
+    link_orders: Vec<Strategy<LinkQueueInfo>>,
+    pairs: Vec<(usize, usize, usize)>,
+    notes: Vec<String>,
+}
+
+impl Parts {
+    fn with(self, scenario: Scenario) -> Resolved {
+        Resolved {
+            scenario,
+            placers: self.placers,
+            schedulers: self.schedulers,
+            link_orders: self.link_orders,
+            pairs: self.pairs,
+            notes: self.notes,
+        }
+    }
+}
+
 impl Scenario {
     /// Resolves the scenario: its shape ([`Scenario::check`]), its strategies, their
     /// parameters (including parameters of strategies it does not run: a typo never passes
-    /// silently) and its pairs.
+    /// silently) and its pairs. The resolution keeps a copy of the scenario
+    /// ([`Scenario::into_resolved`] keeps the scenario itself).
     pub fn resolve(&self) -> Result<Resolved> {
+        Ok(self.parts()?.with(self.clone()))
+    }
+
+    /// Like [`Scenario::resolve`], keeping the scenario itself.
+    pub fn into_resolved(self) -> Result<Resolved> {
+        Ok(self.parts()?.with(self))
+    }
+
+    /// Checks the scenario whole, as [`Scenario::resolve`] does, keeping nothing.
+    pub fn validate(&self) -> Result<()> {
+        self.parts().map(drop)
+    }
+
+    fn parts(&self) -> Result<Parts> {
         self.check()?;
         for key in self.params.keys() {
             let strategy = key.split('.').next().unwrap_or("");
@@ -167,7 +221,7 @@ impl Scenario {
                 notes.first().map_or("", String::as_str)
             )));
         }
-        Ok(Resolved {
+        Ok(Parts {
             placers,
             schedulers,
             link_orders,
@@ -192,7 +246,7 @@ impl Scenario {
             .or(self.link_order.first().map(String::as_str))
             .unwrap_or("fifo")
             .to_string()];
-        one.resolve()
+        one.into_resolved()
     }
 }
 

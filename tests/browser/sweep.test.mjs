@@ -28,11 +28,11 @@ test('a bandwidth sweep draws a line per pair, travels in the link and downloads
   await page.selectOption('#sweep-axis', 'bandwidth');
   // The other axis's defaults follow the axis.
   assert.equal(await page.inputValue('#sweep-factors'), '1, 0.5, 0.2, 0.1');
-  // A bad factor is the engine's error, naming the flag; the state keeps the last good list.
+  // A bad factor is the engine's error, naming the axis's factors; the state keeps the last good list.
   await page.fill('#sweep-factors', '1, 0');
   await page.dispatchEvent('#sweep-factors', 'change');
   await page.waitForSelector('#sweep-error:not([hidden])');
-  assert.match(await page.textContent('#sweep-error'), /--bandwidth: factor 2 is 0/);
+  assert.match(await page.textContent('#sweep-error'), /bandwidth factors: factor 2 is 0/);
   await page.fill('#sweep-factors', '1, 0.5, 0.1');
   await page.dispatchEvent('#sweep-factors', 'change');
   assert.equal(await page.isHidden('#sweep-error'), true);
