@@ -284,7 +284,7 @@ impl History {
 
 impl SolveReport {
     /// How strong the plan's claim is, worded by the reporting rules of
-    /// /work/shared/specs/pesto.md §5.6 (never a bare "optimal"): "optimal (proven)" only for
+    /// docs/pesto.md, reading 5.6 (never a bare "optimal"): "optimal (proven)" only for
     /// an optimum proven on the instance itself; "optimal for the coarse graph" for one
     /// proven on a coarsened instance (Pesto21 §3.3), which bounds nothing here; "best found
     /// after E <work unit>" for a search stopped by its budget; "heuristic (no bound)" for a

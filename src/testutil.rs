@@ -186,7 +186,7 @@ pub fn constrained() -> (Graph, Cluster) {
     (g, c)
 }
 
-/// A TicTac19 test instance (the design note's §6 vectors): `reads` are parameter reads of
+/// A TicTac19 test instance (docs/tictac.md, Test vectors): `reads` are parameter reads of
 /// cost 0 on parameter-server devices (`(name, bytes, ps index)`), each sent once to the
 /// worker (one tensor per read, whatever its number of consumers); `ops` are the worker's
 /// compute ops `(name, time, inputs)` where an input is a read or an earlier op. Devices:

@@ -98,8 +98,8 @@ fn compare(scenario: &Value, dir: &Path, name: &str) -> Value {
     numbers(&serde_json::from_slice(&out.stdout).unwrap())
 }
 
-/// What TicTac19's shipped scenarios must show whatever their golden numbers (the design
-/// note's X2, X3, X6, X8): `tao` and `tio` never lose to `random`'s median (par32, where any
+/// What TicTac19's shipped scenarios must show whatever their golden numbers (docs/tictac.md,
+/// checks X2, X3, X6, X8): `tao` and `tio` never lose to `random`'s median (par32, where any
 /// order is about as good, within 1%), TIO within 5% of TAO, TAO's iterations all but one
 /// step (p95 - p5 within 2% of p50) and its straggler effect under 2%.
 fn tictac_claims(stem: &str, out: &Value) {
@@ -136,8 +136,8 @@ fn tictac_claims(stem: &str, out: &Value) {
     assert!(straggler <= 0.02, "{stem}: tao straggler {straggler}");
 }
 
-/// What Pesto21's shipped scenarios must show whatever their golden numbers (the design
-/// note's §6 items 4 and 7): every pair runs, Expert's included (each scenario's GPU memory
+/// What Pesto21's shipped scenarios must show whatever their golden numbers (docs/pesto.md,
+/// checks 4 and 7): every pair runs, Expert's included (each scenario's GPU memory
 /// is 70% of its graph's footprint, so the graph needs both GPUs and the paper's baselines
 /// fit: docs/pesto.md), and `pesto x given` is no slower than any baseline pair (Fig. 7's
 /// ordering; `heft x given` included).

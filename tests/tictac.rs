@@ -1,6 +1,6 @@
 //! TicTac19 end to end: a base graph replicated onto a parameter server and workers
 //! (`transform::replicate`), placed by its pins, simulated under fcfs links with the `tao`,
-//! `tio` and `random` link orders. The design note's vector V4b: the worked example W on one
+//! `tio` and `random` link orders. docs/tictac.md, vector V4b: the worked example W on one
 //! worker gives 12 under `tao` (the optimum) and 13 or 14 under `tio` and `random`.
 
 use placesim::compare;

@@ -38,7 +38,7 @@ pub enum Footprint {
     /// memory sizes" of the ops resident on a GPU. A tensor read by several ops on one
     /// device is charged to each of them (the paper sums per op, and does not dedupe).
     InputsOutputs,
-    /// `mem` only (op memory; the reference solvers of the Pesto21 design note, §1.5).
+    /// `mem` only (op memory; the reference solvers; docs/pesto.md, reading 1.5 e).
     Mem,
 }
 

@@ -2,7 +2,7 @@
 //! layers to each GPU", or, for NASNet, "parallel branches within each cell across different
 //! GPUs ... divided evenly among available GPUs".
 //!
-//! Reading (the design note's §3.1):
+//! Reading (docs/pesto.md, reading 3.1):
 //! - The GPUs are the devices of kind `gpu` in index order (all devices when there is none);
 //!   `G` is their number.
 //! - A node's layer is its `layer` field. A node without one takes its first labelled

@@ -4,7 +4,7 @@
 //! account large communication times, finite number of GPUs, as well as limited memory").
 //!
 //! m-SCT is m-ETF (the shared earliest-start loop, `etf::schedule`) plus favourite children:
-//! 1. A relaxed LP (the Pesto21 design note §3.2, Baechi's `FavoriteChildLPSolver`) over
+//! 1. A relaxed LP (docs/pesto.md, reading 3.2; Baechi's `FavoriteChildLPSolver`) over
 //!    `x_ij ∈ [0, 1]` per edge (0: `j` is `i`'s favourite child, so the transfer is free),
 //!    start times `s_v >= 0` and the makespan `w`: minimise `w` subject to
 //!    - `s_i + p_i + c_ij x_ij <= s_j` for every edge,
@@ -38,14 +38,14 @@
 //!   favourite) far more often than Baechi's interior point (cvxopt/MOSEK), whose answer
 //!   lies inside the optimal face. So the objective also rewards `x` by 1e-6 of the mean op
 //!   time per unit (`TIE`), which keeps only the favourites the makespan needs. Measured
-//!   against Baechi's own LP (`/work/shared/peers/baechi_run.py`'s setup, cvxopt) on 40
-//!   random 9-17-op DAGs (`gen_random.py` seeds 1-40, two identical devices): the
+//!   against Baechi's own LP (run as docs/pesto.md says, with cvxopt) on 40
+//!   random 8-17-op DAGs (seeds 1-40, two identical devices): the
 //!   favourite sets are equal on 25; 137 of Baechi's 152 favourites are ours and we add 2
 //!   (without the reward: 4 equal, 149 of 152 and 75 added). What remains are ties.
 //! - Fallback: above `m-sct.lp_edges` LP edges (the simplex grows superlinearly; a size cap
 //!   keeps the result deterministic where a time limit would not), or if the solver returns
 //!   an error, each op's favourite child is the successor over its largest edge (by `c_ij`,
-//!   ties to the lower edge), as the design note says, then the same assignment as step 2.
+//!   ties to the lower edge; docs/pesto.md, reading 3.2), then the same assignment as step 2.
 //! - Transfers are estimated without contention, as in m-ETF; the final makespan comes
 //!   from placesim's simulator (Pesto21 ran Baechi's placements in TensorFlow).
 
@@ -313,8 +313,8 @@ mod tests {
     }
 
     /// Against Baechi's own code, on identical devices, where the two must agree: the random
-    /// DAG `gen_random.py --nodes 8 --devices 2 --seed 30 --integral` on two devices of speed
-    /// 10, bandwidth 5, latency 0, run through `/work/shared/peers/baechi_run.py` (Baechi's
+    /// 8-op DAG of seed 30 (docs/pesto.md, m-SCT against Baechi) on two devices of speed
+    /// 10, bandwidth 5, latency 0, run through Baechi's own code (its
     /// `FavoriteChildLPSolver` with cvxopt, its m-ETF and m-SCT). Baechi's favourites are
     /// n0 -> n3 and n3 -> n7; its placements are m-ETF d0 d1 d0 d0 d0 d0 d1 d0 and m-SCT
     /// d0 d1 d1 d0 d0 d1 d0 d0 (no two transfers overlap in its one-channel-per-device model

@@ -90,7 +90,7 @@ mod tests {
         MTopo.place(&p, &Params::default(), &mut Rng::new(0))
     }
 
-    /// The note's vector B1 (Baechi's "uniform" quirk): memories [4, 4, 4, 4] on 2 devices
+    /// docs/pesto.md, vector B1 (Baechi's "uniform" quirk): memories [4, 4, 4, 4] on 2 devices
     /// give a budget of floor(16 / 2) + 4 = 12, so the split is {0, 1, 2} | {3}: by count,
     /// not balanced.
     #[test]

@@ -192,7 +192,7 @@ pub struct Replication {
     #[serde(default, skip_serializing_if = "is_false")]
     pub params_from_sources: bool,
     /// Scale the server-worker bandwidth so that transfer time / compute time on the first
-    /// worker is this ratio (design note A17: the paper tunes the batch so that S > 0.9).
+    /// worker is this ratio (docs/tictac.md, reading A17).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub balance: Option<f64>,
 }

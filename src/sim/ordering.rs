@@ -1,14 +1,14 @@
 //! TicTac19's ordering metrics (§3.1, §6) over one simulated iteration of a parameter-server
-//! replica, and the bandwidth that balances communication against computation (design
-//! note A17). Pure functions of a run's statistics: no strategy appears here.
+//! replica, and the bandwidth that balances communication against computation (docs/tictac.md,
+//! reading A17). Pure functions of a run's statistics: no strategy appears here.
 //!
-//! Readings (the design note's ambiguities):
+//! Readings (docs/tictac.md, Readings):
 //! - A14: a worker's time `t_w` is measured from the iteration's start (0, when the servers
 //!   activate every send), to the later of its last op's end and its last inbound transfer's
 //!   arrival.
 //! - Eq. 1 and 2 over the worker's resources: its compute (Σ run time of its ops) and each
 //!   inbound channel (Σ transfer time on the link from a server; latency included).
-//!   Outbound gradient pushes are not recvs (A9, A18) and stay out.
+//!   Outbound gradient pushes are not recvs (readings A9, A18) and stay out.
 //! - A12: the straggler effect is `(max_w t_w - min_w t_w) / T` (waiting for the slowest
 //!   worker); `max_w (T - t_w) / T`, which also counts the servers' tail, is `straggler_tail`.
 //! - A15: the theoretical best and worst iteration are `max_w lower_w` and `max_w upper_w`
@@ -25,7 +25,7 @@ use crate::transfer::Transfer;
 /// One worker's times in one iteration.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct WorkerTimes {
-    /// When it finished (A14).
+    /// When it finished (reading A14).
     pub t: f64,
     /// Eq. 1: everything one after the other.
     pub upper: f64,
@@ -84,7 +84,7 @@ impl IterationTimes {
             })
     }
 
-    /// §6.3 (A12): the slowest worker's lead over the fastest, as a share of the iteration.
+    /// §6.3 (reading A12): the slowest worker's lead over the fastest, as a share of the iteration.
     pub fn straggler(&self) -> f64 {
         let (lo, hi) = self.spread(|w| w.t);
         if self.makespan > 0.0 && hi >= lo {
@@ -94,7 +94,7 @@ impl IterationTimes {
         }
     }
 
-    /// The longest any worker waits for the iteration to end, as a share of it (A12).
+    /// The longest any worker waits for the iteration to end, as a share of it (reading A12).
     pub fn straggler_tail(&self) -> f64 {
         let (lo, _) = self.spread(|w| w.t);
         if self.makespan > 0.0 && lo.is_finite() {
@@ -104,19 +104,19 @@ impl IterationTimes {
         }
     }
 
-    /// Fig. 9's theoretical best iteration: every worker at its Eq. 2 bound (A15).
+    /// Fig. 9's theoretical best iteration: every worker at its Eq. 2 bound (reading A15).
     pub fn best(&self) -> f64 {
         self.spread(|w| w.lower).1.max(0.0)
     }
 
-    /// Fig. 9's theoretical worst iteration: every worker at its Eq. 1 bound (A15).
+    /// Fig. 9's theoretical worst iteration: every worker at its Eq. 1 bound (reading A15).
     pub fn worst(&self) -> f64 {
         self.spread(|w| w.upper).1.max(0.0)
     }
 }
 
 /// The server-worker bandwidth at which worker `w`'s inbound transfer time is `ratio` times
-/// its compute time (A17; the paper tunes the batch size until `S > 0.9`, and with one channel
+/// its compute time (reading A17; the paper tunes the batch until `S > 0.9`, and with one channel
 /// `S = min(a, 1/a)` for `a` = transfer / compute):
 /// `b = Σ bytes_in / (ratio · Σ exec − Σ latency_in)` over the transfers into `w`.
 pub fn balanced_bandwidth(

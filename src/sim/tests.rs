@@ -149,7 +149,7 @@ fn idle_devices_take_ready_ops_at_once() {
     assert_eq!(r.makespan, 3.0);
 }
 
-/// Pesto21 test vector T5 (its Fig. 5 in miniature): S(3) on g0 feeds X(1) [4 bytes] and
+/// Pesto21 Fig. 5 in miniature (docs/pesto.md, vector T5): S(3) on g0 feeds X(1) [4 bytes] and
 /// Z(2) [2 bytes] on g1, and Y(4) on g0; speeds 1, bandwidth 1, latency 0, fcfs links.
 /// Both transfers become ready together at 3 on the one link g0 -> g1.
 /// - fifo (announcement order, X first): X's tensor 3..7, Z's 7..9; X 7..8, Z 9..11: 11.
@@ -200,7 +200,7 @@ fn links_choose_among_transfers_ready_at_the_same_instant() {
     assert_eq!(r.makespan, 10.0);
 }
 
-/// TicTac19 design note V9: a server runs three zero-cost reads p1, p2, p3 (one at a time,
+/// docs/tictac.md, vector V9: a server runs zero-cost reads p1, p2, p3 (one at a time,
 /// in that order, all at t = 0), each sent to one worker (1 byte, bandwidth 1). A link
 /// order ranking them p3, p2, p1 sends them in that order: the link chooses only once the
 /// device has run every zero-length op of the instant. `fifo` sends p1, p2, p3.

@@ -1,19 +1,19 @@
 //! TicTac19's model of a device's inbound transfers (§4.1), shared by the `tao` and `tio`
 //! link orders, and the enforcement of their ranks on the links (§3).
 //!
-//! - **Recvs** of device `d` (ambiguity A18 of the design note): transfers into `d` with
+//! - **Recvs** of device `d` (docs/tictac.md, reading A18): transfers into `d` with
 //!   bytes > 0 whose producer has no ancestor on `d` (a leaf of `d`'s partition, TicTac19
 //!   §2.4; in a parameter-server replica these are exactly the parameter reads). Other inbound
 //!   transfers stay unranked.
 //! - **dep(op)** for an op on `d`: the recvs of `d` it depends on directly or transitively,
 //!   through any path of the whole graph (Algorithm 1's DFS), as a bitset.
 //! - **Properties** (Algorithm 1, "UpdateProperties") over the outstanding recvs `R`:
-//!   `op.M` = the largest, over channels (links into `d`, A7), of the summed `Time` of
+//!   `op.M` = the largest, over channels (links into `d`, reading A7), of the summed `Time` of
 //!   `dep(op) ∩ R` on that channel; a recv's own `M` is its `Time`. `r.P` = summed `Time` of
 //!   the ops whose outstanding dependencies are exactly `{r}`; `r.M+` = the least `op.M` over
 //!   ops with more than one outstanding dependency including `r` (+inf when there is none).
-//!   Only the compute ops of `d` count (A9).
-//! - **Enforcement** ([`RankedLinks`], §3 "Priority", A5, A6): ranks are normalized per link
+//!   Only the compute ops of `d` count (reading A9).
+//! - **Enforcement** ([`RankedLinks`], §3, readings A5, A6): ranks are normalized per link
 //!   (competition rank within the link); a free link sends a transfer drawn uniformly among
 //!   the queued ones with the least rank and the queued unranked ones.
 
@@ -84,7 +84,7 @@ pub struct DeviceRecvs {
 }
 
 impl DeviceRecvs {
-    /// Recvs and dependency sets of every device (A18), under `oracle`.
+    /// Recvs and dependency sets of every device (docs/tictac.md, reading A18), under `oracle`.
     pub fn of_run(
         problem: &Problem,
         placement: &[DevIx],
@@ -217,7 +217,7 @@ impl DeviceRecvs {
     }
 }
 
-/// Ranks normalized per link (A6): each ranked transfer's competition rank among the
+/// Ranks normalized per link (reading A6): each ranked transfer's competition rank among the
 /// ranked transfers of its link (equal global ranks share a rank). `None` stays unranked.
 pub fn per_link(rank: &[Option<f64>], link_of: &[u32]) -> Vec<Option<u32>> {
     let mut out = vec![None; rank.len()];
@@ -245,10 +245,10 @@ pub fn per_link(rank: &[Option<f64>], link_of: &[u32]) -> Vec<Option<u32>> {
 /// A global rank per transfer (`None`: unranked), as `tao` and `tio` compute it.
 pub type Ranking = fn(&Problem, &[DevIx], &[Transfer]) -> Vec<Option<f64>>;
 
-/// TicTac19 §3's enforcement of a [`Ranking`]: ranks normalized per link (A6), computed once
+/// TicTac19 §3's enforcement of a [`Ranking`]: ranks per link (reading A6), computed once
 /// in the first `init` and kept for the iterations that follow (§5: "all iterations follow
 /// the same order"); a free link sends a transfer drawn uniformly among the queued ones with
-/// the least rank and the queued unranked ones (A5).
+/// the least rank and the queued unranked ones (reading A5).
 pub struct RankedLinks {
     rng: Rng,
     ranking: Ranking,

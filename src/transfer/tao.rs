@@ -8,14 +8,14 @@
 //! `y = min(P_A, M_B)` (Johnson's rule on channel time `M` and compute time `P`; the `M+`
 //! tie-break is §4.2's case 2).
 //!
-//! Choices (the design note's ambiguities):
+//! Choices (docs/tictac.md, Readings):
 //! - A1: Eq. 5, not Algorithm 2 as printed, which swaps `x` and `y` and picks the worst
 //!   order on the worked example.
 //! - A2, A3: the comparator is not transitive with the `M+` tie-break (a cycle exists on
 //!   real DAGs), so "the minimum" is found by a linear scan in ascending transfer index:
 //!   `best` starts at the first outstanding recv and is replaced by each later `c` with
 //!   `before(c, best)`. Never a sort: Rust's sort may panic on a non-total order.
-//! - Ranks are normalized per link (A6) and enforced per §3 ([`RankedLinks`]: least rank
+//! - Ranks are normalized per link (reading A6) and enforced per §3 ([`RankedLinks`]: least rank
 //!   first, ties and unranked transfers at random). Computed once per run, in `init`.
 //!
 //! Cost: `O(|R| x (ops x |R| / 64 + dependencies))` per device.
@@ -96,7 +96,7 @@ mod tests {
         Vec<DevIx>,
     );
 
-    /// The design note's worked example W (§2.6, vector V4): reads A (2), B (2), C (1);
+    /// docs/tictac.md, vector V4, the worked example W: reads A (2), B (2), C (1);
     /// op1<-A (2), op2<-{op1, B} (1), op3<-C (6), op4<-{op2, op3} (1), op5<-B (1).
     fn w() -> Case {
         tictac(
@@ -159,7 +159,7 @@ mod tests {
         assert_eq!(makespan(&case), 12.0);
     }
 
-    /// V2 (Fig. 4a, Johnson's rule): A (1) -> oA (3), B (2) -> oB (1), independent:
+    /// docs/tictac.md, vector V2 (Fig. 4a): A (1) -> oA (3), B (2) -> oB (1), independent:
     /// min(P_B, M_A) = 1 < min(P_A, M_B) = 2, so [A, B], makespan 5 (B first: 6).
     #[test]
     fn case_1_is_johnsons_rule() {
@@ -171,7 +171,7 @@ mod tests {
         assert_eq!(makespan(&case), 5.0);
     }
 
-    /// V5, Seq-4: x (1); m_i <- {m_(i-1) or x, r_i}, all times 1: [r1, r2, r3, r4],
+    /// docs/tictac.md V5: x (1); m_i <- {m_(i-1) or x, r_i}, all times 1: [r1, r2, r3, r4],
     /// makespan 5 (E = 1).
     #[test]
     fn seq_4() {
@@ -194,7 +194,7 @@ mod tests {
         assert_eq!(makespan(&case), 5.0);
     }
 
-    /// V8: a cyclic comparator (A before B by M+, B before C by M+, C before A by Eq. 5).
+    /// docs/tictac.md, vector V8: a cyclic comparator (A < B by M+, B < C by M+, C < A by Eq. 5).
     /// The linear scan picks C, then A, B, D: makespan 15, the optimum; no panic.
     #[test]
     fn cyclic_comparator_does_not_panic() {

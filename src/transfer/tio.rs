@@ -5,8 +5,8 @@
 //! so Eq. 5's comparator reduces to `M+`: one pass of Algorithm 1 over all recvs of a
 //! device, then `r.order = r.M+`. Static: no rounds, no updates (a dynamic variant would
 //! order differently). Recvs with equal `M+` share a priority "to allow them to run in
-//! parallel": the integer form is the competition rank of `M+` (the authors' code; ambiguity
-//! A4), and all `M+ = inf` share the last rank. Ranks are normalized per link (A6) and
+//! parallel": the integer form is the competition rank of `M+` (the authors' code; docs/tictac.md,
+//! reading A4), and all `M+ = inf` share the last rank. Ranks are normalized per link (A6) and
 //! enforced per §3 ([`RankedLinks`]: least rank first, ties and unranked transfers at
 //! random from the link order's stream). Computed once per run, in `init`.
 
@@ -85,7 +85,7 @@ mod tests {
         v.iter().map(|&(n, r)| (n.to_string(), r)).collect()
     }
 
-    /// W (V4): M+ = {A: 2, B: 2, C: 3} under unit times: ranks {A: 0, B: 0, C: 2}. The run
+    /// docs/tictac.md V4, unit times: M+ = {A: 2, B: 2, C: 3}: ranks {A: 0, B: 0, C: 2}. The run
     /// sends A and B in either order (13 or 14), both over seeds, then C.
     #[test]
     fn worked_example_w() {
@@ -114,7 +114,7 @@ mod tests {
         assert_eq!(seen.into_iter().collect::<Vec<_>>(), [13, 14]);
     }
 
-    /// V3 (case 2), unit times: o1 <- {A, B}, o2 <- {o1, C}, o3 <- {o2, D}: M+ = {A: 2, B:
+    /// docs/tictac.md V3 (case 2): o1 <- {A, B}, o2 <- {o1, C}, o3 <- {o2, D}: M+ = {A: 2, B:
     /// 2, C: 3, D: 4}, ranks {A: 0, B: 0, C: 2, D: 3}.
     #[test]
     fn case_2_ranks_by_impending_load() {
@@ -132,7 +132,7 @@ mod tests {
         );
     }
 
-    /// V7, two channels: A and C on ps0, B on ps1; o1 <- {A, B}, o2 <- {A, C}. Per channel
+    /// docs/tictac.md V7: A and C on ps0, B on ps1; o1 <- {A, B}, o2 <- {A, C}. Per channel
     /// M(o1) = max(1, 1) = 1 and M(o2) = 2, so M+ = {A: 1, B: 1, C: 2}: ranks {A: 0, B: 0,
     /// C: 2}; per link, ps0's link ranks A 0, C 1 and ps1's ranks B 0.
     #[test]
@@ -145,7 +145,7 @@ mod tests {
         assert_eq!(local, named(&[("A", 0), ("B", 0), ("C", 1)]));
     }
 
-    /// V8 under unit times: ranks {A: 0, D: 0, B: 2, C: 3} (C has no joined op: M+ = inf).
+    /// docs/tictac.md V8, unit times: ranks {A: 0, D: 0, B: 2, C: 3} (no op joins C: M+ = inf).
     #[test]
     fn infinite_impending_load_ranks_last() {
         let (global, _) = ranks(

@@ -9,7 +9,7 @@
 //!   other successor `w` of `u` has `H(w) > H(v)` (then `(u, v)` is the only path from `u`
 //!   to `v`, Theorem 3.2; succ and prec are immediate, as §3.3's "height, outdegree and
 //!   indegree" says);
-//! - (iii) **corrected** (the design note's erratum: the printed condition lets Fig. 6's
+//! - (iii) **corrected** (docs/pesto.md, erratum C-iii: the printed condition lets Fig. 6's
 //!   two merges through and creates a cycle): for every pair `(u_j, v_j)` already in `M`,
 //!   `(u, v_j)` is not an edge with `H(v_j) = H(v)`, and `(u_j, v)` is not an edge with
 //!   `H(v) = H(v_j)`. Proof sketch: give a merged vertex the level of its top; every coarse
@@ -376,7 +376,7 @@ mod tests {
             .collect()
     }
 
-    /// The design note's vector C2 (Fig. 6 extended): A->C 9, B->D 8, A->D 1, B->C 1, C->E 5,
+    /// docs/pesto.md, vector C2 (Fig. 6 extended): A->C 9, B->D 8, A->D 1, B->C 1, C->E 5,
     /// D->E 4. Round 1 merges (A,C) and (D,E) and refuses (B,D) by corrected (iii) (the
     /// printed rule accepts it and creates the cycle AC <-> BD). Round 2 refuses (B,DE) by
     /// (ii) (B -> AC -> DE is a second path) and merges (AC,DE); round 3 leaves one vertex.

@@ -1,7 +1,7 @@
 //! Model replicas with parameter servers (TicTac19 §2.3, §2.4, Fig. 3): a base graph becomes
 //! one partition per worker and the parameter-server partition.
 //!
-//! Rules (the design note's §4.3 generator, ambiguity A18 for what a read is):
+//! Rules (docs/tictac.md, The model; reading A18 for what a read is):
 //! - **Parameter reads** are the ops whose type is one of [`ReplicaSpec::param_ops`] (default
 //!   `ReadVariableOp`, `VariableV2`, `Parameter`), or whose id ends in `/read`, or, with
 //!   [`ReplicaSpec::params_from_sources`], every source with outgoing bytes (for synthetic
@@ -301,7 +301,7 @@ mod tests {
     use super::*;
     use crate::testutil::graph;
 
-    /// The design note's vector V11.
+    /// docs/tictac.md, vector V11.
     const BASE: &str = r#"{"nodes":[
         {"id":"h1","op":"Placeholder","cost":1,"mem":8,"colocate":"g1"},
         {"id":"r1","op":"ReadVariableOp","cost":1,"colocate":"g1"},
