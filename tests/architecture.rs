@@ -382,9 +382,7 @@ const RULES: &[(&str, Rule)] = &[
 
 /// Violations being removed by issue 20's restructuring, each to leave this list with its
 /// fix. The list must end empty.
-const PENDING: &[&str] = &[
-    "share.rs (share) imports sweep, which is not below it",
-];
+const PENDING: &[&str] = &["share.rs (share) imports sweep, which is not below it"];
 
 #[test]
 fn every_rule_holds() {
@@ -436,7 +434,11 @@ fn every_rule_can_fail() {
         ("scenario", "scenario/mod.rs", "use crate::sim::Trace;"),
         ("layers", "pair.rs", "use crate::optim::Decoder;"),
         ("layers", "optim/cp/model.rs", "use crate::place::Units;"),
-        ("pair", "optim/decoder.rs", "use crate::sim::{simulate, SimOptions};"),
+        (
+            "pair",
+            "optim/decoder.rs",
+            "use crate::sim::{simulate, SimOptions};",
+        ),
         (
             "pair",
             "compare.rs",

@@ -179,7 +179,6 @@ pub const INFO: PlacerInfo = PlacerInfo {
     make: || Box::new(Pesto),
 };
 
-
 /// Most placement units exact mode accepts.
 const EXACT_MAX_UNITS: usize = 64;
 /// Warm starts, by registry name.
@@ -359,14 +358,9 @@ impl Placer for Pesto {
                 seconds,
                 clock: &clock,
             };
-            let proof = prove(
-                problem,
-                &units,
-                &mut best,
-                &mut dec,
-                &budget,
-                &mut |f| ctx.progress(f),
-            )?;
+            let proof = prove(problem, &units, &mut best, &mut dec, &budget, &mut |f| {
+                ctx.progress(f)
+            })?;
             report.work += proof.work;
             report.work_unit = proof.work_unit.into();
             proof

@@ -2,21 +2,21 @@
 //! one constraint family at a time, each family a short function below (in the order they
 //! are posted, which the solver's variable numbering and so its search depend on):
 //!
-//! - [`placement`]: a literal per (unit, allowed device), exactly one true (affinity `O_i`;
+//! - `placement`: a literal per (unit, allowed device), exactly one true (affinity `O_i`;
 //!   colocation units share it, §3.2.2 "x_i1 = ... = x_ik");
-//! - [`symmetry`]: identical devices open in index order;
-//! - [`memory`]: static memory per device (eq. (8) as a hard capacity);
-//! - [`tasks`]: a start and an end per task, the end at least its run time on the device
+//! - `symmetry`: identical devices open in index order;
+//! - `memory`: static memory per device (eq. (8) as a hard capacity);
+//! - `tasks`: a start and an end per task, the end at least its run time on the device
 //!   used, the makespan after every end;
-//! - [`messages`]: a send per (message, consuming device) with a consumer there and not its
+//! - `messages`: a send per (message, consuming device) with a consumer there and not its
 //!   producer (the simulator's routing; §3.2.2's augmented vertex k), after its producer,
 //!   lasting `latency + bytes / bandwidth` of the directed link it crosses, before its
 //!   consumers there;
-//! - [`devices`]: one op at a time per device (eq. (4)), as implications on the placement
+//! - `devices`: one op at a time per device (eq. (4)), as implications on the placement
 //!   literals, for pairs the graph does not order;
-//! - [`congestion`]: under `fcfs`, one send of more than 0 bytes at a time per directed link
+//! - `congestion`: under `fcfs`, one send of more than 0 bytes at a time per directed link
 //!   (eq. (7); 0-byte sends are latency-only signals, as in the simulator);
-//! - [`redundant`]: each device's load at most the makespan, the total load at most `k`
+//! - `redundant`: each device's load at most the makespan, the total load at most `k`
 //!   times it, and a cumulative of capacity `k` over the tasks at their shortest run times
 //!   (without them a 15-op instance took minutes).
 //!
@@ -437,11 +437,10 @@ fn congestion(m: &mut Posting, inst: &CpInstance, sends: &[Send]) -> Vec<Literal
             {
                 continue;
             }
-            let shared: Vec<(Literal, Literal)> = a
-                .by
-                .iter()
-                .filter_map(|&(s, ya)| b.by.iter().find(|e| e.0 == s).map(|&(_, yb)| (ya, yb)))
-                .collect();
+            let shared: Vec<(Literal, Literal)> =
+                a.by.iter()
+                    .filter_map(|&(s, ya)| b.by.iter().find(|e| e.0 == s).map(|&(_, yb)| (ya, yb)))
+                    .collect();
             if shared.is_empty() {
                 continue;
             }

@@ -52,8 +52,6 @@ pub struct CpOutcome {
     pub steps: u64,
 }
 
-
-
 /// The exact search's budget: `limit` solver steps (decisions and conflicts: deterministic,
 /// no clock), plus a wall-clock cap of `seconds` on `clock` when positive.
 pub struct Budget<'c> {
@@ -119,7 +117,10 @@ pub fn solve(
             relabel[d as usize] = Some(free.unwrap_or(d as usize) as DevIx);
         }
         let d = relabel[d as usize].unwrap_or(d);
-        let on = inst.allowed[u].iter().position(|&e| e == d).map(|i| x[u][i]);
+        let on = inst.allowed[u]
+            .iter()
+            .position(|&e| e == d)
+            .map(|i| x[u][i]);
         if let Some(l) = on {
             if l != t {
                 hinted.push(l);
