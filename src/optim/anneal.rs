@@ -18,7 +18,6 @@
 use crate::clock::Clock;
 use crate::error::Result;
 use crate::model::cluster::{exceeds, DevIx};
-use crate::model::problem::Problem;
 use crate::rng::Rng;
 
 use super::{by_priority, capacity, Best, Candidate, Decoder, Progress, SearchUnits};
@@ -37,10 +36,9 @@ pub struct Limits<'c> {
     pub t0: f64,
 }
 
-/// Simulated annealing over unit candidates from `start`; improves `best` in place. Draws
-/// from `rng`, reports through `progress` (from 5% to 95%).
+/// Simulated annealing over unit candidates from `start` on the decoder's problem; improves
+/// `best` in place. Draws from `rng`, reports through `progress` (from 5% to 95%).
 pub fn anneal(
-    problem: &Problem,
     units: &SearchUnits,
     start: Candidate,
     best: &mut Best,
@@ -49,6 +47,7 @@ pub fn anneal(
     progress: &mut Progress,
     limits: &Limits,
 ) -> Result<()> {
+    let problem = dec.problem();
     let Limits {
         budget,
         seconds,

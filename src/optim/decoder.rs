@@ -51,6 +51,11 @@ impl<'p, 'a> Decoder<'p, 'a> {
         }
     }
 
+    /// The problem candidates are simulated on.
+    pub fn problem(&self) -> &'p Problem<'a> {
+        self.problem
+    }
+
     /// Records a point of the history: `objective` found (or `bound` raised) after the work
     /// done so far (schedules simulated plus solver steps, the report's `work`). The bound
     /// is never shown above the objective: like the report's, only rounding (the work

@@ -84,6 +84,10 @@ impl SearchUnits {
     pub fn len(&self) -> usize {
         self.members.len()
     }
+
+    pub fn is_empty(&self) -> bool {
+        self.members.is_empty()
+    }
 }
 
 /// A candidate: a device and a priority per unit.

@@ -331,7 +331,6 @@ impl Placer for Pesto {
             let mut rng = ctx.rng.clone();
             let mut progress = |f| ctx.progress(f);
             anneal(
-                problem,
                 &units,
                 start,
                 &mut best,
@@ -380,7 +379,6 @@ impl Placer for Pesto {
                 let mut rng = ctx.rng.clone();
                 let mut progress = |f| ctx.progress(f);
                 anneal(
-                    problem,
                     &units,
                     from,
                     &mut best,
