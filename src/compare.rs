@@ -10,10 +10,11 @@
 //! placer returns a [`Plan`]; replaying policies (`given`) get its order.
 //! A pair whose placer fails, or whose replay deadlocks, gets a row `error` for that seed.
 //!
-//! Randomness: placer `p` at seed `i` draws from `derive(seed, ["place", p], i)`, scheduler
-//! `s` after placer `p` from `derive(seed, ["schedule", p, s], i)`, link order `o` from
-//! `derive(seed, ["link_order", p, s, o], i)`; adding or removing a strategy never changes
-//! another's numbers.
+//! Randomness: placer `p` at seed `i` draws from `derive(seed, ["place", p], i)`; the
+//! scheduler and link order of each pair draw from the streams [`Pair::streams`] names
+//! (`["schedule", p, s]` and `["link_order", p, s, o]`), the same streams a planning
+//! placer's decoder uses for its pair `p x given`; adding or removing a strategy never
+//! changes another's numbers. Every pair runs through [`crate::pair`].
 
 use serde::{Deserialize, Serialize};
 
@@ -23,11 +24,12 @@ use crate::error::{Error, Result};
 use crate::model::cluster::Cluster;
 use crate::model::graph::Graph;
 use crate::model::problem::Problem;
-use crate::place::{self, LinkRules, PlaceContext};
+use crate::pair::Pair;
+use crate::place::{self, PlaceContext};
 use crate::plan::{BoundScope, Placement, Plan, SolveReport};
 use crate::rng::Rng;
 use crate::scenario::{Resolved, Scenario};
-use crate::sim::{self, SimOptions, SimResult};
+use crate::sim::{self, SimResult};
 use crate::units::UnitSystem;
 
 /// Mean, spread and extremes of one number over the seeds.
@@ -347,20 +349,13 @@ pub fn place(
     // A placer plans once for every row of its pairs: it decodes with the scenario's first
     // link order (a planning placer's objective is that row's makespan).
     let order = &resolved.link_orders[0];
-    ctx.links = LinkRules {
-        model: scenario.links,
-        order: order.info,
-        params: order.params.clone(),
-        rng: Rng::derive(
-            scenario.seed,
-            &["link_order", name, "given", order.info.name],
-            seed_index as u64,
-        ),
-        work_conserving: scenario
-            .params
-            .get(&format!("given.{}", crate::plan::REPLAY_MODE.name))
-            .is_some_and(|&v| v != 0.0),
-    };
+    ctx.pair = Pair::replay(
+        name,
+        &scenario.params,
+        (order.info, order.params.clone()),
+        scenario.links,
+        (scenario.seed, seed_index),
+    )?;
     let clock = Clock::start();
     let plan = (placer.info.make)().plan(problem, &placer.params, &mut ctx)?;
     let seconds = clock.seconds();
@@ -398,76 +393,44 @@ pub fn simulate(
     first.ok_or(Error::Cancelled)
 }
 
-/// Simulates a plan `iterations` times (`(iterations, record)`), handing each run to `each`
-/// (answering `false` cancels). Iteration `j` of seed `i` draws from the streams of index
-/// `i + (j << 32)`, so iteration 0 is the single run's; the link order is made once, so that
-/// its priorities are computed once (TicTac19 §5), and reseeded per iteration; the
-/// scheduler is made afresh per iteration (TensorFlow's random order is redrawn).
+/// The pair `(pi, si, oi)` of a resolved scenario at seed `seed_index` ([`Pair`]).
+pub fn pair(
+    scenario: &Scenario,
+    resolved: &Resolved,
+    (pi, si, oi): (usize, usize, usize),
+    seed_index: u32,
+) -> Pair {
+    let sched = &resolved.schedulers[si];
+    let order = &resolved.link_orders[oi];
+    Pair::new(
+        resolved.placers[pi].info.name,
+        (sched.info, sched.params.clone()),
+        (order.info, order.params.clone()),
+        scenario.links,
+        (scenario.seed, seed_index),
+    )
+}
+
+/// Simulates a plan `iterations` times (`(iterations, record)`) under its pair, handing each
+/// run to `each` (answering `false` cancels): [`Pair::iterate`].
 #[allow(clippy::too_many_arguments)]
 pub fn iterate(
     problem: &Problem,
     scenario: &Scenario,
     resolved: &Resolved,
     plan: &Plan,
-    (pi, si, oi): (usize, usize, usize),
+    pair_ix: (usize, usize, usize),
     seed_index: u32,
-    (iterations, record): (u32, bool),
+    runs: (u32, bool),
     each: &mut dyn FnMut(u32, SimResult) -> bool,
 ) -> Result<()> {
-    let placer = resolved.placers[pi].info.name;
-    let sched = &resolved.schedulers[si];
-    let order = &resolved.link_orders[oi];
-    let index = |j: u32| seed_index as u64 | (j as u64) << 32;
-    let order_stream = |j: u32| {
-        Rng::derive(
-            scenario.seed,
-            &["link_order", placer, sched.info.name, order.info.name],
-            index(j),
-        )
-    };
-    let mut queue = (order.info.make)(&order.params, order_stream(0));
-    if let Some(o) = &plan.order {
-        queue.hint(o);
-    }
-    for j in 0..iterations {
-        let mut scheduler = (sched.info.make)(
-            &sched.params,
-            Rng::derive(
-                scenario.seed,
-                &["schedule", placer, sched.info.name],
-                index(j),
-            ),
-        );
-        if let Some(o) = &plan.order {
-            scheduler.hint(o);
-        }
-        if j > 0 {
-            queue.reseed(order_stream(j));
-        }
-        let r = sim::simulate(
-            problem,
-            &plan.placement,
-            scheduler.as_mut(),
-            queue.as_mut(),
-            SimOptions {
-                links: scenario.links,
-                record,
-            },
-        );
-        if r.unfinished > 0 {
-            return Err(Error::Problem(format!(
-                "the replay of placer {placer}'s plan under scheduler {} and link order {} deadlocked: {} of {} ops never ran (a device or link waited for a planned item that could not become ready)",
-                sched.info.name,
-                order.info.name,
-                r.unfinished,
-                problem.node_count()
-            )));
-        }
-        if !each(j, r) {
-            return Err(Error::Cancelled);
-        }
-    }
-    Ok(())
+    pair(scenario, resolved, pair_ix, seed_index).iterate(
+        problem,
+        &plan.placement,
+        plan.order.as_ref(),
+        runs,
+        each,
+    )
 }
 
 /// The lower bound of one seed: the critical-path and work bounds, and the placer's own

@@ -34,6 +34,8 @@ pub mod compare;
 pub mod error;
 pub mod import;
 pub mod model;
+pub mod optim;
+pub mod pair;
 pub mod params;
 pub mod place;
 pub mod plan;

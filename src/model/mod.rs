@@ -32,5 +32,6 @@ pub mod graph;
 mod links;
 pub mod problem;
 pub mod synthetic;
+pub mod units;
 
 pub use links::LinkModel;

@@ -1,11 +1,9 @@
 //! What a placer gets besides the problem: its random stream, progress and cancel, and the
-//! rules the pair it belongs to will be simulated under.
+//! pair that will replay its plan (`crate::pair`).
 
 use crate::error::{Error, Result};
-use crate::model::LinkModel;
-use crate::params::Params;
+use crate::pair::Pair;
 use crate::rng::Rng;
-use crate::transfer::LinkQueueInfo;
 
 /// What a placer gets besides the problem: its random stream, and a way to report progress
 /// and learn that the user cancelled.
@@ -16,39 +14,10 @@ pub struct PlaceContext<'a> {
     /// Whether anything will replay the plan's order (a `given` policy): a placer may skip
     /// building an order nobody reads.
     pub wants_order: bool,
-    /// How the pair will be simulated: the link model and link order, so that a placer that
-    /// decodes candidates with the simulator (Pesto21's optimiser) decodes under the same
-    /// rules.
-    pub links: LinkRules,
-}
-
-/// The scenario's link model and link order, and the `given` scheduler's mode: how a
-/// `placer x given` pair will be simulated.
-#[derive(Clone)]
-pub struct LinkRules {
-    pub model: LinkModel,
-    pub order: &'static LinkQueueInfo,
-    pub params: Params,
-    /// The link order's own stream for the pair `placer x given` (a `random` link order
-    /// draws from it).
-    pub rng: Rng,
-    /// Whether the `given` scheduler replays by priority (`given.work_conserving=1`) rather
-    /// than strictly.
-    pub work_conserving: bool,
-}
-
-impl Default for LinkRules {
-    /// Parallel links, `fifo` order: the scenario defaults.
-    fn default() -> LinkRules {
-        let order = &crate::transfer::fifo::INFO;
-        LinkRules {
-            model: LinkModel::Parallel,
-            order,
-            params: Params::defaults(order.params),
-            rng: Rng::new(0),
-            work_conserving: false,
-        }
-    }
+    /// The pair `placer x given x link order` that will replay the plan, so that a placer
+    /// that decodes candidates with the simulator (Pesto21's optimiser) decodes them as that
+    /// pair runs them: same policies, same link model, same random streams.
+    pub pair: Pair,
 }
 
 impl<'a> PlaceContext<'a> {
@@ -59,7 +28,7 @@ impl<'a> PlaceContext<'a> {
             rng,
             progress: Some(progress),
             wants_order: true,
-            links: LinkRules::default(),
+            pair: Pair::default(),
         }
     }
 
@@ -69,7 +38,7 @@ impl<'a> PlaceContext<'a> {
             rng,
             progress: None,
             wants_order: true,
-            links: LinkRules::default(),
+            pair: Pair::default(),
         }
     }
 

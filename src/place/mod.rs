@@ -6,7 +6,8 @@
 //! [`Problem::footprint`]s), or an error naming the constraint it could not meet;
 //! [`verify`] checks exactly that, and the scenario runner calls it on every placement.
 //!
-//! Shared helpers for placers live here: [`Units`] (colocation groups as placement units),
+//! Shared helpers for placers live here: [`Units`] (colocation groups as placement units,
+//! from the model, which the optimiser shares),
 //! [`Loads`] (memory and compute already assigned to each device), `assign` (a unit onto a
 //! device) and `best_device` (the feasible device with the least key).
 
@@ -38,8 +39,10 @@ pub mod single;
 pub mod submodular;
 pub mod tf_greedy;
 
+pub use crate::model::units::Units;
+pub(crate) use crate::model::units::UNPLACED;
 pub use crate::plan::{verify, Placement};
-pub use context::{LinkRules, PlaceContext};
+pub use context::PlaceContext;
 
 /// A placement strategy.
 pub trait Placer {
@@ -103,61 +106,6 @@ pub fn default_placers() -> Vec<String> {
 /// Looks up a placer by name.
 pub fn placer(name: &str) -> Result<&'static PlacerInfo> {
     crate::params::lookup("placer", name, PLACERS, |s| s.name)
-}
-
-/// Colocation groups as placement units: a grouped node's unit is its group, an
-/// ungrouped node is a unit of its own. Units are numbered groups first, then the
-/// ungrouped nodes in index order.
-#[derive(Debug, Clone)]
-pub struct Units {
-    /// Unit of each node.
-    pub of: Vec<u32>,
-    /// Members of each unit, ascending.
-    pub members: Vec<Vec<NodeIx>>,
-    /// Sum of the members' footprints.
-    pub footprint: Vec<f64>,
-}
-
-impl Units {
-    pub fn new(problem: &Problem) -> Units {
-        let g = problem.graph;
-        let mut members: Vec<Vec<NodeIx>> = g.group_members.clone();
-        let mut of = vec![0u32; g.node_count()];
-        for (unit, ms) in members.iter().enumerate() {
-            for &v in ms {
-                of[v as usize] = unit as u32;
-            }
-        }
-        for (v, node) in g.nodes.iter().enumerate() {
-            if node.group.is_none() {
-                of[v] = members.len() as u32;
-                members.push(vec![v as NodeIx]);
-            }
-        }
-        let footprint = members
-            .iter()
-            .map(|ms| ms.iter().map(|&v| problem.footprint[v as usize]).sum())
-            .collect();
-        Units {
-            of,
-            members,
-            footprint,
-        }
-    }
-
-    pub fn len(&self) -> usize {
-        self.members.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.members.is_empty()
-    }
-
-    /// Whether every member of `unit` may run on `d` (the problem already narrowed each
-    /// member to the devices its whole group allows).
-    pub fn allowed(&self, problem: &Problem, unit: u32, d: DevIx) -> bool {
-        problem.allowed(self.members[unit as usize][0], d)
-    }
 }
 
 /// The accelerators: the devices of kind `gpu` in index order, or every device when the
@@ -268,9 +216,6 @@ pub(crate) fn slowest_exec(problem: &Problem, v: NodeIx) -> f64 {
         .filter(|t| t.is_finite())
         .fold(0.0, f64::max)
 }
-
-/// Marks a node that has no device yet.
-pub(crate) const UNPLACED: DevIx = DevIx::MAX;
 
 /// Records every member of `unit` on `d`: its placement and its load.
 pub(crate) fn assign(
