@@ -136,7 +136,8 @@ pub struct OrderingResult {
     pub theoretical_best: f64,
     /// Fig. 9: mean iteration time if every worker took its Eq. 1 bound.
     pub theoretical_worst: f64,
-    /// Figs. 7 and 8's normalized step time, theoretical best / iteration time (A13).
+    /// Figs. 7 and 8's normalized step time, theoretical best / iteration time (reading A13 of
+    /// docs/tictac.md).
     pub normalized: Distribution,
 }
 
@@ -228,7 +229,7 @@ pub struct PairResult {
 }
 
 /// A planning placer's reports of one row, over its seeds: what the page's rows and a
-/// sweep show (/work/shared/specs/pesto.md §5.6).
+/// sweep show (docs/pesto.md, reading 5.6).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PlanSummary {
     /// Mean over the seeds of the makespan the placer predicts for its plan.

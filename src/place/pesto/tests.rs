@@ -87,7 +87,7 @@ fn exact() -> Params {
     defaults().with("mode", 2.0)
 }
 
-/// T1 diamond: A(2) -> B(6), A -> C(6), B -> D(2), C -> D(2), every edge 1 byte.
+/// docs/pesto.md T1: A(2) -> B(6), A -> C(6), B -> D(2), C -> D(2), every edge 1 byte.
 fn t1() -> crate::model::graph::Graph {
     graph(
         r#"{"nodes":[{"id":"A","cost":2},{"id":"B","cost":6},{"id":"C","cost":6},{"id":"D","cost":2}],
