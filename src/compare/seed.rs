@@ -1,0 +1,467 @@
+//! One seed of a comparison: realize its cluster and costs, place with each placer (timed,
+//! verified), and run every pair through [`crate::pair`] into samples. Also the single-pair
+//! path (`run_one`) the CLI's `run` and the page's timeline use. Not the aggregation over
+//! seeds (`merge.rs`).
+
+use super::*;
+
+/// Plans with the resolved placer `pi` and checks the result (placement and order):
+/// the plan and the wall-clock seconds it took. `progress` hears the placer's fraction done
+/// and cancels it by answering `false`.
+pub fn place(
+    problem: &Problem,
+    scenario: &Scenario,
+    resolved: &Resolved,
+    pi: usize,
+    seed_index: u32,
+    progress: &mut dyn FnMut(f64) -> bool,
+) -> Result<(Plan, f64)> {
+    let placer = &resolved.placers[pi];
+    let name = placer.info.name;
+    let rng = Rng::derive(scenario.seed, &["place", name], seed_index as u64);
+    let mut ctx = PlaceContext::new(rng, progress);
+    ctx.wants_order = resolved.pairs.iter().any(|&(p, si, oi)| {
+        p == pi
+            && (resolved.schedulers[si].info.needs_plan || resolved.link_orders[oi].info.needs_plan)
+    });
+    // A placer plans once for every row of its pairs: it decodes with the scenario's first
+    // link order (a planning placer's objective is that row's makespan).
+    let order = &resolved.link_orders[0];
+    ctx.pair = Pair::replay(
+        name,
+        &scenario.params,
+        (order.info, order.params.clone()),
+        scenario.links,
+        (scenario.seed, seed_index),
+    )?;
+    let clock = Clock::start();
+    let plan = (placer.info.make)().plan(problem, &placer.params, &mut ctx)?;
+    let seconds = clock.seconds();
+    place::verify(problem, &plan.placement)
+        .and_then(|()| plan.check(problem))
+        .map_err(|e| Error::placement(name, e.to_string()))?;
+    Ok((plan, seconds))
+}
+
+/// Simulates a plan under the resolved scheduler `si` and link order `oi`, once (iteration 0).
+/// A run that leaves ops unrun (a strict replay that deadlocks) is an error naming how many.
+pub fn simulate(
+    problem: &Problem,
+    scenario: &Scenario,
+    resolved: &Resolved,
+    plan: &Plan,
+    pair: (usize, usize, usize),
+    seed_index: u32,
+    record: bool,
+) -> Result<SimResult> {
+    let mut first = None;
+    iterate(
+        problem,
+        scenario,
+        resolved,
+        plan,
+        pair,
+        seed_index,
+        (1, record),
+        &mut |_, r| {
+            first = Some(r);
+            true
+        },
+    )?;
+    first.ok_or(Error::Cancelled)
+}
+
+/// The pair `(pi, si, oi)` of a resolved scenario at seed `seed_index` ([`Pair`]).
+pub fn pair(
+    scenario: &Scenario,
+    resolved: &Resolved,
+    (pi, si, oi): (usize, usize, usize),
+    seed_index: u32,
+) -> Pair {
+    let sched = &resolved.schedulers[si];
+    let order = &resolved.link_orders[oi];
+    Pair::new(
+        resolved.placers[pi].info.name,
+        (sched.info, sched.params.clone()),
+        (order.info, order.params.clone()),
+        scenario.links,
+        (scenario.seed, seed_index),
+    )
+}
+
+/// Simulates a plan `iterations` times (`(iterations, record)`) under its pair, handing each
+/// run to `each` (answering `false` cancels): [`Pair::iterate`].
+#[allow(clippy::too_many_arguments)]
+pub fn iterate(
+    problem: &Problem,
+    scenario: &Scenario,
+    resolved: &Resolved,
+    plan: &Plan,
+    pair_ix: (usize, usize, usize),
+    seed_index: u32,
+    runs: (u32, bool),
+    each: &mut dyn FnMut(u32, SimResult) -> bool,
+) -> Result<()> {
+    pair(scenario, resolved, pair_ix, seed_index).iterate(
+        problem,
+        &plan.placement,
+        plan.order.as_ref(),
+        runs,
+        each,
+    )
+}
+
+/// The lower bound of one seed: the critical-path and work bounds, and the placer's own
+/// bound when it proves one on the instance itself.
+fn seed_bound(cp: f64, work: f64, report: Option<&SolveReport>) -> f64 {
+    let own = report
+        .filter(|r| r.bound_of == BoundScope::Instance)
+        .and_then(|r| r.bound)
+        .unwrap_or(0.0);
+    cp.max(work).max(own)
+}
+
+/// Realizes seed `seed_index` of a scenario, checking that the scenario has it.
+pub fn realize(
+    scenario: &Scenario,
+    graph: &Graph,
+    fixed: Option<&Cluster>,
+    seed_index: u32,
+) -> Result<crate::scenario::Realization> {
+    if seed_index >= scenario.seeds {
+        return Err(Error::Scenario(format!(
+            "seed index {seed_index} is out of range (the scenario has {} seeds)",
+            scenario.seeds
+        )));
+    }
+    let mut real = scenario.realize(graph, fixed, seed_index)?;
+    // A replica's balance sets its server-worker bandwidths here, so that every path that
+    // runs a seed (a comparison, the CLI's `run`, the page's timeline) runs the same cluster.
+    if let Some(r) = &scenario.replica {
+        balance_replica(r, graph, &mut real.cluster)?;
+    }
+    Ok(real)
+}
+
+/// The cost model of one seed: the seed's cluster and costs ([`realize`]) with the
+/// scenario's footprint rule. Every path that places a seed builds its problem here.
+pub fn problem<'a>(
+    scenario: &Scenario,
+    graph: &'a Graph,
+    cluster: &'a Cluster,
+    overrides: Option<&crate::model::problem::Overrides>,
+) -> Result<Problem<'a>> {
+    let mut problem = Problem::with_overrides(graph, cluster, overrides)?;
+    problem.set_footprint(scenario.footprint);
+    Ok(problem)
+}
+
+/// Runs one pair at one seed with the full schedule recorded: the one "run a pair" path of
+/// the CLI's `run` and the page's timeline. `cluster` and `overrides` are the seed's
+/// ([`realize`]).
+pub fn run_one<'a>(
+    scenario: &Scenario,
+    graph: &'a Graph,
+    cluster: &'a Cluster,
+    overrides: Option<&crate::model::problem::Overrides>,
+    (placer, scheduler, link_order): (&str, &str, Option<&str>),
+    seed_index: u32,
+) -> Result<RunDetail<'a>> {
+    let resolved = scenario.resolve_pair(placer, scheduler, link_order)?;
+    let problem = problem(scenario, graph, cluster, overrides)?;
+    let (plan, placement_seconds) =
+        place(&problem, scenario, &resolved, 0, seed_index, &mut |_| true)?;
+    let sim = simulate(
+        &problem,
+        scenario,
+        &resolved,
+        &plan,
+        (0, 0, 0),
+        seed_index,
+        true,
+    )?;
+    Ok(RunDetail {
+        lower_bound: seed_bound(
+            analysis::critical_path_bound(&problem),
+            analysis::work_bound(&problem),
+            plan.report.as_ref(),
+        ),
+        problem,
+        placement: plan.placement,
+        placement_seconds,
+        plan_report: plan.report,
+        sim,
+    })
+}
+
+pub(super) fn graph_summary(graph: &Graph) -> GraphSummary {
+    GraphSummary {
+        name: graph.name.clone(),
+        nodes: graph.node_count(),
+        edges: graph.edge_count(),
+        colocation_groups: graph.groups.len(),
+    }
+}
+
+/// One seed's realized cluster and cost model, kept between work items of that seed: a pool
+/// worker handed one placer of a seed at a time (`work_items` with few seeds) would otherwise
+/// build the same `Problem` for every placer, and on a 20k-op graph with 50 devices that
+/// build is most of a cheap placer's item. Reusing it changes no bit: the data is what the
+/// build computes. Whoever holds a cache clears it when the scenario or graph changes
+/// (`wasm::Session::load` makes a new one).
+#[derive(Default)]
+pub struct SeedCache {
+    pub(super) kept: Option<KeptSeed>,
+}
+
+pub(super) struct KeptSeed {
+    pub(super) seed: u32,
+    real: crate::scenario::Realization,
+    data: crate::model::problem::ProblemData,
+    critical_path: f64,
+    work: f64,
+}
+
+/// Runs one work item. `progress(done, total)` counts the item's own units
+/// ([`item_units`]); answering `false` stops it with `Error::Cancelled`, the only error
+/// returned: anything else is in the result.
+pub fn run_item(
+    resolved: &Resolved,
+    graph: &Graph,
+    fixed: Option<&Cluster>,
+    item: &WorkItem,
+    cache: &mut SeedCache,
+    progress: Progress,
+) -> Result<ItemResult> {
+    let outcome = match seed_sample(resolved, graph, fixed, item, cache, progress) {
+        Err(Error::Cancelled) => return Err(Error::Cancelled),
+        other => other,
+    };
+    Ok(ItemResult {
+        item: item.clone(),
+        outcome,
+    })
+}
+
+fn seed_sample(
+    resolved: &Resolved,
+    graph: &Graph,
+    fixed: Option<&Cluster>,
+    item: &WorkItem,
+    cache: &mut SeedCache,
+    progress: Progress,
+) -> Result<SeedSample> {
+    let scenario = resolved.scenario();
+    let i = item.seed;
+    let (real, kept) = match cache.kept.take().filter(|k| k.seed == i) {
+        Some(k) => (k.real, Some((k.data, k.critical_path, k.work))),
+        None => (realize(scenario, graph, fixed, i)?, None),
+    };
+    let kept = kept
+        .and_then(|(data, cp, wb)| Some((Problem::from_data(graph, &real.cluster, data)?, cp, wb)));
+    let (problem, cp, wb) = match kept {
+        Some(k) => k,
+        None => {
+            let p = problem(scenario, graph, &real.cluster, real.overrides.as_ref())?;
+            let (cp, wb) = (analysis::critical_path_bound(&p), analysis::work_bound(&p));
+            (p, cp, wb)
+        }
+    };
+    if let Some(&p) = item.placers.iter().find(|&&p| p >= resolved.placers.len()) {
+        return Err(Error::Scenario(format!(
+            "placer index {p} is out of range (the scenario has {} placers)",
+            resolved.placers.len()
+        )));
+    }
+    let total = item_units(resolved, item);
+    // The cluster is balanced already (realize).
+    let workers = match &scenario.replica {
+        Some(r) => replica_devices(r, &real.cluster)?.0,
+        None => Vec::new(),
+    };
+    let iterations = scenario.iterations;
+    let mut done = 0usize;
+    let mut placers = Vec::with_capacity(item.placers.len());
+    for &pi in &item.placers {
+        let base = done as f64;
+        let placed = place(&problem, scenario, resolved, pi, i, &mut |f| {
+            progress(base + f, total)
+        });
+        if let Err(Error::Cancelled) = placed {
+            return Err(Error::Cancelled);
+        }
+        done += 1;
+        if !progress(done as f64, total) {
+            return Err(Error::Cancelled);
+        }
+        let mut pairs = Vec::new();
+        for &pair in resolved.pairs.iter().filter(|p| p.0 == pi) {
+            let outcome = match &placed {
+                Err(e) => Err(e.clone()),
+                Ok((plan, seconds)) => {
+                    let mut first = None;
+                    let mut times = Vec::with_capacity(iterations as usize);
+                    let mut ordering = Vec::new();
+                    let base = done as f64;
+                    let ran = iterate(
+                        &problem,
+                        scenario,
+                        resolved,
+                        plan,
+                        pair,
+                        i,
+                        (iterations, false),
+                        &mut |j, r| {
+                            times.push(r.makespan);
+                            if !workers.is_empty() {
+                                ordering.push(sim::ordering::IterationTimes::of(&r, &workers));
+                            }
+                            first.get_or_insert(r);
+                            // Often enough to move a bar, rarely enough not to flood one.
+                            j % 16 != 15
+                                || progress(base + (j + 1) as f64 / iterations as f64, total)
+                        },
+                    );
+                    match (ran, first) {
+                        (Err(Error::Cancelled), _) => return Err(Error::Cancelled),
+                        (Err(e), _) => Err(e),
+                        (Ok(()), None) => Err(Error::Cancelled),
+                        (Ok(()), Some(r)) => Ok(PairSample {
+                            ordering,
+                            ..sample(
+                                &r,
+                                &times,
+                                seed_bound(cp, wb, plan.report.as_ref()),
+                                *seconds,
+                                plan.report.as_ref(),
+                            )
+                        }),
+                    }
+                }
+            };
+            pairs.push(outcome);
+            done += 1;
+            if !progress(done as f64, total) {
+                return Err(Error::Cancelled);
+            }
+        }
+        placers.push(PlacerSample { placer: pi, pairs });
+    }
+    let devices = real
+        .cluster
+        .devices
+        .iter()
+        .map(|d| SeedDevice {
+            id: d.id.clone(),
+            kind: d.kind.clone(),
+            speed: d.speed,
+            memory: d.memory.is_finite().then_some(d.memory),
+        })
+        .collect();
+    cache.kept = Some(KeptSeed {
+        seed: i,
+        data: problem.into_data(),
+        real,
+        critical_path: cp,
+        work: wb,
+    });
+    Ok(SeedSample {
+        devices,
+        critical_path_bound: cp,
+        work_bound: wb,
+        placers,
+    })
+}
+
+/// Checks that every worker and server of a replica is one of `cluster`'s devices; with
+/// `balance`, gives the server-worker links the bandwidth that balances the first worker
+/// ([`sim::ordering::balanced_bandwidth`]).
+fn balance_replica(
+    r: &crate::scenario::Replication,
+    graph: &Graph,
+    cluster: &mut Cluster,
+) -> Result<()> {
+    let (workers, servers) = replica_devices(r, cluster)?;
+    if let Some(ratio) = r.balance {
+        let problem = Problem::new(graph, cluster)?;
+        let placement =
+            (place::pinned::INFO.make)().place(&problem, &Default::default(), &mut Rng::new(0))?;
+        let transfers = sim::transfers_of(&problem, &placement);
+        let b =
+            sim::ordering::balanced_bandwidth(&problem, &placement, &transfers, workers[0], ratio)?;
+        for &w in &workers {
+            for &p in &servers {
+                cluster.set_bandwidth(p, w, b);
+                cluster.set_bandwidth(w, p, b);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A replica's worker and server devices in `cluster`; an id that is not one is an error.
+#[allow(clippy::type_complexity)]
+fn replica_devices(
+    r: &crate::scenario::Replication,
+    cluster: &Cluster,
+) -> Result<(
+    Vec<crate::model::cluster::DevIx>,
+    Vec<crate::model::cluster::DevIx>,
+)> {
+    let find = |field: &str, ids: &[String]| {
+        ids.iter()
+            .map(|id| {
+                cluster.device_index(id).ok_or_else(|| {
+                    Error::Scenario(format!(
+                        "{field}: device '{id}' is not in the cluster (it has {})",
+                        cluster
+                            .devices
+                            .iter()
+                            .map(|d| d.id.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ))
+                })
+            })
+            .collect::<Result<Vec<_>>>()
+    };
+    let workers = find("replica.workers", &r.workers)?;
+    let servers = find("replica.ps", &r.ps)?;
+    Ok((workers, servers))
+}
+
+/// A pair's sample at one seed: iteration 0's run `r` and every iteration's time.
+fn sample(
+    r: &SimResult,
+    times: &[f64],
+    bound: f64,
+    seconds: f64,
+    report: Option<&SolveReport>,
+) -> PairSample {
+    PairSample {
+        // One iteration's mean is its time exactly (0 + x, divided by 1).
+        makespan: Stats::of(times).mean,
+        iterations: times.to_vec(),
+        ordering: Vec::new(),
+        lower_bound: bound,
+        traffic_bytes: r.traffic_bytes,
+        transfers: r.links.iter().map(|l| l.transfers).sum::<usize>() as f64,
+        placement_seconds: seconds,
+        report: report.cloned(),
+        devices: r
+            .devices
+            .iter()
+            .map(|s| DeviceSample {
+                busy: s.busy,
+                utilization: if r.makespan > 0.0 {
+                    s.busy / r.makespan
+                } else {
+                    0.0
+                },
+                ops: s.ops as f64,
+                peak_memory: s.peak_memory,
+                oom: s.oom,
+            })
+            .collect(),
+    }
+}
