@@ -472,7 +472,7 @@ fn every_rule_can_fail() {
         ),
         (
             "pair",
-            "compare.rs",
+            "compare/seed.rs",
             "let r = crate::sim::simulate(p, &pl, s, q, o);",
         ),
         ("pair", "place/heft.rs", "use crate::sim::*;"),
