@@ -3,7 +3,7 @@
 //! (`optim`, Pesto21 §3.2's objective: the makespan the pair itself simulates).
 //!
 //! A [`Pair`] names its placer, its scheduler and its link order (entries of the registries
-//! `schedule::SCHEDULERS` and `transfer::LINK_QUEUES` with their checked parameters, never
+//! `schedule::SCHEDULERS` and `transfer::LINK_ORDERS` with their checked parameters, never
 //! a strategy file), the link model, and the scenario's seed and seed index. From these it derives its random
 //! streams in one function ([`Pair::streams`]), so a comparison's row and a placer's decoder
 //! that describe the same pair draw the same numbers; it builds its policies from their
@@ -26,7 +26,7 @@ use crate::plan::Order;
 use crate::rng::Rng;
 use crate::schedule::{self, Scheduler, SchedulerInfo};
 use crate::sim::{self, SimOptions, SimResult};
-use crate::transfer::{self, LinkQueue, LinkQueueInfo};
+use crate::transfer::{self, LinkOrder, LinkOrderInfo};
 
 /// The registry name of the scheduler that replays a plan: the pair a planning placer's
 /// objective is the makespan of is `placer x given x link order`.
@@ -39,7 +39,7 @@ pub struct Pair {
     placer: &'static str,
     scheduler: &'static SchedulerInfo,
     scheduler_params: Params,
-    link_order: &'static LinkQueueInfo,
+    link_order: &'static LinkOrderInfo,
     link_order_params: Params,
     links: LinkModel,
     /// The scenario's seed and the seed index (`Rng::derive`'s seed and index).
@@ -58,7 +58,7 @@ impl Default for Pair {
     /// defaults, for a placer used directly (tests, benches).
     fn default() -> Pair {
         let scheduler = schedule::scheduler(REPLAY).expect("the registry has `given`");
-        let link_order = transfer::link_queue("fifo").expect("the registry has `fifo`");
+        let link_order = transfer::link_order("fifo").expect("the registry has `fifo`");
         Pair {
             placer: "",
             scheduler,
@@ -78,7 +78,7 @@ impl Pair {
     pub fn new(
         placer: &'static str,
         (scheduler, scheduler_params): (&'static SchedulerInfo, Params),
-        (link_order, link_order_params): (&'static LinkQueueInfo, Params),
+        (link_order, link_order_params): (&'static LinkOrderInfo, Params),
         links: LinkModel,
         (seed, seed_index): (u64, u32),
     ) -> Pair {
@@ -100,7 +100,7 @@ impl Pair {
     pub fn replay(
         placer: &'static str,
         overrides: &BTreeMap<String, f64>,
-        link_order: (&'static LinkQueueInfo, Params),
+        link_order: (&'static LinkOrderInfo, Params),
         links: LinkModel,
         seeds: (u64, u32),
     ) -> Result<Pair> {
@@ -143,7 +143,7 @@ impl Pair {
     }
 
     /// The link order, from its registry entry, told the plan's order.
-    fn link_queue(&self, rng: Rng, order: Option<&Order>) -> Box<dyn LinkQueue> {
+    fn link_order(&self, rng: Rng, order: Option<&Order>) -> Box<dyn LinkOrder> {
         let mut q = (self.link_order.make)(&self.link_order_params, rng);
         if let Some(o) = order {
             q.hint(o);
@@ -171,7 +171,7 @@ impl Pair {
             scheduler,
             link_order,
         } = self.streams(0);
-        let mut queue = self.link_queue(link_order, order);
+        let mut queue = self.link_order(link_order, order);
         let mut scheduler = self.scheduler(scheduler, order);
         sim::simulate(
             problem,
@@ -196,11 +196,11 @@ impl Pair {
         (iterations, record): (u32, bool),
         each: &mut dyn FnMut(u32, SimResult) -> bool,
     ) -> Result<()> {
-        let mut queue: Option<Box<dyn LinkQueue>> = None;
+        let mut queue: Option<Box<dyn LinkOrder>> = None;
         for j in 0..iterations {
             let streams = self.streams(j);
             let queue = match &mut queue {
-                None => queue.insert(self.link_queue(streams.link_order, order)),
+                None => queue.insert(self.link_order(streams.link_order, order)),
                 Some(q) => {
                     q.reseed(streams.link_order);
                     q

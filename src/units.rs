@@ -3,7 +3,8 @@
 //! `www/units.js`, checked by a browser test) the page share.
 //!
 //! Not to be confused with a placer's *placement units* (colocation groups placed as one,
-//! `place::Units`) or an optimiser's *work unit* (what its budget counts).
+//! `model::groups::Groups`), an optimiser's *search units* (`optim::search_units`)
+//! or its *work unit* (what its budget counts).
 
 /// Formats a number compactly: 4 significant digits, scientific when very large or small.
 pub fn num(x: f64) -> String {

@@ -55,10 +55,10 @@ struct StrategyInfo {
 struct Strategies {
     placers: Vec<StrategyInfo>,
     schedulers: Vec<StrategyInfo>,
-    link_queues: Vec<StrategyInfo>,
+    link_orders: Vec<StrategyInfo>,
 }
 
-/// Every registered placer, scheduler and link-queue order: names, summaries, parameters.
+/// Every registered placer, scheduler and link order: names, summaries, parameters.
 #[wasm_bindgen(unchecked_return_type = "Strategies")]
 pub fn strategies() -> Result<JsValue, JsError> {
     let info = |name, summary, params| StrategyInfo {
@@ -75,7 +75,7 @@ pub fn strategies() -> Result<JsValue, JsError> {
             .iter()
             .map(|s| info(s.name, s.summary, s.params))
             .collect(),
-        link_queues: crate::transfer::LINK_QUEUES
+        link_orders: crate::transfer::LINK_ORDERS
             .iter()
             .map(|q| info(q.name, q.summary, q.params))
             .collect(),

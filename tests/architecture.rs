@@ -464,7 +464,7 @@ fn every_rule_can_fail() {
         ("scenario", "scenario/mod.rs", "use crate::sim::Trace;"),
         ("cli", "lib.rs", "pub mod cli;"),
         ("layers", "pair.rs", "use crate::optim::Decoder;"),
-        ("layers", "optim/cp/model.rs", "use crate::place::Units;"),
+        ("layers", "optim/cp/model.rs", "use crate::place::Groups;"),
         (
             "pair",
             "optim/decoder.rs",

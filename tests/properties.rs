@@ -15,7 +15,7 @@ use placesim::place::verify;
 use placesim::scenario::{ClusterSource, GraphSource, Scenario};
 use placesim::sim::critical::Step;
 use placesim::sim::{self, SimResult};
-use placesim::transfer::LINK_QUEUES;
+use placesim::transfer::LINK_ORDERS;
 use placesim::Error;
 
 #[derive(Debug, Clone)]
@@ -222,7 +222,7 @@ fn every_pair_is_feasible_ordered_bounded_and_deterministic() {
     let mut runner = proptest::test_runner::TestRunner::new_with_rng(config, rng);
     runner
         .run(
-            &(case(), any::<bool>(), 0usize..LINK_QUEUES.len()),
+            &(case(), any::<bool>(), 0usize..LINK_ORDERS.len()),
             |(c, fcfs, order)| {
                 let g = match Graph::from_json(&c.graph, "g") {
                     Ok(g) => g,
@@ -250,7 +250,7 @@ fn every_pair_is_feasible_ordered_bounded_and_deterministic() {
                 s.placers.push("m-sct".into());
                 // A link order orders contended links only (parallel links queue nothing).
                 let order = if fcfs {
-                    LINK_QUEUES[order].name
+                    LINK_ORDERS[order].name
                 } else {
                     "fifo"
                 };

@@ -113,7 +113,7 @@ function renderHelp() {
   dl.replaceChildren();
   const info = ctx.strategyInfo;
   /** @type {[string, import('./types.js').StrategyInfo[]][]} */
-  const groups = [['placer', info.placers], ['scheduler', info.schedulers], ['link order', info.link_queues]];
+  const groups = [['placer', info.placers], ['scheduler', info.schedulers], ['link order', info.link_orders]];
   for (const [what, infos] of groups) {
     for (const s of infos) {
       const dt = document.createElement('dt');

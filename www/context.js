@@ -75,7 +75,7 @@ export function createContext(state, timings) {
   return {
     state,
     all: { placers: [], schedulers: [] },
-    strategyInfo: { placers: [], schedulers: [], link_queues: [] },
+    strategyInfo: { placers: [], schedulers: [], link_orders: [] },
     graphIndex: [],
     clusterIndex: [],
     presets: [],

@@ -191,7 +191,7 @@ function renderStrategies(ctx) {
   list($('scheduler-list'), strategyInfo.schedulers, 'schedulers');
   const params = $('param-list');
   params.replaceChildren();
-  const every = [...strategyInfo.placers, ...strategyInfo.schedulers, ...strategyInfo.link_queues];
+  const every = [...strategyInfo.placers, ...strategyInfo.schedulers, ...strategyInfo.link_orders];
   for (const s of every) {
     for (const p of s.params) params.append(paramLabel(ctx, s.name, p));
   }
@@ -199,7 +199,7 @@ function renderStrategies(ctx) {
   renderPestoBox(ctx);
   const orders = $('order-list');
   orders.replaceChildren();
-  for (const q of strategyInfo.link_queues) {
+  for (const q of strategyInfo.link_orders) {
     const label = document.createElement('label');
     label.title = q.summary;
     const box = document.createElement('input');

@@ -1,4 +1,4 @@
-// The page's link: the state's fragment as the engine writes it (src/share.rs, through
+// The page's link: the state's fragment as the engine writes it (src/scenario/link/, through
 // state.js's linkOf), kept in the address bar, and a fragment read back into a State. An
 // upload too large to embed is written by its hash (uploads.js keeps those).
 // Not here: the link format (the engine's codec), the State's fields (state.js), or
@@ -11,7 +11,7 @@ import { uploadHashes } from './uploads.js';
 /** @typedef {import('./context.js').Context} Context */
 
 /**
- * The state's link fragment, written by the engine (src/share.rs).
+ * The state's link fragment, written by the engine (src/scenario/link/).
  * @param {Context} ctx @param {import('./state.js').State} s @returns {string}
  */
 export function fragmentOf(ctx, s) {
@@ -44,7 +44,7 @@ export function syncUrl(ctx) {
   try { writeHash(ctx); } catch { /* shown when run */ }
 }
 
-/** The state of a link fragment, read by the engine (src/share.rs). @param {Context} ctx @param {string} hash */
+/** The state of a link fragment, read by the engine (src/scenario/link/). @param {Context} ctx @param {string} hash */
 export function readLink(ctx, hash) {
   return stateOf(engine.read_link(hash), ctx.all);
 }

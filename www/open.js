@@ -48,7 +48,7 @@ export async function openLink(ctx, hash) {
 /**
  * The first visit's comparison (no link): a real graph on a real machine, so the first
  * numbers read in milliseconds and gigabytes. Only the first visit: a link that leaves a
- * field out still means State's default (the engine's link defaults, src/share.rs), so an
+ * field out still means State's default (the engine's link defaults, src/scenario/link/), so an
  * old link opens with its own numbers. The page's link then names this graph and cluster.
  */
 const FIRST_VISIT = Object.freeze({ graph: 'resnet50_ops_infer', cluster: 'hw_1node_4xV100_nvlink' });

@@ -112,11 +112,11 @@ export class Runner {
 /** The least time between two drawings of a run's progress, ms. */
 const PROGRESS_MS = 250;
 
-/** The warm-up case's size (src/compare.rs `warm_up_case`): generated ops and devices. */
+/** The warm-up case's size (src/compare/mod.rs `warm_up_case`): generated ops and devices. */
 const WARM_UP = { ops: 2000, devices: 16 };
 
 /**
- * A pool of engine workers for comparisons: the scenario's work items (src/compare.rs
+ * A pool of engine workers for comparisons: the scenario's work items (src/compare/items.rs
  * `work_plan`) are handed one at a time to whichever worker is idle, and the partial
  * comparisons are merged by the engine in the items' fixed order (`merge_parts`), so the
  * result has the bits of one worker's. Progress sums over the workers; cancel stops them all.
@@ -242,7 +242,7 @@ export class Pool {
 
   /**
    * Warms the engine, once per page: one worker runs a small generated comparison twice
-   * (src/compare.rs `warm_up_case`), so that V8 has compiled the engine's hot functions to
+   * (src/compare/mod.rs `warm_up_case`), so that V8 has compiled the engine's hot functions to
    * optimized code before a large run needs them. The workers share the compiled module,
    * so all of them gain. Its items' times order a run of a new graph (longest first) until
    * runs of that graph measure their own. A run or a load that comes meanwhile waits for

@@ -118,7 +118,7 @@ export function bindPs(ctx) {
     ctx.ps.forwardWanted = state.replica.target !== null;
     const notes = [`Server ${state.replica.ps.join(', ')}, workers ${state.replica.workers.join(', ')}: edit them above.`];
     if (state.orders.length === 1 && state.orders[0] === 'fifo') {
-      state.orders = ctx.strategyInfo.link_queues.map((q) => q.name).filter((n) => ['random', 'tio', 'tao'].includes(n));
+      state.orders = ctx.strategyInfo.link_orders.map((q) => q.name).filter((n) => ['random', 'tio', 'tao'].includes(n));
       notes.push(`Link orders set to ${state.orders.join(', ')} (TicTac19's comparison).`);
     }
     if (state.links !== 'fcfs') notes.push('Links set to fcfs.');

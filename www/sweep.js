@@ -1,4 +1,4 @@
-// The Sweep panel: a what-if sweep of the page's scenario (src/sweep.rs, issue 10). The
+// The Sweep panel: a what-if sweep of the page's scenario (src/sweep.rs, src/scenario/sweep.rs). The
 // engine checks the factors and writes each factor's scenario (`sweep_plan`); each factor's
 // comparison runs on the page's pool of workers (its work items, unmerged: Pool.runParts);
 // the engine merges every factor's parts into the sweep and its CSV (`sweep_merge`), the same

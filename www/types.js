@@ -1,11 +1,12 @@
 // JSDoc types of what the page gets from the engine (src/wasm.rs), checked by
-// `tsc --noEmit` (jsconfig.json; `make lint`). Each mirrors a Rust type; keep them in step:
-//   Comparison, PairResult, DeviceResult, GraphSummary,  src/compare.rs
-//   WorkItem, Partial, WarmUpCase
+// `tsc --noEmit` (jsconfig.json; `make lint`). Each mirrors a Rust type; tests/mirrors.rs walks
+// the engine's comparison JSON along these typedefs (every key typed, every required one written):
+//   Comparison, PairResult, DeviceResult, GraphSummary,  src/compare/types.rs
+//   WorkItem, Partial, WarmUpCase                         src/compare/items.rs, mod.rs
 //   Scenario and its parts                                src/scenario/mod.rs
-//   SolveReport                                           src/place/plan.rs
+//   SolveReport                                           src/plan.rs
 //   Timeline, TimelineDevice                              src/report/trace.rs
-//   Link, LinkGraph, GraphHash, PageView                  src/share.rs
+//   Link, LinkGraph, GraphHash, PageView                  src/scenario/link/
 //   Strategies, StrategyInfo, ParamSpec, GraphInfo, Limits  src/wasm.rs, src/params.rs
 // Numbers are seconds, bytes and work per second unless said otherwise.
 //
@@ -44,7 +45,7 @@
  * @property {SolveReport[]} [plan_reports] the placer's own report per seed, when it plans
  * @property {PlanSummary} [plan] those reports over the seeds (compare::PlanSummary)
  * @property {string} [error] why the pair has no numbers
- * @property {string} link_order the row's link-queue order
+ * @property {string} link_order the row's link order
  * @property {Distribution} [iteration_time] every iteration of every seed (several
  *   iterations or a replica), with the sorted times for a CDF
  * @property {number} [throughput] iterations per second, 1 / mean iteration time
@@ -115,7 +116,7 @@
  */
 
 /**
- * @typedef {object} SweepSpec A sweep's axis and checked factors (src/sweep.rs).
+ * @typedef {object} SweepSpec A sweep's axis and checked factors (src/scenario/sweep.rs).
  * @property {'compute' | 'bandwidth' | 'latency'} axis
  * @property {number[]} factors
  */
@@ -319,7 +320,7 @@
  * @typedef {object} Strategies What `strategies()` returns.
  * @property {StrategyInfo[]} placers
  * @property {StrategyInfo[]} schedulers
- * @property {StrategyInfo[]} link_queues
+ * @property {StrategyInfo[]} link_orders
  */
 
 /**

@@ -2,7 +2,7 @@
 //! parameters (default, doc, range).
 //!
 //! Not here: the registries (`place::PLACERS`, `schedule::SCHEDULERS`,
-//! `transfer::LINK_QUEUES`) or a parameter's range (`params::ParamSpec`).
+//! `transfer::LINK_ORDERS`) or a parameter's range (`params::ParamSpec`).
 
 use placesim::params::ParamSpec;
 use placesim::{place, schedule, transfer, Result};
@@ -17,7 +17,7 @@ pub fn list() -> Result<()> {
         print_strategy(s.name, s.summary, s.params);
     }
     out!("link orders (fcfs links):");
-    for q in transfer::LINK_QUEUES {
+    for q in transfer::LINK_ORDERS {
         print_strategy(q.name, q.summary, q.params);
     }
     Ok(())

@@ -1,6 +1,6 @@
 //! `placesim sweep`: a scenario's comparison at several compute, bandwidth or latency
 //! factors (Pesto21 Fig. 8), as a table, `--csv`, or JSON Lines (one line per factor and
-//! pair; also for a batch of scenarios, through `compare.rs`'s batch machinery).
+//! pair; also for a batch of scenarios, through `cli/compare.rs`'s batch machinery).
 //!
 //! Not here: the sweep (`sweep::run`) or its table and CSV (`report::sweep`).
 

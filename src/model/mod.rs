@@ -29,9 +29,9 @@ pub(crate) fn show(x: f64) -> String {
 
 pub mod cluster;
 pub mod graph;
+pub mod groups;
 mod links;
 pub mod problem;
 pub mod synthetic;
-pub mod units;
 
 pub use links::LinkModel;

@@ -21,8 +21,8 @@ use crate::analysis::topo_position;
 use crate::error::Result;
 use crate::model::cluster::{exceeds, DevIx};
 use crate::model::graph::NodeIx;
+use crate::model::groups::{Groups, UNPLACED};
 use crate::model::problem::Problem;
-use crate::model::units::{Units, UNPLACED};
 use crate::model::LinkModel;
 use crate::plan::{Order, Placement};
 use crate::sim::transfers_of;
@@ -173,8 +173,8 @@ impl Network {
 pub struct Exact<'p, 'a> {
     problem: &'p Problem<'a>,
     links: LinkModel,
-    units: Units,
-    /// Units in topological order of their first member.
+    units: Groups,
+    /// Groups in topological order of their first member.
     unit_order: Vec<u32>,
     /// Symmetry class of each device.
     class: Vec<usize>,
@@ -207,7 +207,7 @@ impl<'p, 'a> Exact<'p, 'a> {
             .collect();
         let class = device_classes(problem, &exec);
         let pos = topo_position(problem);
-        let units = Units::new(problem);
+        let units = Groups::new(problem);
         let mut unit_order: Vec<u32> = (0..units.len() as u32).collect();
         unit_order.sort_by_key(|&u| {
             units.members[u as usize]

@@ -4,7 +4,7 @@
 //!
 //! - [`decoder`]: a candidate's makespan, simulated by the pair that will replay the plan
 //!   (`crate::pair`), with the work counted and the search's convergence history kept;
-//! - [`units`]: what the search moves (coarse vertices of §3.3 joined by colocation) and
+//! - [`search_units`]: what the search moves (coarse vertices of §3.3 joined by colocation) and
 //!   a candidate over them (a device and a priority per unit);
 //! - [`anneal`]: the anytime search, simulated annealing over candidates;
 //! - [`cp`]: the constraint model of §3.2.2's problem with the simulator's semantics,
@@ -29,10 +29,10 @@ pub mod anneal;
 pub mod bb;
 pub mod cp;
 pub mod decoder;
-pub mod units;
+pub mod search_units;
 
 pub use decoder::Decoder;
-pub use units::{project, Candidate, SearchUnits};
+pub use search_units::{project, Candidate, SearchUnits};
 
 /// Relative tolerance under which the exact searches do not chase an improvement.
 pub const TOL: f64 = 1e-9;

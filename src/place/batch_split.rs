@@ -22,7 +22,7 @@
 //!   allowed device, which under `cost / speed` is the same device for all.
 
 use super::fill::place_in_order;
-use super::{Loads, Placer, PlacerInfo, Units, UNPLACED};
+use super::{Groups, Loads, Placer, PlacerInfo, UNPLACED};
 use crate::analysis::total_rank;
 use crate::error::Result;
 use crate::model::graph::NodeIx;
@@ -44,7 +44,7 @@ pub struct BatchSplit;
 impl Placer for BatchSplit {
     fn place(&self, problem: &Problem, _: &Params, _: &mut Rng) -> Result<Placement> {
         let n = problem.node_count();
-        let units = Units::new(problem);
+        let units = Groups::new(problem);
         let mut loads = Loads::new(problem);
         let rank = total_rank(problem);
         let mut order: Vec<NodeIx> = (0..n as NodeIx).collect();

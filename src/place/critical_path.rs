@@ -43,7 +43,7 @@
 //!   time `exec`, which also covers per-kind time tables.
 
 use super::fill::{least_time, place_in_order};
-use super::{assign, no_device_error, slowest_exec, Loads, Placer, PlacerInfo, Units, UNPLACED};
+use super::{assign, no_device_error, slowest_exec, Groups, Loads, Placer, PlacerInfo, UNPLACED};
 use crate::analysis::down_rank;
 use crate::error::Result;
 use crate::model::cluster::DevIx;
@@ -100,7 +100,7 @@ impl Placer for CriticalPath {
     fn place(&self, problem: &Problem, _: &Params, _: &mut Rng) -> Result<Placement> {
         let g = problem.graph;
         let k = problem.device_count();
-        let units = Units::new(problem);
+        let units = Groups::new(problem);
         let mut loads = Loads::new(problem);
         let mut placement = vec![UNPLACED; problem.node_count()];
         let path = critical_path(problem);

@@ -32,7 +32,7 @@
 //!   predecessors onto the fastest device the sources chose.
 
 use super::scores::{traffic_floor, UnitScores, TRAFFIC_FLOOR};
-use super::{assign, best_device, no_device_error, Loads, Placer, PlacerInfo, Units, UNPLACED};
+use super::{assign, best_device, no_device_error, Groups, Loads, Placer, PlacerInfo, UNPLACED};
 use crate::analysis::total_rank;
 use crate::error::Result;
 use crate::model::graph::NodeIx;
@@ -56,7 +56,7 @@ impl Placer for Dfs {
         let floor = traffic_floor(INFO.name, problem, params)?;
         let g = problem.graph;
         let n = problem.node_count();
-        let units = Units::new(problem);
+        let units = Groups::new(problem);
         let mut loads = Loads::new(problem);
         let rank = total_rank(problem);
         // Higher rank first, then lower index.

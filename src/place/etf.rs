@@ -44,7 +44,7 @@
 
 use std::collections::BinaryHeap;
 
-use super::{assign, no_device_error, Accelerators, Loads, Units, UNPLACED};
+use super::{assign, no_device_error, Accelerators, Groups, Loads, UNPLACED};
 use crate::analysis::topo_position;
 use crate::error::Result;
 use crate::model::cluster::DevIx;
@@ -55,7 +55,7 @@ use crate::util::MaxEntry;
 
 struct State<'a> {
     problem: &'a Problem<'a>,
-    units: Units,
+    units: Groups,
     accelerators: Accelerators,
     /// Each op's fastest run time over the devices it may use (m-SCT's SCT devices).
     fastest: Vec<f64>,
@@ -179,7 +179,7 @@ pub(crate) fn schedule(
     let n = g.node_count();
     let k = problem.device_count();
     let pos = topo_position(problem);
-    let units = Units::new(problem);
+    let units = Groups::new(problem);
     let accelerators = Accelerators::new(problem, &units);
     // The fastest run time over the devices an op may use (before memory).
     let fastest = (0..n as NodeIx)

@@ -2,7 +2,7 @@
 //! (Mayer17 §3.2.1 and §3.2.2 both put each unit, in their own order, on the feasible device
 //! where it runs soonest).
 
-use super::{assign, best_device, no_device_error, Loads, Units, UNPLACED};
+use super::{assign, best_device, no_device_error, Groups, Loads, UNPLACED};
 use crate::error::Result;
 use crate::model::cluster::DevIx;
 use crate::model::graph::NodeIx;
@@ -13,7 +13,7 @@ use crate::model::problem::Problem;
 /// With `base = 0` this is the unit's fastest feasible device. O(members x devices).
 pub(crate) fn least_time(
     problem: &Problem,
-    units: &Units,
+    units: &Groups,
     loads: &Loads,
     unit: u32,
     base: impl Fn(DevIx) -> f64,
@@ -30,7 +30,7 @@ pub(crate) fn least_time(
 pub(crate) fn place_in_order(
     placer: &str,
     problem: &Problem,
-    units: &Units,
+    units: &Groups,
     loads: &mut Loads,
     placement: &mut [DevIx],
     order: impl IntoIterator<Item = NodeIx>,

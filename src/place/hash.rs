@@ -12,9 +12,9 @@
 //!   (Memory capacity is a constraint, not a weight, in the same paragraph.)
 //! - The "hash function" is a draw from the scenario's seeded RNG, so that runs with
 //!   different seeds are the paper's independent repetitions.
-//! - Units (colocation groups, then ungrouped nodes) are drawn in index order.
+//! - Groups (colocation groups, then ungrouped nodes) are drawn in index order.
 
-use super::{assign, no_device_error, Loads, Placer, PlacerInfo, Units};
+use super::{assign, no_device_error, Groups, Loads, Placer, PlacerInfo};
 use crate::error::Result;
 use crate::model::cluster::DevIx;
 use crate::model::problem::Problem;
@@ -34,7 +34,7 @@ pub struct Hash;
 
 impl Placer for Hash {
     fn place(&self, problem: &Problem, _: &Params, rng: &mut Rng) -> Result<Placement> {
-        let units = Units::new(problem);
+        let units = Groups::new(problem);
         let mut loads = Loads::new(problem);
         let speeds: Vec<f64> = problem.cluster.devices.iter().map(|d| d.speed).collect();
         let total: f64 = speeds.iter().sum();

@@ -19,7 +19,7 @@
 //! - an op whose colocation group already has a device may only use that device;
 //! - the first member of a group to come up chooses among devices that every member may
 //!   use (the problem's narrowed rules) and that have memory for the whole group's
-//!   footprint ([`Units`], [`Loads`]); the whole group is assigned and charged there;
+//!   footprint ([`Groups`], [`Loads`]); the whole group is assigned and charged there;
 //! - memory: a device is feasible only if the unit's static footprint fits (the same
 //!   rule every placer follows; the paper's HEFT does not mention memory).
 //!
@@ -37,7 +37,7 @@
 //! all). Worst case `O(V·(k·B + V/B))`; the pure insertion search it replaces is
 //! `O(V)` per device per op, `O(V²·k)` in all.
 
-use super::{assign, no_device_error, Loads, PlaceContext, Placer, PlacerInfo, Units};
+use super::{assign, no_device_error, Groups, Loads, PlaceContext, Placer, PlacerInfo};
 use crate::analysis::{heft_rank_u, topo_position};
 use crate::error::Result;
 use crate::model::cluster::DevIx;
@@ -88,7 +88,7 @@ pub fn heft_schedule(problem: &Problem) -> Result<HeftSchedule> {
     let k = problem.device_count();
     let rank = heft_rank_u(problem);
     let order = priority_order(problem, &rank);
-    let units = Units::new(problem);
+    let units = Groups::new(problem);
     let mut loads = Loads::new(problem);
     let mut unit_device: Vec<Option<DevIx>> = vec![None; units.len()];
     let mut placement = vec![0 as DevIx; n];

@@ -20,7 +20,7 @@
 //!   when to move on, never leaves an op unplaced).
 
 use super::{
-    assign, gpus, no_device_error, Accelerators, Loads, Placer, PlacerInfo, Units, UNPLACED,
+    assign, gpus, no_device_error, Accelerators, Groups, Loads, Placer, PlacerInfo, UNPLACED,
 };
 use crate::error::Result;
 use crate::model::cluster::DevIx;
@@ -44,7 +44,7 @@ impl Placer for MTopo {
         let g = problem.graph;
         let fill = gpus(problem);
         let k = fill.len();
-        let units = Units::new(problem);
+        let units = Groups::new(problem);
         let accelerators = Accelerators::new(problem, &units);
         let mut loads = Loads::new(problem);
         let total: f64 = problem.footprint.iter().sum();

@@ -55,7 +55,7 @@
 //!   vertex) go to the device with the smaller execution time, then the lower index.
 
 use super::scores::{traffic_floor, UnitScores, TRAFFIC_FLOOR};
-use super::{assign, best_device, no_device_error, Loads, Placer, PlacerInfo, Units, UNPLACED};
+use super::{assign, best_device, no_device_error, Groups, Loads, Placer, PlacerInfo, UNPLACED};
 use crate::analysis::total_rank;
 use crate::error::Result;
 use crate::model::graph::NodeIx;
@@ -78,7 +78,7 @@ pub struct Mite;
 impl Placer for Mite {
     fn place(&self, problem: &Problem, params: &Params, _: &mut Rng) -> Result<Placement> {
         let floor = traffic_floor(INFO.name, problem, params)?;
-        let units = Units::new(problem);
+        let units = Groups::new(problem);
         let mut loads = Loads::new(problem);
         let rank = total_rank(problem);
         let max_rank = rank.iter().copied().fold(0.0, f64::max);
@@ -261,7 +261,7 @@ mod tests {
         );
         let c = Cluster::uniform(&[4.0, 1.0], 2.0, 0.0);
         let p = Problem::new(&g, &c).unwrap();
-        let units = Units::new(&p);
+        let units = Groups::new(&p);
         let mut s = UnitScores::new(&p);
         let group = units.of[1];
         s.fill_traffic(

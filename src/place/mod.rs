@@ -6,7 +6,7 @@
 //! [`Problem::footprint`]s), or an error naming the constraint it could not meet;
 //! [`verify`] checks exactly that, and the scenario runner calls it on every placement.
 //!
-//! Shared helpers for placers live here: [`Units`] (colocation groups as placement units,
+//! Shared helpers for placers live here: [`Groups`] (colocation groups as placement units,
 //! from the model, which the optimiser shares),
 //! [`Loads`] (memory and compute already assigned to each device), `assign` (a unit onto a
 //! device) and `best_device` (the feasible device with the least key).
@@ -39,8 +39,8 @@ pub mod single;
 pub mod submodular;
 pub mod tf_greedy;
 
-pub use crate::model::units::Units;
-pub(crate) use crate::model::units::UNPLACED;
+pub use crate::model::groups::Groups;
+pub(crate) use crate::model::groups::UNPLACED;
 pub use crate::plan::{verify, Placement};
 pub use context::PlaceContext;
 
@@ -137,7 +137,7 @@ pub(crate) struct Accelerators {
 }
 
 impl Accelerators {
-    pub fn new(problem: &Problem, units: &Units) -> Accelerators {
+    pub fn new(problem: &Problem, units: &Groups) -> Accelerators {
         let mut on = vec![false; problem.device_count()];
         for d in gpus(problem) {
             on[d as usize] = true;
@@ -202,7 +202,7 @@ impl Loads {
     }
 
     /// Whether a whole unit may go to `d`: allowed there and fits in memory.
-    pub fn feasible(&self, problem: &Problem, units: &Units, unit: u32, d: DevIx) -> bool {
+    pub fn feasible(&self, problem: &Problem, units: &Groups, unit: u32, d: DevIx) -> bool {
         units.allowed(problem, unit, d) && self.fits(d, units.footprint[unit as usize])
     }
 }
@@ -220,7 +220,7 @@ pub(crate) fn slowest_exec(problem: &Problem, v: NodeIx) -> f64 {
 /// Records every member of `unit` on `d`: its placement and its load.
 pub(crate) fn assign(
     problem: &Problem,
-    units: &Units,
+    units: &Groups,
     loads: &mut Loads,
     placement: &mut [DevIx],
     unit: u32,
@@ -237,7 +237,7 @@ pub(crate) fn assign(
 /// take the unit. A tuple key compares field by field, so its later fields break ties.
 pub(crate) fn best_device<K: PartialOrd>(
     problem: &Problem,
-    units: &Units,
+    units: &Groups,
     loads: &Loads,
     unit: u32,
     mut key: impl FnMut(DevIx) -> K,
@@ -256,7 +256,7 @@ pub(crate) fn best_device<K: PartialOrd>(
 }
 
 /// The error a placer returns when no device can take a unit.
-pub fn no_device_error(placer: &str, problem: &Problem, units: &Units, unit: u32) -> Error {
+pub fn no_device_error(placer: &str, problem: &Problem, units: &Groups, unit: u32) -> Error {
     let g = problem.graph;
     let first = units.members[unit as usize][0];
     let node = &g.nodes[first as usize];
@@ -296,7 +296,7 @@ mod tests {
                            {"id":"d2","speed":2},{"id":"d3","speed":1}],"bandwidth":1}"#,
         );
         let p = Problem::new(&g, &c).unwrap();
-        let units = Units::new(&p);
+        let units = Groups::new(&p);
         let mut loads = Loads::new(&p);
         let key = [2.0, 1.0, 2.0, 3.0];
         let second = [7.0, 0.0, 6.0, 0.0];

@@ -16,7 +16,7 @@
 //! since TensorFlow's placer ignores memory but ours must honour it, a unit that does not
 //! fit moves on to the next device on the list (an error when none has room).
 
-use super::{assign, no_device_error, Loads, Placer, PlacerInfo, Units};
+use super::{assign, no_device_error, Groups, Loads, Placer, PlacerInfo};
 use crate::error::Result;
 use crate::model::cluster::DevIx;
 use crate::model::problem::Problem;
@@ -54,7 +54,7 @@ pub fn device_order(problem: &Problem) -> Vec<DevIx> {
 
 impl Placer for Single {
     fn place(&self, problem: &Problem, _: &Params, _: &mut Rng) -> Result<Placement> {
-        let units = Units::new(problem);
+        let units = Groups::new(problem);
         let mut loads = Loads::new(problem);
         let order = device_order(problem);
         let mut placement = vec![0; problem.node_count()];

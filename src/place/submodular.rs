@@ -96,7 +96,7 @@
 //!   stored keys are lower bounds, refreshed lazily when they reach the front, and a unit
 //!   a device can no longer take is passed for good.
 //! - `pf` can only grow, and is the part of `f` that is not submodular: placing a node
-//!   raises the gain of its parallel siblings on the other devices. Units are grouped by the
+//!   raises the gain of its parallel siblings on the other devices. Groups are grouped by the
 //!   multiset of their members' parallel classes ("signature"), which fixes their `pf` on
 //!   every device; a group stays in the shared pf = 1 class while none of its classes has
 //!   a placed node, and gets a class of its own, built eagerly, in the round one of them is
@@ -123,7 +123,7 @@
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BinaryHeap};
 
-use super::{assign, no_device_error, Loads, Placer, PlacerInfo, Units};
+use super::{assign, no_device_error, Groups, Loads, Placer, PlacerInfo};
 use crate::error::{Error, Result};
 use crate::model::cluster::DevIx;
 use crate::model::graph::NodeIx;
@@ -270,7 +270,7 @@ fn order(a: &Cand, b: &Cand) -> Ordering {
 struct Model<'p, 'a> {
     problem: &'p Problem<'a>,
     cfg: Config,
-    units: Units,
+    units: Groups,
     k: usize,
     /// `c` of each unit on each device (`unit * k + dev`); infinite where not allowed.
     cost: Vec<f64>,
@@ -292,7 +292,7 @@ struct State {
 
 impl<'p, 'a> Model<'p, 'a> {
     fn new(problem: &'p Problem<'a>, cfg: Config) -> Model<'p, 'a> {
-        let units = Units::new(problem);
+        let units = Groups::new(problem);
         let k = problem.device_count();
         let mut cost = Vec::with_capacity(units.len() * k);
         for ms in &units.members {

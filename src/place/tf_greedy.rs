@@ -25,7 +25,7 @@
 //! - Ties go to the lowest device index.
 //! - Colocation groups go whole: the first member visited decides the group's device,
 //!   choosing only among devices that every member may use and that have memory for the
-//!   whole group (its [`Units`] footprint, reserved at once); later members are placed
+//!   whole group (its [`Groups`] footprint, reserved at once); later members are placed
 //!   there and only their times are computed.
 //! - Memory: a device whose remaining memory cannot take a node's (or group's) footprint
 //!   is skipped; when no device can, the placer fails naming the node or group.
@@ -37,7 +37,7 @@
 //!
 //! [`Graph::topo_order`]: crate::model::graph::Graph::topo_order
 
-use super::{assign, best_device, no_device_error, Loads, Placer, PlacerInfo, Units, UNPLACED};
+use super::{assign, best_device, no_device_error, Groups, Loads, Placer, PlacerInfo, UNPLACED};
 use crate::error::Result;
 use crate::model::cluster::DevIx;
 use crate::model::graph::NodeIx;
@@ -66,7 +66,7 @@ impl Placer for TfGreedy {
 pub fn estimate(problem: &Problem) -> Result<(Placement, Vec<f64>)> {
     let g = problem.graph;
     let k = problem.device_count();
-    let units = Units::new(problem);
+    let units = Groups::new(problem);
     let mut loads = Loads::new(problem);
     let mut placement = vec![UNPLACED; g.node_count()];
     let mut unit_device = vec![UNPLACED; units.len()];

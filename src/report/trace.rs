@@ -76,7 +76,7 @@ pub fn chrome_trace(detail: &RunDetail) -> Value {
     json!({ "traceEvents": events, "displayTimeUnit": "ms" })
 }
 
-/// Compact data for the page's timeline (`www/charts/timeline.js`; its JSDoc type is
+/// Compact data for the page's timeline (`www/charts/timeline/`; its JSDoc type is
 /// `Timeline` in `www/types.js`). Times in seconds of simulated time, sizes in bytes.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Timeline<'a> {

@@ -13,7 +13,7 @@ use crate::error::{Error, Result};
 use crate::params::{ParamSpec, Params};
 use crate::place::{self, PlacerInfo, PLACERS};
 use crate::schedule::{self, SchedulerInfo, SCHEDULERS};
-use crate::transfer::{self, LinkQueueInfo, LINK_QUEUES};
+use crate::transfer::{self, LinkOrderInfo, LINK_ORDERS};
 
 use super::Scenario;
 
@@ -29,7 +29,7 @@ pub struct Resolved {
     scenario: Scenario,
     pub placers: Vec<Strategy<PlacerInfo>>,
     pub schedulers: Vec<Strategy<SchedulerInfo>>,
-    pub link_orders: Vec<Strategy<LinkQueueInfo>>,
+    pub link_orders: Vec<Strategy<LinkOrderInfo>>,
     /// `(placer, scheduler, link order)` indices of every row that runs, placer-major, then
     /// scheduler, then link order ("pairs": a link order is a third axis only with `fcfs`).
     pub pairs: Vec<(usize, usize, usize)>,
@@ -65,7 +65,7 @@ impl Resolved {
 struct Parts {
     placers: Vec<Strategy<PlacerInfo>>,
     schedulers: Vec<Strategy<SchedulerInfo>>,
-    link_orders: Vec<Strategy<LinkQueueInfo>>,
+    link_orders: Vec<Strategy<LinkOrderInfo>>,
     pairs: Vec<(usize, usize, usize)>,
     notes: Vec<String>,
 }
@@ -108,7 +108,7 @@ impl Scenario {
             let strategy = key.split('.').next().unwrap_or("");
             let known = PLACERS.iter().any(|p| p.name == strategy)
                 || SCHEDULERS.iter().any(|s| s.name == strategy)
-                || LINK_QUEUES.iter().any(|q| q.name == strategy);
+                || LINK_ORDERS.iter().any(|q| q.name == strategy);
             if !known || !key.contains('.') {
                 return Err(Error::Scenario(format!(
                     "parameter '{key}' does not name a strategy (write strategy.name=value)"
@@ -121,7 +121,7 @@ impl Scenario {
         for s in SCHEDULERS {
             Params::resolve(s.name, s.params, &self.params)?;
         }
-        for q in LINK_QUEUES {
+        for q in LINK_ORDERS {
             Params::resolve(q.name, q.params, &self.params)?;
         }
         // A replica pins every op: by default it runs the one placer that follows pins.
@@ -149,7 +149,7 @@ impl Scenario {
             .link_order
             .iter()
             .map(|name| {
-                let info = transfer::link_queue(name)?;
+                let info = transfer::link_order(name)?;
                 strategy(info, info.name, info.params, self)
             })
             .collect::<Result<Vec<_>>>()?;

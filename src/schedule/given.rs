@@ -114,7 +114,7 @@ mod tests {
     use crate::sim::{simulate, SimOptions, SimResult};
     use crate::testutil::{graph, topcuoglu};
     use crate::transfer::given::GivenLinks;
-    use crate::transfer::LinkQueue;
+    use crate::transfer::LinkOrder;
 
     fn replay(
         p: &Problem,

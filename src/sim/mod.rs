@@ -1,7 +1,7 @@
 //! The discrete-event simulator of one training step (Mayer17 §4 rules).
 //!
 //! Input: a [`Problem`], a placement, a [`Scheduler`] (next op on a free device) and a
-//! [`LinkQueue`] (next transfer on a free link). The simulator knows no strategy: it only
+//! [`LinkOrder`] (next transfer on a free link). The simulator knows no strategy: it only
 //! calls those two traits.
 //!
 //! Rules:
@@ -15,10 +15,10 @@
 //!   device. A tensor is sent once per consuming device (edges sharing a `tensor` name).
 //!   Link models: [`LinkModel::Parallel`] (transfers never contend, Mayer17) and
 //!   [`LinkModel::Fcfs`] (one transfer at a time per directed link, queued in the
-//!   [`LinkQueue`]'s order; Pesto21 §3.1). Zero-byte transfers (control edges) are
+//!   [`LinkOrder`]'s order; Pesto21 §3.1). Zero-byte transfers (control edges) are
 //!   signals: they take the link's latency and never occupy or wait for a link.
 //! - Links choose among everything ready at an instant, as devices do: under `fcfs`, every
-//!   transfer that becomes ready is pushed to the [`LinkQueue`]. An instant ends in three
+//!   transfer that becomes ready is pushed to the [`LinkOrder`]. An instant ends in three
 //!   steps, each repeated while it adds events at the same time (zero-length ops): process
 //!   the instant's events; let idle devices pick; then ask each free link with something
 //!   queued for its next transfer (`pop`), in the order the links became free-with-work.
@@ -50,7 +50,7 @@ use crate::model::graph::NodeIx;
 use crate::model::problem::Problem;
 use crate::model::LinkModel;
 use crate::schedule::{Scheduler, SimView};
-use crate::transfer::{LinkQueue, Transfer};
+use crate::transfer::{LinkOrder, Transfer};
 
 pub mod critical;
 pub mod ordering;
@@ -245,7 +245,7 @@ fn routing(problem: &Problem, placement: &[DevIx]) -> Routing {
 }
 
 /// The transfers a placement implies, in the order and with the link indices a run gives
-/// its [`LinkQueue`] (for inspecting a link order's ranks outside a run).
+/// its [`LinkOrder`] (for inspecting a link order's ranks outside a run).
 pub fn transfers_of(problem: &Problem, placement: &[DevIx]) -> Vec<Transfer> {
     routing(problem, placement).transfers
 }
@@ -255,7 +255,7 @@ pub fn simulate(
     problem: &Problem,
     placement: &[DevIx],
     scheduler: &mut dyn Scheduler,
-    queue: &mut dyn LinkQueue,
+    queue: &mut dyn LinkOrder,
     options: SimOptions,
 ) -> SimResult {
     let g = problem.graph;

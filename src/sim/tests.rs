@@ -162,7 +162,7 @@ fn links_choose_among_transfers_ready_at_the_same_instant() {
     use crate::plan::Order;
     use crate::schedule::given::Given;
     use crate::transfer::given::GivenLinks;
-    use crate::transfer::LinkQueue;
+    use crate::transfer::LinkOrder;
     let g = Graph::from_json(
         r#"{"nodes":[{"id":"S","cost":3},{"id":"X","cost":1},{"id":"Y","cost":4},{"id":"Z","cost":2}],
             "edges":[{"src":"S","dst":"X","bytes":4},{"src":"S","dst":"Y","bytes":3},{"src":"S","dst":"Z","bytes":2}]}"#,
@@ -208,7 +208,7 @@ fn links_choose_among_transfers_ready_at_the_same_instant() {
 fn links_choose_after_zero_length_ops_of_the_instant() {
     use crate::plan::Order;
     use crate::transfer::given::GivenLinks;
-    use crate::transfer::LinkQueue;
+    use crate::transfer::LinkOrder;
     let g = Graph::from_json(
         r#"{"nodes":[{"id":"p1","cost":0},{"id":"p2","cost":0},{"id":"p3","cost":0},{"id":"w","cost":1}],
             "edges":[{"src":"p1","dst":"w","bytes":1},{"src":"p2","dst":"w","bytes":1},{"src":"p3","dst":"w","bytes":1}]}"#,

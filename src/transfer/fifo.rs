@@ -2,13 +2,13 @@
 //! link ... in the order they arrive"). Transfers that become ready at the same instant
 //! go in the order the simulator announced them, which is deterministic.
 
-use super::{LinkQueue, LinkQueueInfo, Transfer};
+use super::{LinkOrder, LinkOrderInfo, Transfer};
 use crate::model::cluster::DevIx;
 use crate::model::problem::Problem;
 use crate::params::Params;
 use crate::rng::Rng;
 
-pub const INFO: LinkQueueInfo = LinkQueueInfo {
+pub const INFO: LinkOrderInfo = LinkOrderInfo {
     name: "fifo",
     summary: "first come, first served per link (Pesto21 §3.1)",
     params: &[],
@@ -29,7 +29,7 @@ pub struct FifoLinks {
 
 const NONE: u32 = u32::MAX;
 
-impl LinkQueue for FifoLinks {
+impl LinkOrder for FifoLinks {
     fn init(&mut self, _: &Problem, _: &[DevIx], transfers: &[Transfer], links: usize) {
         self.link_of = transfers.iter().map(|t| t.link).collect();
         self.next = vec![NONE; transfers.len()];

@@ -13,7 +13,7 @@
 
 use std::collections::{BTreeMap, BinaryHeap};
 
-use super::{LinkQueue, LinkQueueInfo, Transfer};
+use super::{LinkOrder, LinkOrderInfo, Transfer};
 use crate::model::cluster::DevIx;
 use crate::model::graph::TensorIx;
 use crate::model::problem::Problem;
@@ -23,7 +23,7 @@ use crate::plan::REPLAY_MODE;
 use crate::rng::Rng;
 use crate::util::MaxEntry;
 
-pub const INFO: LinkQueueInfo = LinkQueueInfo {
+pub const INFO: LinkOrderInfo = LinkOrderInfo {
     name: "given",
     summary: "replays the placer's plan: its per-link transfer order, or its priorities",
     params: &[REPLAY_MODE],
@@ -70,7 +70,7 @@ impl GivenLinks {
     }
 }
 
-impl LinkQueue for GivenLinks {
+impl LinkOrder for GivenLinks {
     fn hint(&mut self, order: &Order) {
         self.order = Some(order.clone());
     }

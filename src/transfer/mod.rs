@@ -2,8 +2,8 @@
 //!
 //! Only the `fcfs` link model queues transfers (one transfer at a time per directed link,
 //! Pesto21 §3.1's congestion model); under `parallel` links every transfer starts at once
-//! and no ordering applies. A policy is one file implementing [`LinkQueue`];
-//! [`LINK_QUEUES`] is the registry (TicTac19's TAO/TIO orderings plug in here).
+//! and no ordering applies. A policy is one file implementing [`LinkOrder`];
+//! [`LINK_ORDERS`] is the registry (TicTac19's TAO/TIO orderings plug in here).
 //!
 //! The simulator pushes every transfer that becomes ready at an instant, then asks each
 //! free link with something queued for its next one (`pop`), so a policy chooses among
@@ -39,11 +39,11 @@ pub struct Transfer {
     pub consumers: Vec<NodeIx>,
 }
 
-/// A link-queue ordering policy. One policy value serves the runs of one problem and
-/// placement: iterations call [`LinkQueue::reseed`] and then run again, and a policy may keep
+/// A link ordering policy. One policy value serves the runs of one problem and
+/// placement: iterations call [`LinkOrder::reseed`] and then run again, and a policy may keep
 /// what it derived from the run's inputs (TicTac19 §5: priorities are computed once, and all
 /// iterations follow the same order).
-pub trait LinkQueue {
+pub trait LinkOrder {
     /// Prepares for one run: every transfer of the run, and how many links there are.
     fn init(
         &mut self,
@@ -64,29 +64,29 @@ pub trait LinkQueue {
     fn reseed(&mut self, rng: Rng);
 }
 
-pub struct LinkQueueInfo {
+pub struct LinkOrderInfo {
     pub name: &'static str,
     pub summary: &'static str,
     pub params: &'static [ParamSpec],
     /// Whether it replays a placer's plan (runs only with placers that plan).
     pub needs_plan: bool,
     /// Builds the policy from its parameters and its own random stream.
-    pub make: fn(&Params, Rng) -> Box<dyn LinkQueue>,
+    pub make: fn(&Params, Rng) -> Box<dyn LinkOrder>,
     /// For an order that ranks transfers (TicTac19's `tao`, `tio`): its ranking, so the
     /// priorities can be inspected outside a run (`placesim order`).
     pub ranking: Option<recvs::Ranking>,
 }
 
-pub static LINK_QUEUES: &[LinkQueueInfo] =
+pub static LINK_ORDERS: &[LinkOrderInfo] =
     &[fifo::INFO, random::INFO, tio::INFO, tao::INFO, given::INFO];
 
-pub fn link_queue(name: &str) -> Result<&'static LinkQueueInfo> {
-    crate::params::lookup("link order", name, LINK_QUEUES, |s| s.name)
+pub fn link_order(name: &str) -> Result<&'static LinkOrderInfo> {
+    crate::params::lookup("link order", name, LINK_ORDERS, |s| s.name)
 }
 
 /// The ranking of a link order that ranks (`tao`, `tio`); an error naming the order otherwise.
 pub fn ranking(name: &str) -> Result<recvs::Ranking> {
-    link_queue(name)?.ranking.ok_or_else(|| {
+    link_order(name)?.ranking.ok_or_else(|| {
         crate::error::Error::Scenario(format!(
             "link order '{name}' does not rank transfers (tao and tio do)"
         ))

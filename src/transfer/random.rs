@@ -4,13 +4,13 @@
 //! with draws from the link order's derived stream (independent per link draw, fixed by the
 //! scenario's seed).
 
-use super::{LinkQueue, LinkQueueInfo, Transfer};
+use super::{LinkOrder, LinkOrderInfo, Transfer};
 use crate::model::cluster::DevIx;
 use crate::model::problem::Problem;
 use crate::params::Params;
 use crate::rng::Rng;
 
-pub const INFO: LinkQueueInfo = LinkQueueInfo {
+pub const INFO: LinkOrderInfo = LinkOrderInfo {
     name: "random",
     summary: "uniformly random among queued transfers, TicTac19's no-order baseline",
     params: &[],
@@ -36,7 +36,7 @@ impl RandomLinks {
     }
 }
 
-impl LinkQueue for RandomLinks {
+impl LinkOrder for RandomLinks {
     fn init(&mut self, _: &Problem, _: &[DevIx], transfers: &[Transfer], links: usize) {
         self.link_of = transfers.iter().map(|t| t.link).collect();
         self.queues = vec![Vec::new(); links];

@@ -22,7 +22,7 @@ use crate::model::graph::NodeIx;
 use crate::model::problem::Problem;
 use crate::rng::Rng;
 
-use super::{LinkQueue, Transfer};
+use super::{LinkOrder, Transfer};
 
 /// A fixed-size set of recv indices (`0..n`) as 64-bit words.
 #[derive(Debug, Clone, PartialEq)]
@@ -269,7 +269,7 @@ impl RankedLinks {
     }
 }
 
-impl LinkQueue for RankedLinks {
+impl LinkOrder for RankedLinks {
     fn init(
         &mut self,
         problem: &Problem,

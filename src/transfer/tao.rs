@@ -21,13 +21,13 @@
 //! Cost: `O(|R| x (ops x |R| / 64 + dependencies))` per device.
 
 use super::recvs::{DeviceRecvs, Oracle, RankedLinks};
-use super::{LinkQueueInfo, Transfer};
+use super::{LinkOrderInfo, Transfer};
 use crate::model::cluster::DevIx;
 use crate::model::problem::Problem;
 use crate::params::Params;
 use crate::rng::Rng;
 
-pub const INFO: LinkQueueInfo = LinkQueueInfo {
+pub const INFO: LinkOrderInfo = LinkOrderInfo {
     name: "tao",
     summary: "TicTac19 timing-aware order (TAO/TAC, §4.2, Eq. 5): Johnson's rule on transfer and compute time",
     params: &[],

@@ -11,13 +11,13 @@
 //! random from the link order's stream). Computed once per run, in `init`.
 
 use super::recvs::{DeviceRecvs, Oracle, RankedLinks};
-use super::{LinkQueueInfo, Transfer};
+use super::{LinkOrderInfo, Transfer};
 use crate::model::cluster::DevIx;
 use crate::model::problem::Problem;
 use crate::params::Params;
 use crate::rng::Rng;
 
-pub const INFO: LinkQueueInfo = LinkQueueInfo {
+pub const INFO: LinkOrderInfo = LinkOrderInfo {
     name: "tio",
     summary: "TicTac19 timing-independent order (TIO/TIC, §4.3): least M+ first, ties at random",
     params: &[],

@@ -154,7 +154,7 @@ test('a shared link reopened in a fresh page gives identical numbers, equal to t
   await fromLink.context().close();
 });
 
-// One codec (src/share.rs, through wasm) writes and reads links; the page maps its State to
+// One codec (src/scenario/link/, through wasm) writes and reads links; the page maps its State to
 // the engine's scenario and back (state.js). That mapping must lose nothing: every state
 // comes back from its link, and the link says what the page means.
 test('a page state comes back whole from the link the engine writes for it', async () => {

@@ -11,8 +11,8 @@
 use crate::analysis::topo_position;
 use crate::model::cluster::DevIx;
 use crate::model::graph::NodeIx;
+use crate::model::groups::Groups;
 use crate::model::problem::Problem;
-use crate::model::units::Units;
 use crate::model::LinkModel;
 use crate::plan::{Order, Placement};
 use crate::transform::coarsen::Coarse;
@@ -58,7 +58,7 @@ impl CpInstance {
         let g = problem.graph;
         let n = problem.node_count();
         let k = problem.device_count();
-        let units = Units::new(problem);
+        let units = Groups::new(problem);
         let exec: Vec<Vec<f64>> = (0..n as NodeIx)
             .map(|v| (0..k as DevIx).map(|d| problem.exec(v, d)).collect())
             .collect();

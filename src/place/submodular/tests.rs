@@ -89,7 +89,7 @@ fn fast_trace(m: &Model) -> (Result<Placement>, Vec<(Cand, f64)>) {
 fn makespan(p: &Problem, placement: &[DevIx]) -> f64 {
     let mut sched =
         (crate::schedule::scheduler("fifo").unwrap().make)(&Params::default(), Rng::new(0));
-    let mut queue = (crate::transfer::link_queue("fifo").unwrap().make)(
+    let mut queue = (crate::transfer::link_order("fifo").unwrap().make)(
         &Params::default(),
         crate::rng::Rng::new(0),
     );

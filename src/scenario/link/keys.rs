@@ -378,7 +378,7 @@ pub(super) const KEYS: &[Key] = &[
     },
     Key {
         name: "order",
-        doc: "link-queue orders under fcfs links (several: version 2)",
+        doc: "link orders under fcfs links (several: version 2)",
         version: |d| {
             if d.scenario.link_order.len() > 1 {
                 2

@@ -9,8 +9,8 @@
 
 use crate::model::cluster::{exceeds, DevIx};
 use crate::model::graph::NodeIx;
+use crate::model::groups::Groups;
 use crate::model::problem::Problem;
-use crate::model::units::Units;
 use crate::transform::coarsen::{coarsen, Coarse};
 
 use super::capacity;
@@ -50,7 +50,7 @@ impl SearchUnits {
             }
             (of, Some(c))
         } else {
-            (Units::new(problem).of, None)
+            (Groups::new(problem).of, None)
         };
         let count = of.iter().map(|&u| u as usize + 1).max().unwrap_or(0);
         let mut members = vec![Vec::new(); count];

@@ -10,7 +10,7 @@ use crate::model::problem::Problem;
 /// ungrouped node is a unit of its own. Units are numbered groups first, then the
 /// ungrouped nodes in index order.
 #[derive(Debug, Clone)]
-pub struct Units {
+pub struct Groups {
     /// Unit of each node.
     pub of: Vec<u32>,
     /// Members of each unit, ascending.
@@ -19,8 +19,8 @@ pub struct Units {
     pub footprint: Vec<f64>,
 }
 
-impl Units {
-    pub fn new(problem: &Problem) -> Units {
+impl Groups {
+    pub fn new(problem: &Problem) -> Groups {
         let g = problem.graph;
         let mut members: Vec<Vec<NodeIx>> = g.group_members.clone();
         let mut of = vec![0u32; g.node_count()];
@@ -39,7 +39,7 @@ impl Units {
             .iter()
             .map(|ms| ms.iter().map(|&v| problem.footprint[v as usize]).sum())
             .collect();
-        Units {
+        Groups {
             of,
             members,
             footprint,
