@@ -321,3 +321,36 @@ pub struct SweepArgs {
     #[arg(long)]
     pub jobs: Option<usize>,
 }
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    use super::*;
+
+    /// `SCENARIO_BUILDERS` is a hand list of `compare`'s flags that build a scenario (and so
+    /// conflict with `--scenario`): every flag of `compare` must be either one of them or
+    /// named here as one that does not build a scenario, so a new flag cannot slip past
+    /// the conflict unclassified, and the list names no flag that is gone.
+    #[test]
+    fn every_compare_flag_builds_the_scenario_or_is_named_as_not() {
+        const NOT_BUILDERS: &[&str] =
+            &["scenario", "scenario_list", "shard", "jobs", "url", "json"];
+        let cli = Cli::command();
+        let compare = cli.find_subcommand("compare").unwrap();
+        let ids: Vec<&str> = compare
+            .get_arguments()
+            .map(|a| a.get_id().as_str())
+            .collect();
+        for id in &ids {
+            assert!(
+                SCENARIO_BUILDERS.contains(id) || NOT_BUILDERS.contains(id),
+                "compare --{id}: add it to SCENARIO_BUILDERS (it builds the scenario) or to \
+                 NOT_BUILDERS here"
+            );
+        }
+        for b in SCENARIO_BUILDERS.iter().chain(NOT_BUILDERS) {
+            assert!(ids.contains(b), "'{b}' is no flag of compare: {ids:?}");
+        }
+    }
+}

@@ -233,6 +233,35 @@ test('a page state comes back whole from the link the engine writes for it', asy
   await page.context().close();
 });
 
+// The page's defaults (State's field initialisers) are a hand copy of the engine's default
+// scenario (src/scenario/defaults.rs): the scenario a new State maps to must be the engine's.
+test("a new State's scenario is the engine's default scenario", async () => {
+  const page = await openPage(browser, linkDefaults());
+  const { engine, page: ours } = await page.evaluate(async () => {
+    const engine = await import('./pkg/placesim.js');
+    const { State, scenarioOf } = await import('./state.js');
+    const d = engine.default_scenario();
+    return { engine: d, page: scenarioOf(new State(), { placers: d.placers, schedulers: d.schedulers }, false) };
+  });
+  // Absent, null and empty mean the same to the engine's reader.
+  const norm = (v) => {
+    if (Array.isArray(v)) return v.map(norm);
+    if (v && typeof v === 'object') {
+      const out = {};
+      for (const k of Object.keys(v).sort()) {
+        const x = norm(v[k]);
+        if (x === null || x === undefined) continue;
+        if (typeof x === 'object' && !Array.isArray(x) && Object.keys(x).length === 0) continue;
+        out[k] = x;
+      }
+      return out;
+    }
+    return v;
+  };
+  assert.deepEqual(norm(ours), norm(engine));
+  await page.close();
+});
+
 test('a bad upload shows the engine error; a good one is embedded in the link', async () => {
   const page = await openPage(browser, linkDefaults());
   const before = await page.textContent('#graph-info');
