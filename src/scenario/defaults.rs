@@ -11,7 +11,6 @@
 
 use crate::model::cluster::ClusterGen;
 
-use super::link::DeviceRow;
 use super::{ClusterSource, GraphSource, Scenario};
 
 /// The bundled graph a link without `graph` means.
@@ -28,6 +27,15 @@ pub fn default_cluster_gen() -> ClusterGen {
         latency: [1e-5, 1e-5],
         kinds: vec![],
     }
+}
+
+/// One row of an explicit cluster's device table.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DeviceRow {
+    pub id: String,
+    pub kind: Option<String>,
+    pub speed: f64,
+    pub memory: Option<f64>,
 }
 
 /// The explicit device table `cluster=explicit` means when the link has no `dev`:

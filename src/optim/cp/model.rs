@@ -33,7 +33,6 @@ use pumpkin_core::variables::{AffineView, DomainId, Literal, TransformableVariab
 use pumpkin_core::Solver;
 
 use super::instance::CpInstance;
-use super::search::steps;
 use crate::model::cluster::{exceeds, DevIx};
 use crate::model::problem::Problem;
 
@@ -545,4 +544,14 @@ fn post_linear(
     solver
         .add_constraint(less_than_or_equals(terms, clamp(rhs), tag))
         .post();
+}
+
+/// A duration in model steps: rounded when integral (relative 1e-9), else rounded down.
+pub fn steps(x: f64, scale: f64) -> i32 {
+    let y = x * scale;
+    if (y - y.round()).abs() <= 1e-9 * y.abs().max(1.0) {
+        y.round() as i32
+    } else {
+        y.floor() as i32
+    }
 }

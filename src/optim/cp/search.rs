@@ -249,16 +249,6 @@ pub fn time_scale(durations: &[f64], horizon: f64) -> (f64, bool) {
         .map_or((1e6 / horizon, false), |s| (s, true))
 }
 
-/// A duration in model steps: rounded when integral (relative 1e-9), else rounded down.
-pub fn steps(x: f64, scale: f64) -> i32 {
-    let y = x * scale;
-    if (y - y.round()).abs() <= 1e-9 * y.abs().max(1.0) {
-        y.round() as i32
-    } else {
-        y.floor() as i32
-    }
-}
-
 /// The solver's deterministic budget (one step per decision or conflict), the optional
 /// wall-clock cap and the user's cancel.
 struct CpBudget<'c, 'x> {

@@ -20,8 +20,9 @@ use crate::scenario::defaults::{
 use crate::scenario::{ClusterSource, GraphSource, Randomize, Replication, Scenario};
 
 use super::atoms::{base64url, deflate_within, graph_name, graph_sha256, valid_name};
-use super::table::{cluster_value, simple_cluster, DeviceRow};
+use super::table::{cluster_value, simple_cluster};
 use super::{bad, GraphHash, Link, LinkGraph, PageView, EMBED_LIMIT};
+use crate::scenario::defaults::DeviceRow;
 
 /// How the keys `graph` and `graphz` give the graph (the later of the two wins).
 pub(super) enum Given {

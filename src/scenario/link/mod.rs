@@ -37,11 +37,12 @@ mod draft;
 mod keys;
 mod table;
 
+pub use crate::scenario::defaults::DeviceRow;
 pub use atoms::{
     base64url, decode, deflate, deflate_within, encode, graph_sha256, number, unbase64url,
 };
 use draft::{Draft, GraphText};
-pub use table::{cluster_value, DeviceRow};
+pub use table::cluster_value;
 
 /// The newest link format version this build writes and reads. Version 2 added TicTac19's
 /// replicas, iterations and lists of link orders, then Pesto21's `footprint`; a link that

@@ -10,15 +10,7 @@ use crate::error::Result;
 
 use super::atoms::{decode, encode, number, parse_number};
 use super::bad;
-
-/// One row of an explicit cluster's device table.
-#[derive(Debug, Clone, PartialEq)]
-pub struct DeviceRow {
-    pub id: String,
-    pub kind: Option<String>,
-    pub speed: f64,
-    pub memory: Option<f64>,
-}
+use crate::scenario::defaults::DeviceRow;
 
 /// A device table when `value` is a cluster of only devices (id, kind, speed, memory),
 /// bandwidth and latency (a `name` is dropped); `None` when it has more (links, link
