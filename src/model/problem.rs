@@ -90,7 +90,7 @@ pub struct Problem<'a> {
 
 /// What a [`Problem`] computes and owns (`into_data`), kept apart from the graph and cluster
 /// it borrows, so that a caller can keep a seed's cost model between runs of that seed
-/// (`compare::SeedCache`: a pool worker handed several placers of one seed builds it once).
+/// (a pool worker handed several placers of one seed builds it once).
 #[derive(Debug, Clone)]
 pub struct ProblemData {
     tensor_bytes: Vec<f64>,
