@@ -63,7 +63,7 @@ fn bench_graph(graph: &Graph, devices: usize, reps: usize) {
         let name = placer.info.name;
         let mut plan = None;
         let ms = median_ms(reps, || {
-            plan = compare::place(&p, &s, &resolved, pi, 0, &mut |_| true).ok();
+            plan = compare::place(&p, &resolved, pi, 0, &mut |_| true).ok();
         });
         total += ms;
         let Some((plan, _)) = plan else {
@@ -76,7 +76,7 @@ fn bench_graph(graph: &Graph, devices: usize, reps: usize) {
             for &pair in resolved.pairs.iter().filter(|x| x.0 == pi) {
                 let mut makespan = 0.0;
                 let ms = median_ms(reps, || {
-                    makespan = compare::simulate(&p, &s, &resolved, &plan, pair, 0, false)
+                    makespan = compare::simulate(&p, &resolved, &plan, pair, 0, false)
                         .unwrap()
                         .makespan;
                 });

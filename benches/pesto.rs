@@ -47,11 +47,11 @@ fn run(n: usize, k: usize, seed: u64, params: &[(&str, f64)]) {
     }
     let resolved = s.resolve().unwrap();
     let t = Instant::now();
-    let (plan, _) = compare::place(&p, &s, &resolved, 0, 0, &mut |_| true).unwrap();
+    let (plan, _) = compare::place(&p, &resolved, 0, 0, &mut |_| true).unwrap();
     let secs = t.elapsed().as_secs_f64();
-    let sim = compare::simulate(&p, &s, &resolved, &plan, (0, 0, 0), 0, false).unwrap();
-    let (heft, _) = compare::place(&p, &s, &resolved, 1, 0, &mut |_| true).unwrap();
-    let hsim = compare::simulate(&p, &s, &resolved, &heft, (1, 0, 0), 0, false).unwrap();
+    let sim = compare::simulate(&p, &resolved, &plan, (0, 0, 0), 0, false).unwrap();
+    let (heft, _) = compare::place(&p, &resolved, 1, 0, &mut |_| true).unwrap();
+    let hsim = compare::simulate(&p, &resolved, &heft, (1, 0, 0), 0, false).unwrap();
     let rep = plan.report.unwrap();
     let bound = rep.bound.unwrap_or(0.0);
     println!(

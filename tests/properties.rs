@@ -259,7 +259,7 @@ fn every_pair_is_feasible_ordered_bounded_and_deterministic() {
                 let resolved = s.resolve().unwrap();
                 for (pi, placer) in resolved.placers.iter().enumerate() {
                     let name = placer.info.name;
-                    let placed = compare::place(&p, &s, &resolved, pi, 0, &mut |_| true);
+                    let placed = compare::place(&p, &resolved, pi, 0, &mut |_| true);
                     let (plan, _) = match placed {
                         Ok(x) => x,
                         Err(Error::Placement { .. }) => continue,
@@ -267,16 +267,14 @@ fn every_pair_is_feasible_ordered_bounded_and_deterministic() {
                     };
                     verify(&p, &plan.placement).unwrap();
                     *per_placer.lock().unwrap().entry(name).or_default() += 1;
-                    let (again, _) =
-                        compare::place(&p, &s, &resolved, pi, 0, &mut |_| true).unwrap();
+                    let (again, _) = compare::place(&p, &resolved, pi, 0, &mut |_| true).unwrap();
                     prop_assert_eq!(&plan, &again, "{} is not deterministic", name);
                     for &pair in resolved.pairs.iter().filter(|x| x.0 == pi) {
                         let sched = resolved.schedulers[pair.1].info.name;
                         // Every pair runs to the end: replays of a plan never deadlock either.
-                        let r = compare::simulate(&p, &s, &resolved, &plan, pair, 0, true).unwrap();
+                        let r = compare::simulate(&p, &resolved, &plan, pair, 0, true).unwrap();
                         check_schedule(&p, &plan.placement, &r, links);
-                        let r2 =
-                            compare::simulate(&p, &s, &resolved, &plan, pair, 0, true).unwrap();
+                        let r2 = compare::simulate(&p, &resolved, &plan, pair, 0, true).unwrap();
                         prop_assert_eq!(&r, &r2, "{}/{} is not deterministic", name, sched);
                         ran.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                     }
@@ -359,7 +357,7 @@ fn pesto_is_honest_and_never_beaten_when_proven() {
                 s.params.insert("pesto.exact_nodes".into(), 2e5);
                 let resolved = s.resolve().unwrap();
                 let pi = resolved.placers.len() - 1;
-                let plan = match compare::place(&p, &s, &resolved, pi, 0, &mut |_| true) {
+                let plan = match compare::place(&p, &resolved, pi, 0, &mut |_| true) {
                     Ok((plan, _)) => plan,
                     Err(Error::Placement { .. }) => return Ok(()),
                     Err(e) => panic!("pesto: {e}"),
@@ -371,7 +369,7 @@ fn pesto_is_honest_and_never_beaten_when_proven() {
                     .copied()
                     .find(|&(x, si, _)| x == pi && resolved.schedulers[si].info.name == "given")
                     .unwrap();
-                let r = compare::simulate(&p, &s, &resolved, &plan, given, 0, false).unwrap();
+                let r = compare::simulate(&p, &resolved, &plan, given, 0, false).unwrap();
                 prop_assert_eq!(r.makespan, rep.objective);
                 let bound = rep.bound.unwrap();
                 prop_assert!(bound <= rep.objective);
@@ -389,12 +387,11 @@ fn pesto_is_honest_and_never_beaten_when_proven() {
                 ran.fetch_add(1, Relaxed);
                 proven.fetch_add(optimal as usize, Relaxed);
                 for (qi, _) in resolved.placers.iter().enumerate().take(pi) {
-                    let Ok((other, _)) = compare::place(&p, &s, &resolved, qi, 0, &mut |_| true)
-                    else {
+                    let Ok((other, _)) = compare::place(&p, &resolved, qi, 0, &mut |_| true) else {
                         continue;
                     };
                     for &pair in resolved.pairs.iter().filter(|x| x.0 == qi) {
-                        let m = compare::simulate(&p, &s, &resolved, &other, pair, 0, false)
+                        let m = compare::simulate(&p, &resolved, &other, pair, 0, false)
                             .unwrap()
                             .makespan;
                         prop_assert!(m >= bound * (1.0 - 1e-9), "bound {} > {}", bound, m);
@@ -426,9 +423,9 @@ fn pesto_is_honest_and_never_beaten_when_proven() {
                 let mut co = s.clone();
                 co.params.insert("pesto.target".into(), 4.0);
                 let rc = co.resolve().unwrap();
-                if let Ok((cplan, _)) = compare::place(&p, &co, &rc, pi, 0, &mut |_| true) {
+                if let Ok((cplan, _)) = compare::place(&p, &rc, pi, 0, &mut |_| true) {
                     let crep = cplan.report.clone().unwrap();
-                    let m = compare::simulate(&p, &co, &rc, &cplan, given, 0, false)
+                    let m = compare::simulate(&p, &rc, &cplan, given, 0, false)
                         .unwrap()
                         .makespan;
                     prop_assert_eq!(m, crep.objective);
@@ -452,12 +449,12 @@ fn pesto_is_honest_and_never_beaten_when_proven() {
                 a.params.insert("pesto.mode".into(), 1.0);
                 a.params.insert("given.work_conserving".into(), 1.0);
                 let ra = a.resolve().unwrap();
-                if let Ok((heft, _)) = compare::place(&p, &a, &ra, 0, 0, &mut |_| true) {
-                    let h = compare::simulate(&p, &a, &ra, &heft, (0, 0, 0), 0, false)
+                if let Ok((heft, _)) = compare::place(&p, &ra, 0, 0, &mut |_| true) {
+                    let h = compare::simulate(&p, &ra, &heft, (0, 0, 0), 0, false)
                         .unwrap()
                         .makespan;
-                    let (any, _) = compare::place(&p, &a, &ra, 1, 0, &mut |_| true).unwrap();
-                    let m = compare::simulate(&p, &a, &ra, &any, (1, 0, 0), 0, false)
+                    let (any, _) = compare::place(&p, &ra, 1, 0, &mut |_| true).unwrap();
+                    let m = compare::simulate(&p, &ra, &any, (1, 0, 0), 0, false)
                         .unwrap()
                         .makespan;
                     prop_assert_eq!(m, any.report.unwrap().objective);

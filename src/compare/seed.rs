@@ -10,12 +10,12 @@ use super::*;
 /// and cancels it by answering `false`.
 pub fn place(
     problem: &Problem,
-    scenario: &Scenario,
     resolved: &Resolved,
     pi: usize,
     seed_index: u32,
     progress: &mut dyn FnMut(f64) -> bool,
 ) -> Result<(Plan, f64)> {
+    let scenario = resolved.scenario();
     let placer = &resolved.placers[pi];
     let name = placer.info.name;
     let rng = Rng::derive(scenario.seed, &["place", name], seed_index as u64);
@@ -47,7 +47,6 @@ pub fn place(
 /// A run that leaves ops unrun (a strict replay that deadlocks) is an error naming how many.
 pub fn simulate(
     problem: &Problem,
-    scenario: &Scenario,
     resolved: &Resolved,
     plan: &Plan,
     pair: (usize, usize, usize),
@@ -57,7 +56,6 @@ pub fn simulate(
     let mut first = None;
     iterate(
         problem,
-        scenario,
         resolved,
         plan,
         pair,
@@ -72,12 +70,8 @@ pub fn simulate(
 }
 
 /// The pair `(pi, si, oi)` of a resolved scenario at seed `seed_index` ([`Pair`]).
-pub fn pair(
-    scenario: &Scenario,
-    resolved: &Resolved,
-    (pi, si, oi): (usize, usize, usize),
-    seed_index: u32,
-) -> Pair {
+pub fn pair(resolved: &Resolved, (pi, si, oi): (usize, usize, usize), seed_index: u32) -> Pair {
+    let scenario = resolved.scenario();
     let sched = &resolved.schedulers[si];
     let order = &resolved.link_orders[oi];
     Pair::new(
@@ -94,7 +88,6 @@ pub fn pair(
 #[allow(clippy::too_many_arguments)]
 pub fn iterate(
     problem: &Problem,
-    scenario: &Scenario,
     resolved: &Resolved,
     plan: &Plan,
     pair_ix: (usize, usize, usize),
@@ -102,7 +95,7 @@ pub fn iterate(
     runs: (u32, bool),
     each: &mut dyn FnMut(u32, SimResult) -> bool,
 ) -> Result<()> {
-    pair(scenario, resolved, pair_ix, seed_index).iterate(
+    pair(resolved, pair_ix, seed_index).iterate(
         problem,
         &plan.placement,
         plan.order.as_ref(),
@@ -169,17 +162,8 @@ pub fn run_one<'a>(
 ) -> Result<RunDetail<'a>> {
     let resolved = scenario.resolve_pair(placer, scheduler, link_order)?;
     let problem = problem(scenario, graph, cluster, overrides)?;
-    let (plan, placement_seconds) =
-        place(&problem, scenario, &resolved, 0, seed_index, &mut |_| true)?;
-    let sim = simulate(
-        &problem,
-        scenario,
-        &resolved,
-        &plan,
-        (0, 0, 0),
-        seed_index,
-        true,
-    )?;
+    let (plan, placement_seconds) = place(&problem, &resolved, 0, seed_index, &mut |_| true)?;
+    let sim = simulate(&problem, &resolved, &plan, (0, 0, 0), seed_index, true)?;
     Ok(RunDetail {
         lower_bound: seed_bound(
             analysis::critical_path_bound(&problem),
@@ -284,7 +268,7 @@ fn seed_sample(
     let mut placers = Vec::with_capacity(item.placers.len());
     for &pi in &item.placers {
         let base = done as f64;
-        let placed = place(&problem, scenario, resolved, pi, i, &mut |f| {
+        let placed = place(&problem, resolved, pi, i, &mut |f| {
             progress(base + f, total)
         });
         if let Err(Error::Cancelled) = placed {
@@ -305,7 +289,6 @@ fn seed_sample(
                     let base = done as f64;
                     let ran = iterate(
                         &problem,
-                        scenario,
                         resolved,
                         plan,
                         pair,

@@ -194,12 +194,12 @@ fn a_deadlocking_replay_is_an_error_that_says_so() {
         report: None,
     };
     plan.check(&p).unwrap();
-    let e = simulate(&p, &s, &s.resolve().unwrap(), &plan, (0, 0, 0), 0, false)
+    let e = simulate(&p, &s.resolve().unwrap(), &plan, (0, 0, 0), 0, false)
         .unwrap_err()
         .to_string();
     assert!(e.contains("deadlocked: 3 of 3 ops never ran"), "{e}");
     s.params.insert("given.work_conserving".into(), 1.0);
-    let r = simulate(&p, &s, &s.resolve().unwrap(), &plan, (0, 0, 0), 0, false).unwrap();
+    let r = simulate(&p, &s.resolve().unwrap(), &plan, (0, 0, 0), 0, false).unwrap();
     assert_eq!(r.unfinished, 0);
 }
 
