@@ -4,23 +4,34 @@
 //! List scheduling by time (the loop is `etf::schedule`, which m-SCT shares): at each
 //! step, among every (ready op, device) pair, the op that can start earliest goes to the
 //! device where it starts earliest, and that device's clock moves to the op's end. An op's
-//! start on `d` is `max(data ready on d, d free)`, data ready being the latest producer
-//! finish plus its transfer time to `d` (`edge_transfer_time`, zero on one device). Only
-//! devices with memory left for the op qualify (its static footprint, as every placer); a
-//! colocation group is placed whole, with its first member, and its other members may only
-//! use that device.
+//! start on `d` is `max(now, d free, data ready on d)`. A colocation group is placed whole,
+//! with its first member, and its other members may only use that device.
 //!
-//! Choices:
+//! Choices, each Baechi's code (github.com/beomyeol/baechi, `placer/m_etf.py`; `etf.rs` says
+//! where each comes from):
 //! - Baechi's devices are the GPUs (every device when a cluster has none; an op no GPU may
 //!   run uses the devices it may run on), as Baechi's driver gives them (`etf.rs`).
-//! - Ties go to the op earlier in topological order, then to the lower device index.
-//! - Transfers are estimated without contention (Baechi models one channel per device; the
-//!   final makespan always comes from placesim's simulator, as Pesto21 ran Baechi's
-//!   placements in TensorFlow).
+//! - Ties go to the op earlier in topological order, then to the lower device index
+//!   (`TimestampOpTuple`, then the first device in `_get_next_op_metadata`).
+//! - Transfers (`m-etf.channel`, on by default): each device has one channel for its sends
+//!   and its receives (`DeviceWrapper.channel_available_ts`); an estimate sends an op's
+//!   missing tensors from one producer together, after the producer's finish and when both
+//!   channels are free; placing the op sends them one by one and occupies both channels.
+//!   A tensor already sent to a device is not sent again. `channel = 0`: every edge's
+//!   transfer time alone, without contention (the placements before the parameter).
+//! - Memory (`m-etf.static_memory`, off by default): Baechi's rule, an op fits when its `mem`
+//!   and its outputs fit in what is free now; they are allocated when it runs and its outputs
+//!   freed once its last consumer ran (`ETFDevice.run_op`, `deallocate_predecessor_memory`).
+//!   `static_memory = 1`: the scenario's static footprints summed per device, as every other
+//!   placer. The scenario still checks the placement against its footprint rule, so a
+//!   placement Baechi's rule accepts and the static rule rejects is reported out of memory.
 //! - No insertion into idle gaps (that is HEFT's, not ETF's).
+//! - The makespan always comes from placesim's simulator, as Pesto21 ran Baechi's
+//!   placements in TensorFlow; the placer's own schedule only decides the placement.
 //!
-//! Cost: a lazy heap of each ready op's best start (starts only grow as devices fill), so
-//! `O((V + re-insertions) * k * in-degree * log V)`.
+//! Cost: per device, heaps of the ready ops by data-ready time and by topological position
+//! (a device's free time only grows), `O((V + E) * k * log V)` plus one re-check per rise of
+//! a stored data-ready time (`etf.rs`).
 
 use super::{etf, Placer, PlacerInfo};
 use crate::error::Result;
@@ -32,7 +43,7 @@ use crate::rng::Rng;
 pub const INFO: PlacerInfo = PlacerInfo {
     name: "m-etf",
     summary: "earliest start first over (ready op, device) pairs, memory-aware (Baechi m-ETF; Pesto21 §5.2)",
-    params: &[],
+    params: &[etf::CHANNEL, etf::STATIC_MEMORY],
     plans: false,
     make: || Box::new(MEtf),
 };
@@ -40,8 +51,9 @@ pub const INFO: PlacerInfo = PlacerInfo {
 pub struct MEtf;
 
 impl Placer for MEtf {
-    fn place(&self, problem: &Problem, _: &Params, _: &mut Rng) -> Result<Placement> {
-        etf::schedule(INFO.name, problem, &vec![None; problem.node_count()])
+    fn place(&self, problem: &Problem, params: &Params, _: &mut Rng) -> Result<Placement> {
+        let opts = etf::Options::from_params(params);
+        etf::schedule(INFO.name, problem, &vec![None; problem.node_count()], opts)
     }
 }
 
@@ -49,6 +61,13 @@ impl Placer for MEtf {
 mod tests {
     use super::*;
     use crate::testutil::parse;
+
+    /// The model the hand computations below use: transfers alone, static memory.
+    fn legacy() -> Params {
+        Params::defaults(INFO.params)
+            .with("channel", 0.0)
+            .with("static_memory", 1.0)
+    }
 
     /// Fork-join a(2) -> b(4) [3 B], a -> c(3) [2 B], b -> d(1) [1 B], c -> d [1 B]; two
     /// devices of speed 1, bandwidth 1, latency 0.
@@ -65,9 +84,7 @@ mod tests {
             r#"{"devices":[{"id":"d0","speed":1},{"id":"d1","speed":1}],"bandwidth":1}"#,
         );
         let p = Problem::new(&g, &c).unwrap();
-        let placement = MEtf
-            .place(&p, &Params::default(), &mut Rng::new(0))
-            .unwrap();
+        let placement = MEtf.place(&p, &legacy(), &mut Rng::new(0)).unwrap();
         assert_eq!(placement, vec![0, 0, 1, 1]);
         // b and d in one group: d may only go where b went (d0), though d1 would start it
         // sooner; the rest is as above.
@@ -78,9 +95,7 @@ mod tests {
             r#"{"devices":[{"id":"d0","speed":1},{"id":"d1","speed":1}],"bandwidth":1}"#,
         );
         let p = Problem::new(&g, &c).unwrap();
-        let placement = MEtf
-            .place(&p, &Params::default(), &mut Rng::new(0))
-            .unwrap();
+        let placement = MEtf.place(&p, &legacy(), &mut Rng::new(0)).unwrap();
         assert_eq!(placement, vec![0, 0, 1, 0], "d follows b's group to d0");
     }
 
@@ -99,9 +114,7 @@ mod tests {
                 {"id":"g1","kind":"gpu","speed":1}],"bandwidth":1}"#,
         );
         let p = Problem::new(&g, &c).unwrap();
-        let placement = MEtf
-            .place(&p, &Params::default(), &mut Rng::new(0))
-            .unwrap();
+        let placement = MEtf.place(&p, &legacy(), &mut Rng::new(0)).unwrap();
         assert_eq!(placement, vec![1, 2, 1, 0]);
     }
 }

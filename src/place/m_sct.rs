@@ -46,8 +46,13 @@
 //!   keeps the result deterministic where a time limit would not), or if the solver returns
 //!   an error, each op's favourite child is the successor over its largest edge (by `c_ij`,
 //!   ties to the lower edge; docs/pesto.md, reading 3.2), then the same assignment as step 2.
-//! - Transfers are estimated without contention, as in m-ETF; the final makespan comes
-//!   from placesim's simulator (Pesto21 ran Baechi's placements in TensorFlow).
+//! - Transfers and memory as m-ETF's (`etf.rs`): Baechi's one channel per device
+//!   (`m-sct.channel`, on by default) and its memory over time (`m-sct.static_memory`, off
+//!   by default). The final makespan comes from placesim's simulator (Pesto21 ran Baechi's
+//!   placements in TensorFlow).
+//! - The schedule recomputes every ready op's start at every step (a waiting device can
+//!   stop waiting, so starts fall as well as rise): `O(V * ready * k * in-degree)`, where
+//!   m-ETF keeps heaps.
 
 use super::{etf, gpus, Placer, PlacerInfo};
 use crate::analysis::{mean_exec, MeanLink};
@@ -71,7 +76,7 @@ const LP_EDGES: ParamSpec = ParamSpec {
 pub const INFO: PlacerInfo = PlacerInfo {
     name: "m-sct",
     summary: "m-ETF whose devices wait for favourite children chosen by an LP relaxation of SCT, memory-aware (Baechi m-SCT; Pesto21 §5.2)",
-    params: &[LP_EDGES],
+    params: &[LP_EDGES, etf::CHANNEL, etf::STATIC_MEMORY],
     plans: false,
     make: || Box::new(MSct),
 };
@@ -230,7 +235,12 @@ fn favourites(problem: &Problem, max_edges: usize) -> Vec<Option<NodeIx>> {
 impl Placer for MSct {
     fn place(&self, problem: &Problem, params: &Params, _: &mut Rng) -> Result<Placement> {
         let favourite = favourites(problem, params.get(LP_EDGES.name) as usize);
-        etf::schedule(INFO.name, problem, &favourite)
+        etf::schedule(
+            INFO.name,
+            problem,
+            &favourite,
+            etf::Options::from_params(params),
+        )
     }
 }
 
@@ -240,6 +250,18 @@ mod tests {
     use crate::testutil::parse;
 
     const TWO: &str = r#"{"devices":[{"id":"d0","speed":1},{"id":"d1","speed":1}],"bandwidth":1}"#;
+
+    /// The model these hand computations use: transfers alone (no channel), static memory.
+    const LEGACY: etf::Options = etf::Options {
+        channel: false,
+        static_memory: true,
+    };
+
+    fn legacy() -> Params {
+        Params::defaults(INFO.params)
+            .with("channel", 0.0)
+            .with("static_memory", 1.0)
+    }
 
     /// A fork a(1) -> b(1) [4 B], a -> c(1) [1 B] on two devices of speed 1, bandwidth 1,
     /// latency 0 (so `c̄(bytes) = bytes`).
@@ -271,9 +293,7 @@ mod tests {
         assert_eq!(favourites(&p, usize::MAX), vec![Some(1), None, None]);
         // The fallback (no LP) takes the largest edge: the same here.
         assert_eq!(favourites(&p, 0), vec![Some(1), None, None]);
-        let placement = MSct
-            .place(&p, &Params::defaults(INFO.params), &mut Rng::new(0))
-            .unwrap();
+        let placement = MSct.place(&p, &legacy(), &mut Rng::new(0)).unwrap();
         assert_eq!(placement, vec![0, 0, 0]);
     }
 
@@ -304,11 +324,9 @@ mod tests {
         // The fallback: a's largest edge goes to f, then y's largest (0.6 B) goes to f too,
         // and a loses its favourite (Baechi's one parent per child).
         assert_eq!(favourites(&p, 0), vec![None, Some(2), None, None]);
-        let etf = etf::schedule("m-etf", &p, &[None; 4]).unwrap();
+        let etf = etf::schedule("m-etf", &p, &[None; 4], LEGACY).unwrap();
         assert_eq!(etf, vec![1, 0, 1, 1]);
-        let sct = MSct
-            .place(&p, &Params::defaults(INFO.params), &mut Rng::new(0))
-            .unwrap();
+        let sct = MSct.place(&p, &legacy(), &mut Rng::new(0)).unwrap();
         assert_eq!(sct, vec![1, 0, 1, 0]);
     }
 
@@ -336,11 +354,11 @@ mod tests {
         baechi[0] = Some(3);
         baechi[3] = Some(7);
         assert_eq!(favourites(&p, usize::MAX), baechi);
-        let params = Params::defaults(INFO.params);
+        let params = legacy();
         let sct = MSct.place(&p, &params, &mut Rng::new(0)).unwrap();
         assert_eq!(sct, vec![0, 1, 1, 0, 0, 1, 0, 0]);
         assert_eq!(
-            etf::schedule("m-etf", &p, &[None; 8]).unwrap(),
+            etf::schedule("m-etf", &p, &[None; 8], LEGACY).unwrap(),
             vec![0, 1, 0, 0, 0, 0, 1, 0]
         );
         let (g, c) = parse(
@@ -380,12 +398,12 @@ mod tests {
         let p = Problem::new(&g, &c).unwrap();
         let favourite = [Some(2), None, None, None, None];
         assert_eq!(
-            etf::schedule("m-sct", &p, &favourite).unwrap(),
+            etf::schedule("m-sct", &p, &favourite, LEGACY).unwrap(),
             vec![1, 0, 1, 1, 2]
         );
         // Without favourites (m-ETF): w d1 at 2, then f d1 at 5.
         assert_eq!(
-            etf::schedule("m-etf", &p, &[None; 5]).unwrap(),
+            etf::schedule("m-etf", &p, &[None; 5], LEGACY).unwrap(),
             vec![1, 0, 1, 1, 2]
         );
     }
