@@ -168,8 +168,6 @@ struct Feed {
     src: NodeIx,
     /// The tensors, in in-edge order.
     tensors: Vec<u32>,
-    /// The in-edges, for the model without channels.
-    edges: Vec<u32>,
 }
 
 struct State<'a> {
@@ -219,25 +217,28 @@ impl<'a> State<'a> {
                     .fold(f64::INFINITY, f64::min)
             })
             .collect();
+        // Each op's producers in in-edge order; `slot[u]` is `u`'s feed in the op being
+        // built (valid while `owner[u]` is that op), so an op with many inputs costs its
+        // in-degree, not its square.
+        let mut slot = vec![0u32; n];
+        let mut owner = vec![NodeIx::MAX; n];
         let feeds = (0..n as NodeIx)
             .map(|v| {
                 let mut feeds: Vec<Feed> = Vec::new();
                 for &e in g.in_edges(v) {
                     let edge = &g.edges[e as usize];
-                    let i = match feeds.iter().position(|f| f.src == edge.src) {
-                        Some(i) => i,
-                        None => {
-                            feeds.push(Feed {
-                                src: edge.src,
-                                tensors: Vec::new(),
-                                edges: Vec::new(),
-                            });
-                            feeds.len() - 1
-                        }
-                    };
-                    feeds[i].edges.push(e);
-                    if !feeds[i].tensors.contains(&edge.tensor) {
-                        feeds[i].tensors.push(edge.tensor);
+                    let u = edge.src as usize;
+                    if owner[u] != v {
+                        owner[u] = v;
+                        slot[u] = feeds.len() as u32;
+                        feeds.push(Feed {
+                            src: edge.src,
+                            tensors: Vec::new(),
+                        });
+                    }
+                    let feed = &mut feeds[slot[u] as usize];
+                    if !feed.tensors.contains(&edge.tensor) {
+                        feed.tensors.push(edge.tensor);
                     }
                 }
                 feeds
