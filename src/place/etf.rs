@@ -913,7 +913,7 @@ mod tests {
             };
             let none = vec![None; p.node_count()];
             for opts in ALL {
-                let fast = schedule(&"m-etf", &p, &none, opts);
+                let fast = schedule("m-etf", &p, &none, opts);
                 let simple = schedule_simple("m-etf", &p, &none, opts);
                 match (&fast, &simple) {
                     (Ok(a), Ok(b)) => {
