@@ -96,7 +96,7 @@ function budgetWords(ctx, c, row) {
   const budget = c.scenario.params?.[`${row.placer}.budget`] ?? spec.default;
   const per = c.graph.nodes + c.graph.edges;
   const said = /ops \+ edges/.test(spec.doc) && per > 0
-    ? `Budget ${formatCount(budget)}: the sum of the graph's ops + edges (${formatCount(per)}) over the schedules simulated, about ${formatCount(Math.round(budget / per))} schedules of this graph.`
+    ? `Budget ${formatCount(budget)}: the sum of the graph's ops + edges (${formatCount(per)}) over the schedules simulated, ${budget < per ? 'less than one schedule' : `about ${formatCount(Math.round(budget / per))} schedules`} of this graph.`
     : `Budget ${formatCount(budget)} (${spec.doc}).`;
   return `${said} ${did}`;
 }

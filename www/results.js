@@ -381,12 +381,25 @@ export function renderPairSelect(ctx) {
   $('memory-caption').textContent = r ? `(${rowLabel(ctx, r)})` : '';
 }
 
-/** @param {Comparison} c */
+/**
+ * The results as CSV, full precision, the unit in every column name as in the sweep's CSV
+ * (src/report/sweep.rs): `_s` seconds (or `_units` for abstract speeds), `_bytes`, `_per_s`.
+ * @param {Comparison} c
+ */
 function toCsv(c) {
-  const cols = ['placer', 'scheduler', 'link_order', 'makespan', 'makespan_std', 'makespan_min', 'makespan_max', 'lower_bound',
-    'gap', 'traffic_bytes', 'transfers', 'placement_seconds', 'peak_memory', 'oom', 'error',
-    'iteration_p5', 'iteration_p50', 'iteration_p95', 'throughput', 'efficiency', 'speedup', 'straggler', 'straggler_p95',
-    'theoretical_best', 'theoretical_worst'];
+  const t = abstractUnits() ? 'units' : 's';
+  const b = abstractUnits() ? 'units' : 'bytes';
+  /** @type {[string, string][]} the result's field, the column's name */
+  const fields = [['placer', 'placer'], ['scheduler', 'scheduler'], ['link_order', 'link_order'],
+    ['makespan', `makespan_${t}`], ['makespan_std', `makespan_std_${t}`], ['makespan_min', `makespan_min_${t}`],
+    ['makespan_max', `makespan_max_${t}`], ['lower_bound', `lower_bound_${t}`], ['gap', 'gap_ratio'],
+    ['traffic_bytes', `traffic_${b}`], ['transfers', 'transfers'], ['placement_seconds', 'placement_wall_s'],
+    ['peak_memory', `peak_memory_${b}`], ['oom', 'oom'], ['error', 'error'],
+    ['iteration_p5', `iteration_p5_${t}`], ['iteration_p50', `iteration_p50_${t}`], ['iteration_p95', `iteration_p95_${t}`],
+    ['throughput', `throughput_per_${t === 's' ? 's' : 'unit'}`], ['efficiency', 'efficiency'], ['speedup', 'speedup'],
+    ['straggler', 'straggler_share'], ['straggler_p95', 'straggler_p95_share'],
+    ['theoretical_best', `theoretical_best_${t}`], ['theoretical_worst', `theoretical_worst_${t}`]];
+  const cols = fields.map((f) => f[0]);
   /** @param {import('./types.js').PairResult} r @param {string} k */
   const value = (r, k) => {
     const it = r.iteration_time;
@@ -409,7 +422,7 @@ function toCsv(c) {
     const s = v == null ? '' : String(v);
     return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
   };
-  const lines = [cols.join(',')];
+  const lines = [fields.map((f) => f[1]).join(',')];
   for (const r of c.results) lines.push(cols.map((k) => q(value(r, k))).join(','));
   return lines.join('\n') + '\n';
 }
@@ -473,6 +486,12 @@ export function bindResults(ctx) {
     });
   }
   bindTableRows(ctx);
+  // The skip link (the first Tab stop): to the results, without touching the link fragment.
+  $('skip').addEventListener('click', (e) => {
+    e.preventDefault();
+    $('results-start').focus();
+    $('results').scrollIntoView({ block: 'start' });
+  });
   $('copy-md').addEventListener('click', async () => {
     if (!ctx.current) return;
     const md = toMarkdown(ctx, ctx.current.comparison);

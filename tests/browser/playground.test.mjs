@@ -92,7 +92,7 @@ test('a comparison on a bundled graph fills the table, every chart and the timel
   assert.deepEqual(json, JSON.parse(JSON.stringify(c)));
   const csv = (await downloadText(page, () => page.click('#export-csv'))).trim().split('\n');
   assert.equal(csv.length, c.results.length + 1);
-  assert.match(csv[0], /^placer,scheduler,link_order,makespan,/);
+  assert.match(csv[0], /^placer,scheduler,link_order,makespan_(s|units),makespan_std_(s|units),/);
   const trace = JSON.parse(await downloadText(page, () => page.click('#export-trace')));
   assert.ok(trace.traceEvents.some((e) => e.ph === 'X'));
   // Chart exports produce files.
