@@ -9,27 +9,8 @@
 
 import {
   INK, FONT, svgEl, svgText, createSvgRoot, niceTicks, formatSeconds, formatCount, timeTickFormatter,
-  ellipsize, tooltip, mount, seriesColor, rovingFocus, textWidth,
+  ellipsize, tooltip, mount, seriesColor, rovingFocus, wrapWords,
 } from './svg.js';
-
-/**
- * `text` in lines of at most `max` pixels, broken between words (a word longer than a line
- * is ellipsized).
- * @param {string} text @param {number} max @param {number} size @param {number} weight @returns {string[]}
- */
-export function wrapWords(text, max, size, weight) {
-  const lines = [];
-  let line = '';
-  for (const w of text.split(' ')) {
-    const next = line ? `${line} ${w}` : w;
-    if (line && textWidth(next, size, weight) > max) {
-      lines.push(line);
-      line = w;
-    } else line = next;
-  }
-  if (line) lines.push(line);
-  return lines.map((l) => ellipsize(l, max, size, weight));
-}
 import { legend } from './iterations.js';
 import { valueAxis } from './sweep.js';
 

@@ -9,7 +9,7 @@
 
 import {
   INK, FONT, svgEl, svgText, createSvgRoot, niceTicks, formatSeconds, formatSig, timeTickFormatter,
-  ellipsize, tooltip, mount, showMessage, seriesColor, rovingFocus,
+  ellipsize, tooltip, mount, showMessage, seriesColor, rovingFocus, wrapWords,
 } from './svg.js';
 import { legend } from './iterations.js';
 
@@ -154,9 +154,14 @@ function renderSweep(width, sweep, ss, options, tip) {
   const sub = ss.length < total ? `the best ${ss.length} of ${total} pairs (by makespan at ×1)` : `all ${total} pairs`;
   svg.setAttribute('aria-label', `${title}: ${sub}, one line per pair${log ? ', logarithmic factor axis' : ''}`);
   svg.setAttribute('role', 'group');
-  svgText(svg, 12, 23, ellipsize(title, width - 24, 14, 600), { 'font-size': 14, 'font-weight': 600, class: 'pc-title' });
-  svgText(svg, 12, 40, ellipsize(sub, width - 24, 12), { 'font-size': 12, fill: INK.muted, class: 'pc-subtitle' });
-  const top = legend(svg, ss.map((s) => ({ color: s.color, label: s.name })), 50, width);
+  // The title wraps (never cut on a phone), the subtitle and legend below it.
+  let ty = 23;
+  for (const line of wrapWords(title, width - 24, 14, 600)) {
+    svgText(svg, 12, ty, line, { 'font-size': 14, 'font-weight': 600, class: 'pc-title' });
+    ty += 18;
+  }
+  svgText(svg, 12, ty - 1, ellipsize(sub, width - 24, 12), { 'font-size': 12, fill: INK.muted, class: 'pc-subtitle' });
+  const top = legend(svg, ss.map((s) => ({ color: s.color, label: s.name })), ty + 9, width);
   const vals = ss.flatMap((s) => s.points.filter(has).map(val));
   const ymax = Math.max(...vals);
   const ymin = Math.min(...vals);
