@@ -5,7 +5,7 @@
 // Not here: how a chart draws (www/charts/*), or running the timelines (runner.js).
 
 import { whatIfActive } from './state.js';
-import { setAbstractUnits, formatSeconds, formatBytes, formatSig, isBest } from './units.js';
+import { setAbstractUnits, formatSeconds, formatBytes, formatSig, isBest, formatCount } from './units.js';
 import { $, notice } from './dom.js';
 import { syncUrl } from './link.js';
 import { pairKey, manyOrders, bestMakespan, chosenPair, unitsOf } from './pairs.js';
@@ -76,7 +76,29 @@ export function drawCharts(ctx) {
   // The optimiser's convergence: the chosen row's, else the first row whose plan has one.
   const searched = [r, ...c.results].find((x) => x && !x.error && x.plan?.history?.length);
   $('chart-convergence').hidden = !searched;
-  if (searched) draw(ctx, 'chart-convergence', (el) => charts.drawConvergence(el, searched));
+  $('convergence-caption').hidden = !searched;
+  if (searched) {
+    draw(ctx, 'chart-convergence', (el) => charts.drawConvergence(el, searched));
+    $('convergence-caption').textContent = budgetWords(ctx, c, searched);
+  }
+}
+
+/**
+ * The search's budget in the unit its status counts (schedules simulated) when the budget
+ * counts ops + edges per schedule (pesto.rs BUDGET's doc), and the work the search did.
+ * @param {Context} ctx @param {import('./types.js').Comparison} c @param {import('./types.js').PairResult} row
+ */
+function budgetWords(ctx, c, row) {
+  const spec = ctx.strategyInfo.placers.find((p) => p.name === row.placer)?.params.find((p) => p.name === 'budget');
+  const rep = row.plan_reports?.[0];
+  const did = rep ? `This search did ${formatCount(rep.work)} ${rep.work_unit}.` : '';
+  if (!spec) return did;
+  const budget = c.scenario.params?.[`${row.placer}.budget`] ?? spec.default;
+  const per = c.graph.nodes + c.graph.edges;
+  const said = /ops \+ edges/.test(spec.doc) && per > 0
+    ? `Budget ${formatCount(budget)}: the sum of the graph's ops + edges (${formatCount(per)}) over the schedules simulated, ${budget < per ? 'less than one schedule' : `about ${formatCount(Math.round(budget / per))} schedules`} of this graph.`
+    : `Budget ${formatCount(budget)} (${spec.doc}).`;
+  return `${said} ${did}`;
 }
 
 /** A hovered timeline item in words (the line under the timeline). @param {any} info */

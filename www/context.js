@@ -18,8 +18,9 @@
  *   (its timeline in typed arrays, worker.js)
  * @typedef {{name: string, title: string, sentence: string}} Preset one of the papers' experiments
  * @typedef {object} Calls what lower modules ask of upper ones, wired by app.js
- * @property {(opts?: {auto?: boolean}) => Promise<void>} run runs the state's comparison
- *   (runner.js runComparison; `auto`: a what-if re-run, quiet without a graph)
+ * @property {(opts?: {auto?: boolean, reveal?: boolean}) => Promise<void>} run runs the state's comparison
+ *   (runner.js runComparison; `auto`: a what-if re-run, quiet without a graph; `reveal`:
+ *   the answer is scrolled into view after it)
  * @property {() => void} stale after a change of the settings: the link follows, the
  *   results say they are stale (controls.js staleResults)
  * @property {(placer: string, scheduler: string, order?: string) => void} choosePair shows a
@@ -34,6 +35,8 @@
  * @property {any[]} graphIndex the bundled graphs (graphs/index.json)
  * @property {any[]} clusterIndex the bundled clusters (graphs/index.json)
  * @property {Preset[]} presets the papers' experiments
+ * @property {{name: string, scenario: string} | null} activePreset the preset last opened and
+ *   its scenario (JSON): the menu shows it while the state's fragment is still that one
  * @property {import('./types.js').Limits} limits the engine's input limits (set at start)
  * @property {string | null} graphText text of the current graph (bundled or uploaded), null when missing
  * @property {string | null} graphName
@@ -100,6 +103,7 @@ export function createContext(state, timings) {
     traceRunner: later,
     hashRunner: later,
     inspectRunner: later,
+    activePreset: null,
     on: { run: unwired('run'), stale: unwired('stale'), choosePair: unwired('choosePair') },
   };
 }

@@ -7,7 +7,7 @@
 // (whatif.js), the results (results.js), or running (runner.js).
 
 import * as engine from './pkg/placesim.js';
-import { setCluster } from './state.js';
+import { setCluster, scenarioOf } from './state.js';
 import { setAbstractUnits, isAbstractSpeed, unitNames, abstractUnits } from './units.js';
 import { $, show, notice, num, setNum, formatNumber } from './dom.js';
 import { syncUrl } from './link.js';
@@ -100,6 +100,7 @@ function renderDeviceTable(ctx) {
   const { state } = ctx;
   const body = $('device-table').tBodies[0];
   body.replaceChildren();
+  $('device-count').textContent = `${state.dev.length} device${state.dev.length === 1 ? '' : 's'}`;
   state.dev.forEach((d, i) => {
     const tr = document.createElement('tr');
     const cell = (field, type, value) => {
@@ -267,6 +268,51 @@ function renderUnitLabels(ctx) {
   setAbstractUnits(was);
 }
 
+/** What makes the state a preset's: its scenario (what-if included), not the view (pair, sort). @param {Context} ctx */
+export function presetKey(ctx) {
+  return JSON.stringify(scenarioOf(ctx.state, ctx.all, true));
+}
+
+/**
+ * The preset menu shows the preset last opened while the state is still that preset's
+ * scenario; once a setting changes, the menu is back at its prompt and says so.
+ * @param {Context} ctx
+ */
+export function showActivePreset(ctx) {
+  const sel = /** @type {HTMLSelectElement} */ ($('preset'));
+  const a = ctx.activePreset;
+  const on = !!a && (a.scenario === '' || a.scenario === presetKey(ctx));
+  if (a && !on) {
+    const p = ctx.presets.find((x) => x.name === a.name);
+    $('preset-info').textContent = p ? `Changed from the preset ${p.title}.` : '';
+    ctx.activePreset = null;
+  }
+  if (document.activeElement !== sel) sel.value = on && a ? a.name : '';
+  $('preset-open').disabled = !sel.value;
+}
+
+/**
+ * Marks the results on the page as not current (greyed, and said in words before the
+ * answer, which screen readers hear too): the settings changed, a run is under way, or it
+ * was cancelled. The next drawn results clear it (clearStale).
+ * @param {string} why
+ */
+export function markStale(why) {
+  const note = $('stale-note');
+  note.textContent = why;
+  note.hidden = false;
+  $('results-body').classList.add('stale');
+  $('answer').setAttribute('aria-describedby', 'stale-note');
+}
+
+/** The results on the page are the current settings' (see markStale). */
+export function clearStale() {
+  $('stale-note').hidden = true;
+  $('stale-note').textContent = '';
+  $('results-body').classList.remove('stale');
+  $('answer').removeAttribute('aria-describedby');
+}
+
 /**
  * After a change of the settings: the link follows, the results say they are stale, the
  * what-if panel's device controls wait for a baseline of these settings.
@@ -275,7 +321,8 @@ function renderUnitLabels(ctx) {
 export function staleResults(ctx) {
   syncUrl(ctx);
   renderUnitLabels(ctx);
-  if (ctx.current) $('results-caption').textContent = '(settings changed: run again)';
+  showActivePreset(ctx);
+  if (ctx.current) markStale('Not current: the settings changed since these results. Run the comparison to update them.');
   renderWhatIf(ctx); // a generated cluster's device controls wait for a baseline of these settings
 }
 
@@ -305,6 +352,8 @@ function bindClusterSource(ctx) {
       if (state.cluster === 'generate') state.clusterJson = null;
       state.whatifSpeeds = {};
       renderControls(ctx);
+      // Chosen by hand: the table opens (it starts closed: 5 inputs per device are many Tab stops).
+      if (state.cluster === 'explicit') /** @type {HTMLDetailsElement} */ ($('device-details')).open = true;
       staleResults(ctx);
     });
   }
@@ -415,7 +464,7 @@ function bindSeeds(ctx) {
 
 /** Run and Cancel (Cancel stops the comparison, the timeline and the trace). @param {Context} ctx */
 function bindRun(ctx) {
-  $('run').addEventListener('click', () => ctx.on.run());
+  $('run').addEventListener('click', () => ctx.on.run({ reveal: true }));
   $('cancel').addEventListener('click', () => {
     ctx.pool.cancel();
     ctx.pairRunner.cancel();

@@ -123,8 +123,11 @@ async function upload(ctx, file) {
   state.graphHash = null;
   knowUpload(state.upload, r);
   renderGraphSelect(ctx);
-  await loadGraph(ctx, r.info);
-  ctx.on.stale();
+  // An upload runs like a preset: the answer for the new graph, not a stale one.
+  if (await loadGraph(ctx, r.info)) {
+    ctx.on.stale();
+    ctx.on.run({ reveal: true });
+  } else ctx.on.stale();
 }
 
 /** @param {Context} ctx @param {File} file */

@@ -8,11 +8,12 @@
 import { whatIfActive } from './state.js';
 import {
   setAbstractUnits, formatSeconds, formatWallSeconds, formatBytes, formatRatio, formatSig,
-  isBest, abstractUnits, formatRate, formatShare,
+  isBest, abstractUnits, formatRate, formatShare, formatCount,
 } from './units.js';
 import { $, show, notice, download } from './dom.js';
 import { writeHash, syncUrl } from './link.js';
 import { drawCharts } from './chart-panel.js';
+import { clearStale } from './controls.js';
 import { pairKey, sameRow, manyOrders, rowLabel, bestMakespan, findPair, chosenPair, unitsOf } from './pairs.js';
 
 /**
@@ -55,24 +56,15 @@ export function renderResults(ctx) {
   $('results-empty').hidden = true;
   $('results-body').hidden = false;
   const g = c.graph;
-  $('results-caption').textContent = `${g.name}: ${g.nodes} ops, ${c.results.length} pairs × ${c.scenario.seeds} seed(s)`
+  // "x1 workers, 1 servers" (a replica's name, src/transform/replicate.rs) reads "1 worker, 1 server".
+  const name = g.name.replace(/\b(x?1) (worker|server)s\b/g, '$1 $2');
+  $('results-caption').textContent = `${name}: ${g.nodes} ops, ${c.results.length} pairs × ${c.scenario.seeds} seed(s)`
     + (whatIfActive(state) ? ', what-if' : '') + (abstractUnits() ? ', abstract units' : '');
-  const bound = Math.max(c.critical_path_bound, c.work_bound);
   $('bounds').textContent = `Lower bounds (mean over seeds): critical path ${formatSeconds(c.critical_path_bound)}, `
     + `work ${formatSeconds(c.work_bound)}. Compared in ${formatWallSeconds(current.ms / 1000)} in this browser.`;
-  const best = bestMakespan(c.results);
-  const winners = c.results.filter((r) => !r.error && isBest(r.makespan, best));
   const answer = $('answer');
-  answer.replaceChildren();
-  if (winners.length) {
-    const b = document.createElement('b');
-    b.textContent = winners.map((r) => rowLabel(ctx, r)).slice(0, 4).join(', ')
-      + (winners.length > 4 ? ` and ${winners.length - 4} more` : '');
-    answer.append(winners.length > 1 ? 'Fastest (tied): ' : 'Fastest: ', b,
-      `, makespan ${formatSeconds(best)}${bound > 0 ? `, ${formatRatio(best / bound)} the lower bound` : ''}.`);
-  } else {
-    answer.textContent = 'No pair ran: every pair failed (see the table).';
-  }
+  answer.replaceChildren(...answerOf(ctx, c));
+  clearStale();
   // Why some pairs are absent (e.g. `given` runs only with placers that plan), said once.
   $('results-notes').textContent = (c.notes ?? []).join(' ');
   $('results-notes').hidden = !c.notes?.length;
@@ -86,6 +78,76 @@ export function renderResults(ctx) {
   renderTable(ctx);
   renderPairSelect(ctx);
   drawCharts(ctx);
+}
+
+/** A difference between two makespans as a share of the smaller, in words: "24%", "0.16%". @param {number} a @param {number} b (b >= a) */
+function howMuch(a, b) {
+  const p = (b / a - 1) * 100;
+  return `${p >= 10 ? p.toFixed(0) : p >= 1 ? p.toFixed(1) : p >= 0.01 ? p.toFixed(2) : '<0.01'}%`;
+}
+
+/**
+ * A pair's worst device for memory: the one furthest past its capacity (null: none is past).
+ * @param {import('./types.js').PairResult} r
+ */
+function worstOom(r) {
+  let worst = null;
+  for (const d of r.devices) {
+    if (d.memory == null || !(d.peak_memory > d.memory)) continue;
+    if (!worst || d.peak_memory - d.memory > worst.peak_memory - /** @type {number} */ (worst.memory)) worst = d;
+  }
+  return worst;
+}
+
+/** How far a pair's device went past its memory, in words. @param {import('./types.js').DeviceResult} d */
+function oomWords(d) {
+  const cap = /** @type {number} */ (d.memory);
+  return `${d.id} needs ${formatBytes(d.peak_memory)} of its ${formatBytes(cap)}, ${formatBytes(d.peak_memory - cap)} (${howMuch(cap, d.peak_memory)}) too much`;
+}
+
+/**
+ * The answer: the fastest pair (or the tied ones) among those within memory, how much
+ * faster it is than the next, its gap to the bound (the table's figure), whether pairs ran
+ * out of memory, and what a planning placer's search did.
+ * @param {Context} ctx @param {Comparison} c @returns {(string | Node)[]}
+ */
+export function answerOf(ctx, c) {
+  const ran = c.results.filter((r) => !r.error);
+  if (!ran.length) return ['No pair ran: every pair failed (see the table).'];
+  const fits = ran.filter((r) => !r.oom);
+  const pool = fits.length ? fits : ran;
+  const best = bestMakespan(pool);
+  const winners = pool.filter((r) => isBest(r.makespan, best));
+  const first = winners[0];
+  const b = document.createElement('b');
+  b.textContent = winners.map((r) => rowLabel(ctx, r)).slice(0, 4).join(', ')
+    + (winners.length > 4 ? ` and ${winners.length - 4} more` : '');
+  /** @type {(string | Node)[]} */
+  const out = [];
+  if (!fits.length) {
+    const d = worstOom(first);
+    out.push(`Every pair runs out of memory${d ? ` (the fastest: ${oomWords(d)})` : ''}, so none of these makespans could run as simulated. `);
+  }
+  out.push(winners.length > 1 ? `Fastest (${winners.length} pairs tied): ` : 'Fastest: ', b,
+    `, makespan ${formatSeconds(best)}${first.gap > 0 ? `, ${formatRatio(first.gap)} the lower bound` : ''}`);
+  const next = pool.filter((r) => !isBest(r.makespan, best)).sort((x, y) => x.makespan - y.makespan)[0];
+  out.push(next
+    ? `; the next pair, ${rowLabel(ctx, next)}, takes ${howMuch(best, next.makespan)} longer (${formatSeconds(next.makespan)}).`
+    : pool.length > 1 ? '; every pair that ran is tied.' : '.');
+  if (fits.length && fits.length < ran.length) {
+    const faster = ran.filter((r) => r.oom && r.makespan < best).length;
+    out.push(` ${ran.length - fits.length} pair(s) run out of memory${faster ? ` (${faster} of them would be faster)` : ''} and are left out of this answer.`);
+  }
+  // A searching placer (pesto) that never beat where it started says so.
+  const searched = ran.filter((r) => (r.plan?.history?.length ?? 0) > 0 && r.plan?.bound_scope !== 'none')
+    .sort((x, y) => x.makespan - y.makespan)[0];
+  const h = searched?.plan?.history;
+  if (searched && h && h.every((p) => p.objective >= h[0].objective)) {
+    const rep = searched.plan_reports?.[0];
+    out.push(` ${rowLabel(ctx, searched)}: no improvement over the warm start (${formatSeconds(h[0].objective)})`
+      + `${rep ? ` in ${formatCount(rep.work)} ${rep.work_unit}` : ''}.`);
+  }
+  return out;
 }
 
 /** The table sort of the state: `col` ascending, `-col` descending, null: none. @param {string | null} s */
@@ -163,6 +225,10 @@ function renderTable(ctx) {
   if (sort.key) {
     const k = sort.key;
     rows.sort((a, b) => {
+      // Rows that failed on every seed sort last, whichever the direction.
+      const fa = !!a.error && !a.makespans.length;
+      const fb = !!b.error && !b.makespans.length;
+      if (fa !== fb) return fa ? 1 : -1;
       // A column of the table: a row field, by the header's data-sort.
       const x = /** @type {any} */ (a)[k];
       const y = /** @type {any} */ (b)[k];
@@ -315,12 +381,25 @@ export function renderPairSelect(ctx) {
   $('memory-caption').textContent = r ? `(${rowLabel(ctx, r)})` : '';
 }
 
-/** @param {Comparison} c */
+/**
+ * The results as CSV, full precision, the unit in every column name as in the sweep's CSV
+ * (src/report/sweep.rs): `_s` seconds (or `_units` for abstract speeds), `_bytes`, `_per_s`.
+ * @param {Comparison} c
+ */
 function toCsv(c) {
-  const cols = ['placer', 'scheduler', 'link_order', 'makespan', 'makespan_std', 'makespan_min', 'makespan_max', 'lower_bound',
-    'gap', 'traffic_bytes', 'transfers', 'placement_seconds', 'peak_memory', 'oom', 'error',
-    'iteration_p5', 'iteration_p50', 'iteration_p95', 'throughput', 'efficiency', 'speedup', 'straggler', 'straggler_p95',
-    'theoretical_best', 'theoretical_worst'];
+  const t = abstractUnits() ? 'units' : 's';
+  const b = abstractUnits() ? 'units' : 'bytes';
+  /** @type {[string, string][]} the result's field, the column's name */
+  const fields = [['placer', 'placer'], ['scheduler', 'scheduler'], ['link_order', 'link_order'],
+    ['makespan', `makespan_${t}`], ['makespan_std', `makespan_std_${t}`], ['makespan_min', `makespan_min_${t}`],
+    ['makespan_max', `makespan_max_${t}`], ['lower_bound', `lower_bound_${t}`], ['gap', 'gap_ratio'],
+    ['traffic_bytes', `traffic_${b}`], ['transfers', 'transfers'], ['placement_seconds', 'placement_wall_s'],
+    ['peak_memory', `peak_memory_${b}`], ['oom', 'oom'], ['error', 'error'],
+    ['iteration_p5', `iteration_p5_${t}`], ['iteration_p50', `iteration_p50_${t}`], ['iteration_p95', `iteration_p95_${t}`],
+    ['throughput', `throughput_per_${t === 's' ? 's' : 'unit'}`], ['efficiency', 'efficiency'], ['speedup', 'speedup'],
+    ['straggler', 'straggler_share'], ['straggler_p95', 'straggler_p95_share'],
+    ['theoretical_best', `theoretical_best_${t}`], ['theoretical_worst', `theoretical_worst_${t}`]];
+  const cols = fields.map((f) => f[0]);
   /** @param {import('./types.js').PairResult} r @param {string} k */
   const value = (r, k) => {
     const it = r.iteration_time;
@@ -343,7 +422,7 @@ function toCsv(c) {
     const s = v == null ? '' : String(v);
     return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
   };
-  const lines = [cols.join(',')];
+  const lines = [fields.map((f) => f[1]).join(',')];
   for (const r of c.results) lines.push(cols.map((k) => q(value(r, k))).join(','));
   return lines.join('\n') + '\n';
 }
@@ -407,6 +486,12 @@ export function bindResults(ctx) {
     });
   }
   bindTableRows(ctx);
+  // The skip link (the first Tab stop): to the results, without touching the link fragment.
+  $('skip').addEventListener('click', (e) => {
+    e.preventDefault();
+    $('results-start').focus();
+    $('results').scrollIntoView({ block: 'start' });
+  });
   $('copy-md').addEventListener('click', async () => {
     if (!ctx.current) return;
     const md = toMarkdown(ctx, ctx.current.comparison);

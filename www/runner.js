@@ -13,6 +13,7 @@ import { renderWhatIf, speedKey } from './whatif.js';
 import { renderResults, renderPairSelect, emptyResults } from './results.js';
 import { drawCharts, drawTimelineChart } from './chart-panel.js';
 import { Runner } from './pool.js';
+import { markStale, clearStale, showActivePreset } from './controls.js';
 import { pairKey, manyOrders, rowLabel, findPair, chosenPair } from './pairs.js';
 
 /**
@@ -36,10 +37,11 @@ async function scenarioKey(ctx, sc) {
 
 /**
  * Runs the state's comparison: the baseline (unless it ran already), then the what-if;
- * `auto` (a what-if slider's re-run) says nothing when no graph is loaded.
- * @param {Context} ctx @param {{auto?: boolean}} [opts]
+ * `auto` (a what-if slider's re-run) says nothing when no graph is loaded; `reveal` (a
+ * preset, an upload, the Run button) scrolls the answer into view when it is off screen.
+ * @param {Context} ctx @param {{auto?: boolean, reveal?: boolean}} [opts]
  */
-export async function runComparison(ctx, { auto = false } = {}) {
+export async function runComparison(ctx, { auto = false, reveal = false } = {}) {
   const { state } = ctx;
   const seq = ++ctx.runSeq;
   show($('run-error'), '');
@@ -51,6 +53,7 @@ export async function runComparison(ctx, { auto = false } = {}) {
   try { fragment = writeHash(ctx); } catch (e) { show($('run-error'), e.message); return; }
   // Busy from the click on (a stale table must not look like this run's answer).
   setRunning(true, 'starting…');
+  showActivePreset(ctx);
   const withWhatIf = scenarioOf(state, ctx.all, true);
   const base = scenarioOf(state, ctx.all, false);
   let key;
@@ -62,6 +65,8 @@ export async function runComparison(ctx, { auto = false } = {}) {
     return;
   }
   if (seq !== ctx.runSeq) return;
+  const same = ctx.current?.key === key && !whatIfActive(state) && !ctx.current?.comparison.scenario.what_if;
+  if (ctx.current && !same) markStale('Not current: these results are for the previous settings; the new ones are running.');
   const progress = (label) => (done, total) => {
     $('progress').max = total;
     $('progress').value = done;
@@ -90,6 +95,11 @@ export async function runComparison(ctx, { auto = false } = {}) {
   } catch (e) {
     if (seq !== ctx.runSeq) return;
     setRunning(false, e.cancelled ? 'cancelled' : '');
+    if (ctx.current && !same) {
+      markStale(e.cancelled
+        ? 'Not current: the run was cancelled; these results are for the previous settings. Run the comparison to update them.'
+        : 'Not current: these results are for the previous settings (the new ones failed: the message above says why).');
+    } else if (same) clearStale();
     if (!e.cancelled) {
       show($('run-error'), e.message);
       emptyResults(ctx, 'No results: the engine refused these settings (the message above says why).');
@@ -98,8 +108,21 @@ export async function runComparison(ctx, { auto = false } = {}) {
   }
   setRunning(false, `done in ${Math.round(performance.now() - t0)} ms`);
   renderResults(ctx);
+  if (reveal) revealAnswer();
   runPair(ctx);
   ctx.pool.warmUp();
+}
+
+/** Brings the answer into view when it is off screen (a phone's preset chooser sits above it). */
+function revealAnswer() {
+  const el = $('answer');
+  const r = el.getBoundingClientRect();
+  const bar = $('bar').getBoundingClientRect().bottom;
+  if (r.top < bar || r.bottom > innerHeight) {
+    el.scrollIntoView({ block: 'start' });
+    // Below the sticky run bar.
+    scrollBy(0, -($('bar').offsetHeight + 8));
+  }
 }
 
 /**

@@ -7,6 +7,9 @@
 // Not here: any number (the engine computes them), the chart's drawing (charts/sweep.js).
 
 import { SWEEP_DEFAULTS } from './state.js';
+
+/** How many pairs the sweep charts draw by default (the best at ×1). */
+const SWEEP_BEST = 6;
 import { setAbstractUnits, abstractUnits } from './units.js';
 
 /**
@@ -61,16 +64,30 @@ export function initSweep(ctx) {
     }
   };
 
+  // Whether the charts show every pair (a disclosure, like the help panel: not in the link).
+  let showAll = false;
+  $('sweep-all').addEventListener('click', () => {
+    showAll = !showAll;
+    draw();
+  });
+
   const draw = async () => {
     if (!last) return;
     const { drawSweep } = await import('./charts/sweep.js');
     const was = abstractUnits();
     setAbstractUnits(!last.sweep.physical);
     for (const c of charts) c.destroy();
+    // The best few pairs by default (66 lines in ten colours read as none); all on demand.
+    const best = showAll ? undefined : SWEEP_BEST;
     charts = [
-      drawSweep($('chart-sweep'), last.sweep, { log: state.sweepLog, metric: 'makespan' }),
-      drawSweep($('chart-sweep-gap'), last.sweep, { log: state.sweepLog, metric: 'gap' }),
+      drawSweep($('chart-sweep'), last.sweep, { log: state.sweepLog, metric: 'makespan', best }),
+      drawSweep($('chart-sweep-gap'), last.sweep, { log: state.sweepLog, metric: 'gap', best }),
     ];
+    const pairs = new Set(last.sweep.points.map((p) => `${p.placer}\n${p.scheduler}\n${p.link_order}`)).size;
+    const all = $('sweep-all');
+    all.hidden = pairs <= SWEEP_BEST;
+    all.textContent = showAll ? `show the best ${SWEEP_BEST} pairs only` : `show all ${pairs} pairs`;
+    all.setAttribute('aria-pressed', String(showAll));
     setAbstractUnits(was);
   };
 

@@ -44,7 +44,8 @@ const SCIENTIFIC_BELOW = 1e-4;
  */
 export function formatSig(x, digits = 3) {
   if (!Number.isFinite(x)) return '–';
-  if (Math.abs(x) >= 1e15 || (x !== 0 && Math.abs(Number(x.toPrecision(digits))) < SCIENTIFIC_BELOW)) {
+  // From a million up, scientific: 12,856,072,248 would claim eleven digits where three are meant.
+  if (Math.abs(x) >= 1e6 || (x !== 0 && Math.abs(Number(x.toPrecision(digits))) < SCIENTIFIC_BELOW)) {
     return Number(x.toPrecision(digits)).toExponential().replace('e+', 'e');
   }
   if (Math.abs(x) >= 10 ** digits) return Math.round(x).toLocaleString('en-US');

@@ -108,6 +108,12 @@ function syncWhatIfRows(ctx) {
   const bases = whatIfBases(ctx);
   const set = Object.keys(state.whatifSpeeds).length;
   $('wi-devices-count').textContent = set ? `${set} device speed${set > 1 ? 's' : ''} set` : '';
+  // The panel's summary: the current what-if in a few words (it stays when the panel is closed).
+  const parts = [['compute', state.whatifCompute], ['bandwidth', state.whatifBandwidth], ['latency', state.whatifLatency]]
+    .filter(([, f]) => f !== 1).map(([k, f]) => `${k} ${formatFactor(/** @type {number} */ (f))}`);
+  if (set) parts.push(`${set} device speed${set > 1 ? 's' : ''} set`);
+  $('whatif-summary').textContent = parts.length ? parts.join(', ') : 'none (the settings as they are)';
+  if (set) /** @type {HTMLDetailsElement} */ ($('wi-devices-details')).open = true;
   if (!bases) return;
   for (const row of $('wi-devices').children) {
     const id = row.dataset.device;

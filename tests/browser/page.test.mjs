@@ -146,7 +146,8 @@ test('honest numbers: units in the table, abstract units as units, best rows by 
   // The timeline: simulated times in units, its placement time the wall clock's (real seconds).
   await abs.waitForSelector('#chart-timeline .pc-tl-facts');
   const facts = await abs.textContent('#chart-timeline .pc-tl-facts');
-  assert.match(facts, /^makespan [\d,]+(\.\d+)? units · lower bound [\d,]+(\.\d+)? units/);
+  // Three significant digits, scientific from a million up (issue 25: never 12,856,072,248 units).
+  assert.match(facts, /^makespan \d+(\.\d+)?(e\d+)? units · lower bound \d+(\.\d+)?(e\d+)? units/);
   assert.match(facts, /placed in \d+(\.\d+)? (s|ms|µs) \(wall clock\)$/);
   // Several seeds: error bars, and the axis says over how many.
   assert.match(await abs.textContent('#chart-makespan .pc-axis-label'), /mean ± std over 3 seeds/);
@@ -166,9 +167,9 @@ test('keyboard only: upload, run and pair choice (table rows and the chart, one 
     }
     throw new Error(`never reached: ${pred}`);
   };
-  // The first stop is Run.
+  // The first stop is the skip link to the results, then Run.
   await page.evaluate(() => /** @type {HTMLElement} */ (document.activeElement)?.blur());
-  assert.equal(await tabTo(() => document.activeElement?.id === 'run'), 1);
+  assert.equal(await tabTo(() => document.activeElement?.id === 'run'), 2);
   // The drop zone opens the file picker with Enter.
   await tabTo(() => document.activeElement?.id === 'drop-zone');
   // Enter activates the file input (what opens the picker). Headless Chromium's chooser
@@ -237,6 +238,7 @@ test('what-if: a set device speed is multiplied by the compute scale (the row sh
   const page = await open('#v=1&graph=resnet50_layers&devices=1&speed=1e13..1e13&placers=single&schedulers=fifo');
   const base = Number((await results(page))[0].makespan);
   await page.$eval('#wi-compute', (e) => { e.value = '-1'; e.dispatchEvent(new Event('input', { bubbles: true })); });
+  await page.click('#wi-devices-details summary');
   await page.waitForSelector('#wi-devices .wi-dev[data-device=d0]');
   await page.$eval('#wi-devices input[type=range][data-device=d0]', (e) => { e.value = '-2'; e.dispatchEvent(new Event('input', { bubbles: true })); });
   await page.waitForFunction(() => window.placesim.comparison?.scenario.what_if?.speeds?.d0 === 2.5e12

@@ -77,8 +77,8 @@ test('a TicTac19 replica link: a row per link order, tao beats random, CDF and o
   assert.deepEqual(csv.slice(1).map((l) => l[col('link_order')]), ['random', 'tio', 'tao']);
   for (const l of csv.slice(1)) {
     const r = fromCli.results.find((x) => x.link_order === l[col('link_order')]);
-    assert.equal(Number(l[col('iteration_p50')]), r.iteration_time.p50);
-    assert.equal(Number(l[col('straggler')]), r.ordering.straggler.mean);
+    assert.equal(Number(l[col('iteration_p50_s')]), r.iteration_time.p50);
+    assert.equal(Number(l[col('straggler_share')]), r.ordering.straggler.mean);
   }
 
   // Fig. 8: a CDF line per row, as many steps as iterations.

@@ -48,7 +48,7 @@ const close = (a, b) => Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(b));
 
 test('the first visit compares a real graph on a real machine, read in ms; an old link keeps its own defaults', async () => {
   const page = await open('');
-  assert.equal(await page.$eval('#graph-select', (el) => el.value), 'resnet50_ops_infer');
+  assert.equal(await page.$eval('#graph-select', (el) => el.value), 'vgg16_ops_train');
   const state = await page.evaluate(() => ({ cluster: window.placesim.state.cluster, dev: window.placesim.state.dev.map((d) => d.id) }));
   assert.deepEqual(state, { cluster: 'explicit', dev: ['cpu0', 'gpu0', 'gpu1', 'gpu2', 'gpu3'] });
   assert.match(await page.textContent('#answer'), /makespan \d+(\.\d+)? ms/);
@@ -56,7 +56,7 @@ test('the first visit compares a real graph on a real machine, read in ms; an ol
   assert.ok(cells.length > 20 && cells.every((c) => / (ms|µs|s)$/.test(c)), `makespans: ${cells.slice(0, 5)}`);
   // Its link names the graph and the cluster, and gives the same numbers in a fresh page.
   const hash = await page.evaluate(() => location.hash);
-  assert.match(hash, /graph=resnet50_ops_infer/);
+  assert.match(hash, /graph=vgg16_ops_train/);
   const first = byPair(await results(page));
   const again = await open(hash);
   assert.deepEqual(byPair(await results(again)), first);

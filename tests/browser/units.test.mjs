@@ -106,5 +106,7 @@ test('tick formatters: one unit per axis, ps for sub-nanosecond axes, scientific
   f = timeTickFormatter(4e-9, 1e-9);
   assert.deepEqual([0, 1e-9, 2e-9].map(f), ['0', '1e-9', '2e-9']);
   f = timeTickFormatter(4e6, 1e6);
-  assert.deepEqual([1e6, 2e6].map(f), ['1,000,000', '2,000,000']);
+  assert.deepEqual([1e6, 2e6].map(f), ['1e6', '2e6']);
+  // Issue 25: a large abstract figure keeps its three digits (the docs' example link).
+  assert.equal(formatSeconds(12856072248), '1.29e10 units');
 });

@@ -9,7 +9,7 @@
 
 import {
   INK, FONT, svgEl, svgText, createSvgRoot, niceTicks, formatSeconds, formatCount, timeTickFormatter,
-  ellipsize, tooltip, mount, seriesColor, rovingFocus,
+  ellipsize, tooltip, mount, seriesColor, rovingFocus, wrapWords,
 } from './svg.js';
 import { legend } from './iterations.js';
 import { valueAxis } from './sweep.js';
@@ -41,14 +41,26 @@ function renderConvergence(width, row, tip) {
   const name = `${row.placer} / ${row.scheduler}`;
   const svg = createSvgRoot(width, 260, 'convergence');
   const title = `Convergence of ${name}: best makespan and lower bound against work`;
-  svg.setAttribute('aria-label', `${title} (${unit}), ${h.length} improvements`);
+  // No improvement after the warm start (the first point): said in the chart, not only drawn flat.
+  const flat = h.every((p) => p.objective >= h[0].objective);
+  const sub = flat ? `no improvement over the warm start (${formatSeconds(h[0].objective)})` : '';
+  svg.setAttribute('aria-label', `${title} (${unit}), ${h.length} improvements${sub ? `; ${sub}` : ''}`);
   svg.setAttribute('role', 'group');
-  svgText(svg, 12, 23, ellipsize(title, width - 24, 14, 600), { 'font-size': 14, 'font-weight': 600, class: 'pc-title' });
+  // The title wraps onto as many lines as the width needs (never cut).
+  let ty = 23;
+  for (const line of wrapWords(title, width - 24, 14, 600)) {
+    svgText(svg, 12, ty, line, { 'font-size': 14, 'font-weight': 600, class: 'pc-title' });
+    ty += 18;
+  }
+  if (sub) {
+    svgText(svg, 12, ty, ellipsize(sub, width - 24, 12), { 'font-size': 12, fill: INK.muted, class: 'pc-subtitle' });
+    ty += 16;
+  }
   const colors = { objective: seriesColor(0), bound: seriesColor(1) };
   const top = legend(svg, [
     { color: colors.objective, label: 'best makespan found' },
     { color: colors.bound, label: 'best lower bound (instance)' },
-  ], 34, width);
+  ], ty - 7, width);
   const last = h[h.length - 1];
   // The lines run on to the work the seed did in all (no improvement after the last point).
   const wmax = Math.max(1, last.work, row.plan_reports?.[0]?.work ?? 0);
@@ -90,7 +102,7 @@ function renderConvergence(width, row, tip) {
     const said = `after ${formatCount(p.work)} ${unit}: best makespan ${formatSeconds(p.objective)}, lower bound ${formatSeconds(p.bound)}`;
     const c = svgEl('circle', {
       cx: x(p.work).toFixed(1), cy: y(p.objective).toFixed(1), r: 4, fill: colors.objective, class: 'pc-improvement',
-      'data-work': String(p.work), 'data-objective': String(p.objective), 'data-bound': String(p.bound), 'aria-label': said,
+      'data-work': String(p.work), 'data-objective': String(p.objective), 'data-bound': String(p.bound), role: 'img', 'aria-label': said,
     }, points);
     c.addEventListener('mousemove', (ev) => {
       tip.show(ev.clientX, ev.clientY, `${name} after ${formatCount(p.work)} ${unit}`, [

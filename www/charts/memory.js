@@ -171,9 +171,18 @@ function renderSingle(width, row, options, tip) {
   if (before.some((b) => b !== null)) items.push({ kind: 'ghost', label: 'before the what-if' });
   top = legend(svg, 12, top + 8, width, items) + 18;
 
-  const maxV = maxMemory([row], options) * 1.08; // room for the labels above the bars
+  // Capacities far apart (16 GB GPUs beside a 550 GB host): each device against its own
+  // capacity (a share of it), else every GPU bar would be flat.
+  const caps = devices.map(capacityOf);
+  const rel = caps.every((c) => c !== null && c > 0)
+    && Math.max(.../** @type {number[]} */ (caps)) / Math.min(.../** @type {number[]} */ (caps)) >= 4;
+  svg.setAttribute('data-scale', rel ? 'relative' : 'absolute');
+  /** A device's bytes on the chart's scale. @param {number} v @param {number} i */
+  const sv = (v, i) => (rel ? v / /** @type {number} */ (caps[i]) : v);
+  const maxV = (rel ? Math.max(1, ...devices.map((d, i) => sv(num(d.peak_memory), i)),
+    ...before.map((b, i) => (b === null ? 0 : sv(b, i)))) : maxMemory([row], options)) * 1.08; // room for the labels above the bars
   const prov = niceTicks(0, maxV || 1, 5);
-  const fmt0 = byteTickFormatter(prov.max, prov.step);
+  const fmt0 = rel ? (/** @type {number} */ t) => formatShare(t) : byteTickFormatter(prov.max, prov.step);
   const left = Math.ceil(Math.max(...prov.ticks.map((t) => textWidth(fmt0(t), 11))) + 30);
   const plotW = Math.max(40, width - left - right);
   const band = plotW / devices.length;
@@ -196,7 +205,7 @@ function renderSingle(width, row, options, tip) {
     svg.querySelector('.pc-background').setAttribute('height', h);
   }
   const yt = niceTicks(0, maxV || 1, Math.max(2, Math.round(plotH / 50)));
-  const fmt = byteTickFormatter(yt.max, yt.step);
+  const fmt = rel ? (/** @type {number} */ t) => formatShare(t) : byteTickFormatter(yt.max, yt.step);
   const y = (v) => plotTop + plotH - (v / yt.max) * plotH;
 
   const axis = svgEl('g', { class: 'pc-axis pc-axis-y' }, svg);
@@ -205,7 +214,7 @@ function renderSingle(width, row, options, tip) {
     svgEl('line', { x1: left, x2: left + plotW, y1: yy, y2: yy, stroke: t === 0 ? INK.axis : INK.grid }, axis);
     svgText(axis, left - 6, yy + 4, fmt(t), { 'text-anchor': 'end', 'font-size': 11, fill: INK.muted, class: 'pc-tick' });
   }
-  svgText(axis, 0, 0, ellipsize('peak memory (max over seeds)', plotH, 11), {
+  svgText(axis, 0, 0, ellipsize(rel ? 'peak memory / the device\'s capacity' : 'peak memory (max over seeds)', plotH, 11), {
     'text-anchor': 'middle', 'font-size': 11, fill: INK.muted, class: 'pc-axis-label',
     transform: `translate(12 ${plotTop + plotH / 2}) rotate(-90)`,
   });
@@ -222,19 +231,19 @@ function renderSingle(width, row, options, tip) {
       'data-capacity': cap === null ? '' : cap,
     }, bars);
     if (d.oom) g.setAttribute('data-oom', '');
-    const h = Math.max(peak > 0 ? 1 : 0, plotTop + plotH - y(peak));
+    const h = Math.max(peak > 0 ? 1 : 0, plotTop + plotH - y(sv(peak, i)));
     svgEl('rect', {
       class: 'pc-bar-rect', x: cx - barW / 2, y: plotTop + plotH - h, width: barW, height: h,
       fill: d.oom ? INK.oom : INK.memory,
     }, g);
-    ghost(g, before[i], cx, barW, y, plotTop + plotH);
+    ghost(g, before[i] === null ? null : sv(before[i], i), cx, barW, y, plotTop + plotH);
     if (cap !== null) {
-      const cy = Math.round(y(cap)) + 0.5;
+      const cy = Math.round(y(sv(cap, i))) + 0.5;
       const half = Math.min(band * 0.45, barW / 2 + 6);
       svgEl('line', { class: 'pc-capacity', x1: cx - half, x2: cx + half, y1: cy, y2: cy, stroke: INK.capacity, 'stroke-width': 2.5 }, g);
       if (band >= 34) {
         const pct = (100 * peak) / cap;
-        const ty = Math.min(y(peak), cy) - 6;
+        const ty = Math.min(y(sv(peak, i)), cy) - 6;
         svgText(g, cx, ty, formatShare(pct / 100, pct >= 100 ? 4 : 2), {
           'text-anchor': 'middle', 'font-size': 10, fill: d.oom ? INK.oom : INK.muted, 'font-weight': d.oom ? 600 : null,
         });

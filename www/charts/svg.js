@@ -249,6 +249,25 @@ export function textWidth(str, size = 12, weight = 'normal') {
   return measureCtx.measureText(String(str)).width;
 }
 
+/**
+ * `text` in lines of at most `max` pixels, broken between words (a word longer than a line
+ * is ellipsized).
+ * @param {string} text @param {number} max @param {number} size @param {number} weight @returns {string[]}
+ */
+export function wrapWords(text, max, size, weight) {
+  const lines = [];
+  let line = '';
+  for (const w of text.split(' ')) {
+    const next = line ? `${line} ${w}` : w;
+    if (line && textWidth(next, size, weight) > max) {
+      lines.push(line);
+      line = w;
+    } else line = next;
+  }
+  if (line) lines.push(line);
+  return lines.map((l) => ellipsize(l, max, size, weight));
+}
+
 /** Shortens str with an ellipsis to fit maxWidth pixels. */
 /** @param {string} str @param {number} maxWidth @param {number} [size] @param {string | number} [weight] */
 export function ellipsize(str, maxWidth, size = 12, weight = 'normal') {

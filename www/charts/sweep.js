@@ -9,15 +9,50 @@
 
 import {
   INK, FONT, svgEl, svgText, createSvgRoot, niceTicks, formatSeconds, formatSig, timeTickFormatter,
-  ellipsize, tooltip, mount, showMessage, seriesColor, rovingFocus,
+  ellipsize, tooltip, mount, showMessage, seriesColor, rovingFocus, wrapWords,
 } from './svg.js';
 import { legend } from './iterations.js';
 
 /**
  * @typedef {import('../types.js').Sweep} Sweep
  * @typedef {import('../types.js').SweepPoint} SweepPoint
- * @typedef {{log?: boolean, metric?: 'makespan' | 'gap', height?: number}} Options
+ * @typedef {{log?: boolean, metric?: 'makespan' | 'gap', height?: number, best?: number}} Options
+ *   best: draw only the best this many pairs (by makespan at the factor nearest ×1); all when absent
  */
+
+/**
+ * The series of the `n` best pairs: by makespan at the factor nearest ×1 (the scenario
+ * itself), then by their best makespan at any factor; a pair with no number sorts last.
+ * @param {ReturnType<typeof sweepSeries>} ss @param {number} n
+ */
+export function bestSeries(ss, n) {
+  if (!(n < ss.length)) return ss;
+  const ok = (/** @type {SweepPoint} */ p) => !p.error && Number.isFinite(p.makespan);
+  const score = (s) => {
+    const near = [...s.points].sort((a, b) => Math.abs(Math.log(a.factor)) - Math.abs(Math.log(b.factor)))[0];
+    const best = Math.min(...s.points.filter(ok).map((p) => p.makespan));
+    return [near && ok(near) ? near.makespan : Infinity, best];
+  };
+  const scored = ss.map((s) => ({ s, k: score(s) }));
+  scored.sort((a, b) => a.k[0] - b.k[0] || a.k[1] - b.k[1]);
+  const keep = new Set(scored.slice(0, n).map((x) => x.s));
+  return ss.filter((s) => keep.has(s));
+}
+
+/**
+ * Ticks of a logarithmic value axis from lo to hi (> 0): 1, 2 and 5 times the powers of
+ * ten, thinned to about `count`.
+ * @param {number} lo @param {number} hi @param {number} count
+ */
+export function logTicks(lo, hi, count = 6) {
+  const a = Math.floor(Math.log10(lo));
+  const b = Math.ceil(Math.log10(hi));
+  let ticks = [];
+  for (let e = a; e <= b; e++) for (const m of [1, 2, 5]) ticks.push(m * 10 ** e);
+  ticks = ticks.filter((t) => t >= lo / 1.0001 && t <= hi * 1.0001);
+  if (ticks.length > count) ticks = ticks.filter((t) => Math.abs(Math.log10(t) - Math.round(Math.log10(t))) < 1e-9);
+  return ticks;
+}
 
 /** Each metric's value of a point (null: none), tick and value formats, title and axis label. */
 const METRICS = {
@@ -95,7 +130,10 @@ export function drawSweep(container, sweep, options = {}) {
       showMessage(container, 'No pair ran at any factor (see the errors in the CSV).');
       return;
     }
-    svg = renderSweep(width, sweep, ss, options, tip);
+    // The colours follow the pair over every subset: given before choosing the best.
+    const shown = options.best ? bestSeries(ss, options.best) : ss;
+    svg = renderSweep(width, sweep, shown, { ...options, total: ss.length }, tip);
+    svg.setAttribute('data-pairs', String(ss.length));
     container.replaceChildren(svg);
   };
   return mount(container, render, { svg: () => svg, onDestroy: () => tip.hide() });
@@ -112,14 +150,28 @@ function renderSweep(width, sweep, ss, options, tip) {
   const svg = createSvgRoot(width, height, 'sweep');
   svg.setAttribute('data-metric', metric);
   const title = `${m.title} against the ${sweep.axis} factor`;
-  svg.setAttribute('aria-label', `${title}: one line per pair${log ? ', logarithmic factor axis' : ''}`);
+  const total = options.total ?? ss.length;
+  const sub = ss.length < total ? `the best ${ss.length} of ${total} pairs (by makespan at ×1)` : `all ${total} pairs`;
+  svg.setAttribute('aria-label', `${title}: ${sub}, one line per pair${log ? ', logarithmic factor axis' : ''}`);
   svg.setAttribute('role', 'group');
-  svgText(svg, 12, 23, ellipsize(title, width - 24, 14, 600), { 'font-size': 14, 'font-weight': 600, class: 'pc-title' });
-  const top = legend(svg, ss.map((s) => ({ color: s.color, label: s.name })), 34, width);
+  // The title wraps (never cut on a phone), the subtitle and legend below it.
+  let ty = 23;
+  for (const line of wrapWords(title, width - 24, 14, 600)) {
+    svgText(svg, 12, ty, line, { 'font-size': 14, 'font-weight': 600, class: 'pc-title' });
+    ty += 18;
+  }
+  svgText(svg, 12, ty - 1, ellipsize(sub, width - 24, 12), { 'font-size': 12, fill: INK.muted, class: 'pc-subtitle' });
+  const top = legend(svg, ss.map((s) => ({ color: s.color, label: s.name })), ty + 9, width);
   const vals = ss.flatMap((s) => s.points.filter(has).map(val));
   const ymax = Math.max(...vals);
-  const yt = metric === 'gap' ? niceTicks(Math.min(1, ...vals), ymax * 1.02, 5) : niceTicks(0, ymax * 1.05, 5);
-  const fmt = metric === 'gap' ? (v) => `${formatSig(v, 3)}×` : timeTickFormatter(yt.max, yt.step);
+  const ymin = Math.min(...vals);
+  // Values over a decade apart or more: a logarithmic value axis (a linear one flattens the small ones).
+  const ylog = ymin > 0 && ymax / ymin >= 10;
+  const yt = ylog
+    ? { ticks: logTicks(ymin / 1.1, ymax * 1.1), min: Math.log10(ymin / 1.1), max: Math.log10(ymax * 1.1), step: 1 }
+    : metric === 'gap' ? niceTicks(Math.min(1, ...vals), ymax * 1.02, 5) : niceTicks(0, ymax * 1.05, 5);
+  const fmt = metric === 'gap' ? (v) => `${formatSig(v, 3)}×` : ylog ? (v) => formatSeconds(v, 2) : timeTickFormatter(yt.max, yt.step);
+  svg.setAttribute('data-value-scale', ylog ? 'log' : 'linear');
   const fx = (f) => (log ? Math.log10(f) : f);
   const factors = [...sweep.factors].sort((a, b) => a - b);
   let lo = fx(factors[0]);
@@ -137,8 +189,9 @@ function renderSweep(width, sweep, ss, options, tip) {
   svg.setAttribute('viewBox', `0 0 ${width} ${h}`);
   svg.querySelector('.pc-background').setAttribute('height', h);
   const x = (f) => left + ((fx(f) - lo + pad) / (hi - lo + 2 * pad)) * plotW;
-  const y = (v) => plotTop + plotH - ((v - yt.min) / (yt.max - yt.min)) * plotH;
-  const axis = valueAxis(svg, yt, y, { left, plotW, plotTop, plotH }, fmt, m.label);
+  const yv = (v) => (ylog ? Math.log10(v) : v);
+  const y = (v) => plotTop + plotH - ((yv(v) - yt.min) / (yt.max - yt.min)) * plotH;
+  const axis = valueAxis(svg, yt, y, { left, plotW, plotTop, plotH }, fmt, `${m.label}${ylog ? ', log scale' : ''}`);
   // One tick per factor (the values swept), labelled as given: ×0.1, ×1, ...
   let lastLabel = -Infinity;
   for (const f of factors) {
@@ -158,7 +211,7 @@ function renderSweep(width, sweep, ss, options, tip) {
     const said = s.points.map((p) => `×${formatSig(p.factor, 4)} ${has(p) ? m.format(val(p)) : 'none'}`);
     const g = svgEl('g', {
       class: 'pc-line', 'data-pair': s.name, 'data-points': s.points.filter(has).length,
-      'aria-label': `${s.name}: ${said.join(', ')}`,
+      role: 'img', 'aria-label': `${s.name}: ${said.join(', ')}`,
     }, lines);
     // A line through consecutive points that ran; an error breaks it.
     let d = '';

@@ -161,8 +161,19 @@ pub fn deflate_within(text: &str, limit: usize) -> Option<Vec<u8>> {
 
 /// The text of a deflate-raw payload (at most `INFLATE_LIMIT` bytes).
 pub(super) fn inflate(key: &str, data: &[u8]) -> Result<String> {
-    let bytes = miniz_oxide::inflate::decompress_to_vec_with_limit(data, INFLATE_LIMIT)
-        .map_err(|e| bad(format!("{key}: the compressed data is damaged ({e:?})")))?;
+    // Plain words, never the inflater's Debug text (the page shows this message).
+    let bytes =
+        miniz_oxide::inflate::decompress_to_vec_with_limit(data, INFLATE_LIMIT).map_err(|e| {
+            bad(match e.status {
+                miniz_oxide::inflate::TINFLStatus::HasMoreOutput => format!(
+                    "{key}: the compressed data unpacks to more than {} MiB",
+                    INFLATE_LIMIT >> 20
+                ),
+                _ => format!(
+                    "{key}: the compressed data is cut short or damaged (was the whole link copied?)"
+                ),
+            })
+        })?;
     String::from_utf8(bytes).map_err(|_| bad(format!("{key}: the data is not UTF-8 text")))
 }
 

@@ -305,6 +305,16 @@ fn atoms() {
         inflate("t", &deflate("hello hello hello")).unwrap(),
         "hello hello hello"
     );
+    // A link cut short: plain words the page can show, never the inflater's Debug text.
+    let whole = deflate(&"a graph's text, long enough to compress. ".repeat(40));
+    let err = inflate("graphz", &whole[..whole.len() / 2])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("graphz: the compressed data is cut short"),
+        "{err}"
+    );
+    assert!(!err.contains('{') && !err.contains("Status"), "{err}");
 }
 
 #[test]
