@@ -153,7 +153,8 @@ pub struct ProblemArgs {
     #[arg(long, default_value = "fifo")]
     pub link_order: String,
     /// What a node's static placement footprint counts: outputs (mem + output tensors),
-    /// inputs_outputs (mem + input and output tensors, Pesto21 §3.1) or mem.
+    /// inputs_outputs (mem + input and output tensors, Pesto21 §3.1) or mem; or live (placers
+    /// charge mem, the simulated peak of live tensors is the judge: over memory is flagged OOM).
     #[arg(long, default_value = "outputs")]
     pub footprint: String,
     /// TicTac19 replicas: the workers' device ids, comma separated (every op pinned).

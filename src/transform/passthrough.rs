@@ -128,7 +128,11 @@ pub fn split_passthrough(graph: &Graph, ops: &[String]) -> Result<Split> {
                     let mut piece = spec.clone();
                     piece.id = piece_id(graph, v, i);
                     piece.cost = spec.cost.map(|c| c / share);
-                    piece.time = spec.time.iter().map(|(d, t)| (d.clone(), t / share)).collect();
+                    piece.time = spec
+                        .time
+                        .iter()
+                        .map(|(d, t)| (d.clone(), t / share))
+                        .collect();
                     piece.mem = spec.mem / share;
                     b.node(piece);
                     origin.push(vec![v]);
@@ -207,7 +211,10 @@ mod tests {
         assert!(s.left.is_empty());
         let h = &s.transformed.graph;
         let ids: Vec<&str> = h.nodes.iter().map(|n| n.id.as_str()).collect();
-        assert_eq!(ids, ["g1", "g2", "c", "n:0", "n:1", "u1", "u2", "x", "y", "z"]);
+        assert_eq!(
+            ids,
+            ["g1", "g2", "c", "n:0", "n:1", "u1", "u2", "x", "y", "z"]
+        );
         assert_eq!(s.transformed.origin[3], [3]);
         assert_eq!(s.transformed.origin[4], [3]);
         assert_eq!(h.nodes[3].cost, Some(1.0), "cost shared between the pieces");
@@ -255,7 +262,11 @@ mod tests {
         let s = split_passthrough(&g, &default_ops()).unwrap();
         assert!(s.split.is_empty());
         assert_eq!(s.left.len(), 1);
-        assert!(s.left[0].contains("'n'") && s.left[0].contains("2 data input"), "{}", s.left[0]);
+        assert!(
+            s.left[0].contains("'n'") && s.left[0].contains("2 data input"),
+            "{}",
+            s.left[0]
+        );
         assert_eq!(s.transformed.graph.node_count(), g.node_count());
         // AddN is split only when asked, and then it pairs nothing (2 in, 1 out).
         let s = split_passthrough(&g, &["AddN".to_string()]).unwrap();
@@ -270,7 +281,9 @@ mod tests {
                 "edges":[{"src":"a","dst":"n","bytes":8},{"src":"b","dst":"n","bytes":8},
                          {"src":"n","dst":"u","bytes":8},{"src":"n","dst":"n:1","bytes":8}]}"#,
         );
-        let e = split_passthrough(&g, &default_ops()).unwrap_err().to_string();
+        let e = split_passthrough(&g, &default_ops())
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("'n:1'"), "{e}");
     }
 }

@@ -428,7 +428,11 @@ mod tests {
         let piece = g.node_index("w0/sgd/IdentityN:0").unwrap() as usize;
         assert_eq!(g.nodes[piece].cost, Some(1.0));
         assert_eq!(g.nodes[piece].device.as_deref(), Some("w0"));
-        assert_eq!(r.transformed.origin[piece], [7], "a piece stands for the base IdentityN");
+        assert_eq!(
+            r.transformed.origin[piece],
+            [7],
+            "a piece stands for the base IdentityN"
+        );
         assert_eq!(r.worker_of[piece], Some(0));
         // With no op types to split, the IdentityN stays one barrier.
         let mut spec = ReplicaSpec::new(&["w0", "w1"], &["ps0"]);
