@@ -249,6 +249,35 @@ mod tests {
         assert_eq!(h.edges[h.in_edges(u2)[0] as usize].bytes, 3.0);
     }
 
+    /// The bundled training graphs: each has one `IdentityN` joining every gradient; after
+    /// the split each piece waits for one gradient only and feeds its own update's chain.
+    #[test]
+    fn bundled_training_graphs_lose_their_gradient_barrier() {
+        for (name, tensors) in [
+            ("alexnet_ops_train", 16),
+            ("vgg16_ops_train", 32),
+            ("seq32_ops_train", 66),
+        ] {
+            let path = format!("{}/graphs/{name}.json", env!("CARGO_MANIFEST_DIR"));
+            let g = Graph::from_json(&std::fs::read_to_string(path).unwrap(), name).unwrap();
+            let s = split_passthrough(&g, &default_ops()).unwrap();
+            assert_eq!(s.split, [("sgd/IdentityN".to_string(), tensors)], "{name}");
+            assert!(s.left.is_empty());
+            let h = &s.transformed.graph;
+            assert_eq!(h.node_count(), g.node_count() + tensors - 1);
+            for i in 0..tensors {
+                let v = h.node_index(&format!("sgd/IdentityN:{i}")).unwrap();
+                let data_in = h
+                    .in_edges(v)
+                    .iter()
+                    .filter(|&&e| h.edges[e as usize].bytes > 0.0)
+                    .count();
+                assert_eq!(data_in, 1, "{name} piece {i}");
+                assert_eq!(h.out_tensors(v).len(), 1, "{name} piece {i}");
+            }
+        }
+    }
+
     /// Unequal counts: left whole, with the reason; other op types untouched.
     #[test]
     fn unpairable_ops_are_left_whole_and_named() {
