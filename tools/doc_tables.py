@@ -101,7 +101,7 @@ def ratio(base, new):
     """new / base: below 1 is faster than the base."""
     if base is None or new is None or base.get("error") or new.get("error"):
         return ""
-    return f"{new['makespan'] / base['makespan']:.3g}"
+    return f"{new['makespan'] / base['makespan']:.3f}"
 
 
 def header(cols):
