@@ -49,6 +49,7 @@ fn dispatch(cli: Cli) -> placesim::Result<()> {
         } => cli::import::import(&model, train, batch, &input_shape),
         Command::List => cli::list::list(),
         Command::Order { problem, algorithm } => cli::order::order(&problem, &algorithm),
+        Command::Split { graph, ops } => cli::split::split(&graph, &ops),
         Command::Replicate { problem } => cli::replicate::replicate(&problem),
     }
 }

@@ -395,9 +395,20 @@ pub fn verify(problem: &Problem, placement: &[DevIx]) -> Result<()> {
     }
     for (d, dev) in problem.cluster.devices.iter().enumerate() {
         if crate::model::cluster::exceeds(memory[d], dev.memory) {
+            // A static rule is the judge: the placement is refused, whatever rule the
+            // placer followed (docs/pesto.md, Memory).
             return Err(Error::Problem(format!(
-                "device '{}' holds {} bytes of ops, more than its memory {}",
-                dev.id, memory[d], dev.memory
+                "device '{}' holds {} bytes of ops by the scenario's footprint rule '{}', \
+                 more than its memory {}{}",
+                dev.id,
+                memory[d],
+                problem.footprint_rule.name(),
+                dev.memory,
+                if problem.footprint_rule.is_static() {
+                    " (footprint 'live' judges by the simulated peak of live tensors instead)"
+                } else {
+                    ""
+                }
             )));
         }
     }

@@ -1255,3 +1255,21 @@ fn latency_what_if_moves_a_chain_by_the_latency_added() {
     ]);
     assert!(!ok && err.contains("latency scale"), "{err}");
 }
+
+/// `split` prints the graph with its IdentityN split into one pass-through per gradient
+/// (what a replica does before replicating a training graph), and says so on stderr.
+#[test]
+fn split_prints_a_graph_with_one_pass_through_per_tensor() {
+    let (ok, out, err) = run(&["split", "--graph", "alexnet_ops_train"]);
+    assert!(ok, "{err}");
+    assert!(
+        err.contains("'sgd/IdentityN' split into 16 pass-throughs"),
+        "{err}"
+    );
+    let g = placesim::model::graph::Graph::from_json(&out, "x").unwrap();
+    assert!(g.node_index("sgd/IdentityN").is_none());
+    assert!(g.node_index("sgd/IdentityN:15").is_some());
+    let (ok, _, err) = run(&["split", "--graph", "alexnet_ops_train", "--ops", "AddN"]);
+    assert!(ok, "{err}");
+    assert!(err.contains("no op of type AddN to split"), "{err}");
+}

@@ -88,6 +88,17 @@ pub enum Command {
         #[arg(long, default_value = "tao")]
         algorithm: String,
     },
+    /// Split pass-through multi-tensor ops (IdentityN: output i is input i) into one
+    /// pass-through per tensor and print the graph JSON (what a replica does before it
+    /// replicates a training graph); what was split or left whole on stderr.
+    Split {
+        /// Graph JSON file, or the name of a graph in graphs/.
+        #[arg(long)]
+        graph: String,
+        /// Op types to split, comma-separated.
+        #[arg(long, value_delimiter = ',', default_value = "IdentityN")]
+        ops: Vec<String>,
+    },
     /// Write the TicTac19 replica of a graph (--workers, --ps) as graph JSON.
     Replicate {
         #[command(flatten)]
@@ -142,7 +153,8 @@ pub struct ProblemArgs {
     #[arg(long, default_value = "fifo")]
     pub link_order: String,
     /// What a node's static placement footprint counts: outputs (mem + output tensors),
-    /// inputs_outputs (mem + input and output tensors, Pesto21 §3.1) or mem.
+    /// inputs_outputs (mem + input and output tensors, Pesto21 §3.1) or mem; or live (placers
+    /// charge mem, the simulated peak of live tensors is the judge: over memory is flagged OOM).
     #[arg(long, default_value = "outputs")]
     pub footprint: String,
     /// TicTac19 replicas: the workers' device ids, comma separated (every op pinned).

@@ -23,5 +23,6 @@ pub mod list;
 pub mod order;
 pub mod replicate;
 pub mod run;
+pub mod split;
 pub mod sweep;
 pub mod validate;

@@ -44,6 +44,7 @@ fn the_footprint_rule_decides_feasibility() {
         (Footprint::Outputs, true),
         (Footprint::InputsOutputs, false),
         (Footprint::Mem, true),
+        (Footprint::Live, true),
     ] {
         s.footprint = rule;
         let r = run(&s.resolve().unwrap(), &g, Some(&c), &mut |_, _| true).unwrap();
@@ -56,6 +57,35 @@ fn the_footprint_rule_decides_feasibility() {
                 assert!(e.contains("'a'") || e.contains("'b'"), "{e}");
             }
         }
+    }
+}
+
+/// The same graph on a 5-byte device: `outputs` refuses (a charges 1 + 4, b 1: 6 > 5);
+/// `live` charges only `mem` (2) and judges the run: a's 4-byte tensor lives until b has run,
+/// so the peak is 1 + 1 + 4 = 6 > 5, and the row keeps its makespan, flagged out of memory.
+#[test]
+fn live_footprint_reports_the_simulated_peak_as_oom_not_an_error() {
+    let g = testutil::graph(
+        r#"{"nodes":[{"id":"a","cost":1,"mem":1},{"id":"b","cost":1,"mem":1}],
+            "edges":[{"src":"a","dst":"b","bytes":4}]}"#,
+    );
+    let text = r#"{"devices":[{"id":"x","speed":1,"memory":5}],"bandwidth":1}"#;
+    let c = testutil::cluster(text);
+    let mut s = scenario(
+        ClusterSource::Inline(serde_json::from_str(text).unwrap()),
+        1,
+    );
+    s.placers = vec!["m-topo".into()];
+    s.footprint = Footprint::Outputs;
+    let r = run(&s.resolve().unwrap(), &g, Some(&c), &mut |_, _| true).unwrap();
+    assert!(r.results.iter().all(|row| row.error.is_some()));
+    s.footprint = Footprint::Live;
+    let r = run(&s.resolve().unwrap(), &g, Some(&c), &mut |_, _| true).unwrap();
+    for row in &r.results {
+        assert!(row.error.is_none(), "{row:?}");
+        assert_eq!(row.makespans, vec![2.0]);
+        assert!(row.oom, "peak 6 > 5");
+        assert_eq!(row.devices[0].peak_memory, 6.0);
     }
 }
 

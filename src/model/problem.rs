@@ -40,16 +40,29 @@ pub enum Footprint {
     InputsOutputs,
     /// `mem` only (op memory; the reference solvers; docs/pesto.md, reading 1.5 e).
     Mem,
+    /// The simulation's own peak of live tensors is the judge (Baechi's rule followed end to
+    /// end: a tensor is held from its producer's run until its last consumer has run). The
+    /// static footprint a placer charges and `verify` checks is `mem` alone (what stays
+    /// resident the whole step); tensors are judged by the simulated memory curve, and a
+    /// run whose peak exceeds a device's memory is flagged out of memory (`oom`) with its
+    /// makespan, not refused (docs/pesto.md, Memory).
+    Live,
 }
 
 impl Footprint {
-    pub const ALL: [Footprint; 3] = [Footprint::Outputs, Footprint::InputsOutputs, Footprint::Mem];
+    pub const ALL: [Footprint; 4] = [
+        Footprint::Outputs,
+        Footprint::InputsOutputs,
+        Footprint::Mem,
+        Footprint::Live,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
             Footprint::Outputs => "outputs",
             Footprint::InputsOutputs => "inputs_outputs",
             Footprint::Mem => "mem",
+            Footprint::Live => "live",
         }
     }
 
@@ -69,6 +82,11 @@ impl Footprint {
     pub fn is_default(&self) -> bool {
         *self == Footprint::default()
     }
+
+    /// Whether a placement is judged by a static footprint (every rule but `live`).
+    pub fn is_static(self) -> bool {
+        self != Footprint::Live
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -84,6 +102,8 @@ pub struct Problem<'a> {
     pub mem: Vec<f64>,
     /// Memory a placer charges to the node's device.
     pub footprint: Vec<f64>,
+    /// The rule `footprint` was computed by.
+    pub footprint_rule: Footprint,
     exec: Vec<f64>,
     k: usize,
 }
@@ -97,6 +117,7 @@ pub struct ProblemData {
     work: Vec<f64>,
     mem: Vec<f64>,
     footprint: Vec<f64>,
+    footprint_rule: Footprint,
     exec: Vec<f64>,
     k: usize,
 }
@@ -253,6 +274,7 @@ impl<'a> Problem<'a> {
             work,
             mem,
             footprint: Vec::new(),
+            footprint_rule: Footprint::default(),
             exec,
             k,
         };
@@ -265,7 +287,7 @@ impl<'a> Problem<'a> {
     pub fn set_footprint(&mut self, rule: Footprint) {
         let g = self.graph;
         let mut footprint = self.mem.clone();
-        if rule != Footprint::Mem {
+        if rule != Footprint::Mem && rule != Footprint::Live {
             for (t, tensor) in g.tensors.iter().enumerate() {
                 footprint[tensor.src as usize] += self.tensor_bytes[t];
             }
@@ -286,6 +308,7 @@ impl<'a> Problem<'a> {
             }
         }
         self.footprint = footprint;
+        self.footprint_rule = rule;
     }
 
     /// The problem's own data, without the graph and cluster it borrows (see [`ProblemData`]).
@@ -295,6 +318,7 @@ impl<'a> Problem<'a> {
             work: self.work,
             mem: self.mem,
             footprint: self.footprint,
+            footprint_rule: self.footprint_rule,
             exec: self.exec,
             k: self.k,
         }
@@ -319,6 +343,7 @@ impl<'a> Problem<'a> {
             work: data.work,
             mem: data.mem,
             footprint: data.footprint,
+            footprint_rule: data.footprint_rule,
             exec: data.exec,
             k: data.k,
         })
@@ -422,6 +447,13 @@ mod tests {
         assert_eq!(p.footprint, vec![9.0, 14.0, 19.0]);
         p.set_footprint(Footprint::Mem);
         assert_eq!(p.footprint, vec![1.0, 2.0, 4.0]);
+        p.set_footprint(Footprint::Live);
+        assert_eq!(
+            p.footprint,
+            vec![1.0, 2.0, 4.0],
+            "live: tensors judged by the run"
+        );
+        assert_eq!(p.footprint_rule, Footprint::Live);
         p.set_footprint(Footprint::Outputs);
         assert_eq!(p.footprint, vec![9.0, 9.0, 4.0]);
         for f in Footprint::ALL {

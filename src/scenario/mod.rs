@@ -251,7 +251,8 @@ pub struct Scenario {
     #[serde(default)]
     pub links: LinkModel,
     /// What a node's static placement footprint counts (Pesto21 §3.1 and §3.2.2 (8) count
-    /// "input and output tensor sizes"): `outputs` (default), `inputs_outputs` or `mem`.
+    /// "input and output tensor sizes"): `outputs` (default), `inputs_outputs` or `mem`; or
+    /// `live`: placers charge `mem` and the simulated peak of live tensors is the judge.
     /// An unknown value is a parse error naming this field.
     #[serde(default, skip_serializing_if = "Footprint::is_default")]
     pub footprint: Footprint,

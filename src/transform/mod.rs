@@ -12,6 +12,7 @@
 use petgraph::visit::{Dfs, Reversed};
 
 pub mod coarsen;
+pub mod passthrough;
 pub mod replicate;
 
 use crate::error::{Error, Result};

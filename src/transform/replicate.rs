@@ -23,12 +23,18 @@
 //! - Every node is pinned (`device`) to its server or worker.
 //! - `forward_target`: the graph is first pruned to that op and its ancestors
 //!   ([`super::ancestors`]; the paper's inference runs).
+//! - Pass-through multi-tensor ops ([`ReplicaSpec::passthrough_ops`], default `IdentityN`) are
+//!   split into one pass-through per tensor first ([`super::passthrough`]): TensorFlow's
+//!   optimizers join all gradients in one `IdentityN`, which would hold every gradient push
+//!   until the whole backward pass has ended; TensorFlow 1's SGD pushed each gradient as soon
+//!   as it was computed (docs/tictac.md, The model). A forward run has no such op.
 
 use std::collections::BTreeMap;
 
 use crate::error::{Error, Result};
 use crate::model::graph::{Graph, GraphBuilder, NodeIx, NodeSpec};
 
+use super::passthrough::split_passthrough;
 use super::{ancestors, Transformed};
 
 /// How updates from several workers reach a parameter.
@@ -52,6 +58,8 @@ pub struct ReplicaSpec {
     pub params_from_sources: bool,
     pub forward_target: Option<String>,
     pub updates: Updates,
+    /// Op types split into one pass-through per tensor before replicating (empty: none).
+    pub passthrough_ops: Vec<String>,
 }
 
 impl ReplicaSpec {
@@ -65,6 +73,7 @@ impl ReplicaSpec {
             params_from_sources: false,
             forward_target: None,
             updates: Updates::ApplyEach,
+            passthrough_ops: super::passthrough::default_ops(),
         }
     }
 }
@@ -100,6 +109,15 @@ pub fn replicate(base: &Graph, spec: &ReplicaSpec) -> Result<Replica> {
         }
         None => (base, (0..base.node_count() as NodeIx).collect()),
     };
+    // Pass-through ops split (each piece stands for its op of the base graph).
+    let split = split_passthrough(g, &spec.passthrough_ops)?;
+    let origin_of: Vec<NodeIx> = split
+        .transformed
+        .origin
+        .iter()
+        .map(|o| origin_of[o[0] as usize])
+        .collect();
+    let g = &split.transformed.graph;
     let n = g.node_count();
     let is_read = |v: usize| {
         let node = &g.nodes[v];
@@ -375,6 +393,53 @@ mod tests {
             ids(&r.transformed.graph),
             ["h1", "r1", "w0/x", "w1/x", "w0/f1", "w1/f1", "w0/loss", "w1/loss"]
         );
+    }
+
+    /// A training graph whose gradients meet in one IdentityN (TensorFlow's optimizers):
+    /// the replica splits it, so each worker's push of grad1 waits for grad1 only.
+    #[test]
+    fn identity_n_is_split_before_replicating() {
+        let base = graph(
+            r#"{"nodes":[
+            {"id":"r1","op":"ReadVariableOp","cost":1,"colocate":"g1"},
+            {"id":"u1","op":"AssignSubVariableOp","cost":1,"colocate":"g1"},
+            {"id":"r2","op":"ReadVariableOp","cost":1,"colocate":"g2"},
+            {"id":"u2","op":"AssignSubVariableOp","cost":1,"colocate":"g2"},
+            {"id":"loss","cost":1},{"id":"grad1","cost":2},{"id":"grad2","cost":9},
+            {"id":"sgd/IdentityN","op":"IdentityN","cost":2}],
+          "edges":[{"src":"r1","dst":"loss","bytes":8},{"src":"r2","dst":"loss","bytes":8},
+                   {"src":"loss","dst":"grad1","bytes":4},{"src":"loss","dst":"grad2","bytes":4},
+                   {"src":"grad1","dst":"sgd/IdentityN","bytes":8},{"src":"grad2","dst":"sgd/IdentityN","bytes":8},
+                   {"src":"sgd/IdentityN","dst":"u1","bytes":8},{"src":"sgd/IdentityN","dst":"u2","bytes":8}]}"#,
+        );
+        let r = replicate(&base, &ReplicaSpec::new(&["w0", "w1"], &["ps0"])).unwrap();
+        let g = &r.transformed.graph;
+        let preds = |id: &str| -> Vec<&str> {
+            let v = g.node_index(id).unwrap_or_else(|| panic!("no {id}"));
+            g.in_edges(v)
+                .iter()
+                .map(|&e| g.nodes[g.edges[e as usize].src as usize].id.as_str())
+                .collect()
+        };
+        assert_eq!(preds("w0/sgd/IdentityN:0"), ["w0/grad1"]);
+        assert_eq!(preds("w1/sgd/IdentityN:1"), ["w1/grad2"]);
+        assert_eq!(preds("w0/u1"), ["w0/sgd/IdentityN:0"]);
+        assert_eq!(preds("w1/u2"), ["w1/sgd/IdentityN:1"]);
+        let piece = g.node_index("w0/sgd/IdentityN:0").unwrap() as usize;
+        assert_eq!(g.nodes[piece].cost, Some(1.0));
+        assert_eq!(g.nodes[piece].device.as_deref(), Some("w0"));
+        assert_eq!(
+            r.transformed.origin[piece],
+            [7],
+            "a piece stands for the base IdentityN"
+        );
+        assert_eq!(r.worker_of[piece], Some(0));
+        // With no op types to split, the IdentityN stays one barrier.
+        let mut spec = ReplicaSpec::new(&["w0", "w1"], &["ps0"]);
+        spec.passthrough_ops.clear();
+        let g = replicate(&base, &spec).unwrap().transformed.graph;
+        let n = g.node_index("w0/sgd/IdentityN").unwrap();
+        assert_eq!(g.in_edges(n).len(), 2);
     }
 
     /// Aggregate: one AddN of cost (K - 1) * 8 / 4 = 2 on the server, fed by both workers'

@@ -399,7 +399,7 @@ pub(super) const KEYS: &[Key] = &[
     },
     Key {
         name: "footprint",
-        doc: "the static placement footprint rule (Pesto21 §3.1)",
+        doc: "the placement footprint rule (Pesto21 §3.1; live: the simulated peak)",
         version: v2,
         write: Write::Value(|d| {
             let f = d.scenario.footprint;
