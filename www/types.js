@@ -233,9 +233,10 @@
  */
 
 /**
- * @typedef {'outputs' | 'inputs_outputs' | 'mem'} Footprint What a node's static placement
- *   footprint counts: op memory plus output tensors, plus input and output tensors (Pesto21
- *   §3.1), or op memory only (docs/format.md).
+ * @typedef {'outputs' | 'inputs_outputs' | 'mem' | 'live'} Footprint What a node's static
+ *   placement footprint counts: op memory plus output tensors, plus input and output tensors
+ *   (Pesto21 §3.1), or op memory only; `live` charges placers op memory only and lets the
+ *   simulated peak of live tensors judge (docs/format.md).
  */
 
 /**
