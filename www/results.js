@@ -56,9 +56,7 @@ export function renderResults(ctx) {
   $('results-empty').hidden = true;
   $('results-body').hidden = false;
   const g = c.graph;
-  // "x1 workers, 1 servers" (a replica's name, src/transform/replicate.rs) reads "1 worker, 1 server".
-  const name = g.name.replace(/\b(x?1) (worker|server)s\b/g, '$1 $2');
-  $('results-caption').textContent = `${name}: ${g.nodes} ops, ${c.results.length} pairs × ${c.scenario.seeds} seed(s)`
+  $('results-caption').textContent = `${g.name}: ${g.nodes} ops, ${c.results.length} pairs × ${c.scenario.seeds} seed(s)`
     + (whatIfActive(state) ? ', what-if' : '') + (abstractUnits() ? ', abstract units' : '');
   $('bounds').textContent = `Lower bounds (mean over seeds): critical path ${formatSeconds(c.critical_path_bound)}, `
     + `work ${formatSeconds(c.work_bound)}. Compared in ${formatWallSeconds(current.ms / 1000)} in this browser.`;

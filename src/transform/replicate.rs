@@ -304,7 +304,13 @@ pub fn replicate(base: &Graph, spec: &ReplicaSpec) -> Result<Replica> {
             .sum();
         b.edge(sum, &g.nodes[*v].id, bytes, None);
     }
-    let name = format!("{} x{} workers, {} servers", g.name, k, spec.ps.len());
+    let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
+    let name = format!(
+        "{} x{}, {}",
+        g.name,
+        plural(k, "worker"),
+        plural(spec.ps.len(), "server")
+    );
     Ok(Replica {
         transformed: Transformed {
             graph: b.build(&name)?,
