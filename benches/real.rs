@@ -31,15 +31,32 @@ use placesim::scenario::{ClusterSource, GraphSource, Scenario};
 
 const HW_PRESET: &str = "hw_2node_8xV100_10gbe";
 
-/// A start time: wall clock, and this thread's CPU time where Linux says it
-/// (`/proc/thread-self/schedstat`, ns on the CPU). The machine this ran on is shared, so the
-/// tables report CPU time: wall time there counts other processes' turns too.
+/// A start time: wall clock, and this thread's CPU time (`CLOCK_THREAD_CPUTIME_ID`, Linux).
+/// The machine this ran on is shared, so the tables report CPU time: wall time there
+/// counts other processes' turns too.
 #[derive(Clone, Copy)]
 struct Start(Instant, Option<u64>);
 
+#[cfg(target_os = "linux")]
 fn cpu_ns() -> Option<u64> {
-    let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
-    s.split_whitespace().next()?.parse().ok()
+    #[repr(C)]
+    struct Timespec {
+        sec: i64,
+        nsec: i64,
+    }
+    extern "C" {
+        fn clock_gettime(clock: i32, tp: *mut Timespec) -> i32;
+    }
+    const CLOCK_THREAD_CPUTIME_ID: i32 = 3;
+    let mut t = Timespec { sec: 0, nsec: 0 };
+    // SAFETY: clock_gettime writes one timespec into `t`, which lives across the call.
+    let ok = unsafe { clock_gettime(CLOCK_THREAD_CPUTIME_ID, &mut t) } == 0;
+    ok.then(|| t.sec as u64 * 1_000_000_000 + t.nsec as u64)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn cpu_ns() -> Option<u64> {
+    None
 }
 
 fn now() -> Start {

@@ -18,12 +18,7 @@
 //! - Ranks are normalized per link (reading A6) and enforced per §3 ([`RankedLinks`]: least rank
 //!   first, ties and unranked transfers at random). Computed once per run, in `init`.
 //!
-//! Cost per device: `O(|R|^2)` comparisons for the scans, plus, per op, its recv count
-//! times the work of recomputing its `M` (an op's `M` changes each time one of its recvs
-//! goes); it was `O(|R| x (ops x |R| / 64 + dependencies))` when every round recomputed
-//! every property.
-
-use std::collections::BinaryHeap;
+//! Cost: `O(|R| x (ops x |R| / 64 + dependencies))` per device.
 
 use super::recvs::{DeviceRecvs, Oracle, RankedLinks};
 use super::{LinkOrderInfo, Transfer};
@@ -31,7 +26,6 @@ use crate::model::cluster::DevIx;
 use crate::model::problem::Problem;
 use crate::params::Params;
 use crate::rng::Rng;
-use crate::util::MaxEntry;
 
 pub const INFO: LinkOrderInfo = LinkOrderInfo {
     name: "tao",
@@ -53,84 +47,13 @@ pub fn before(a: usize, b: usize, p: &[f64], m: &[f64], m_plus: &[f64]) -> bool 
     }
 }
 
-/// TAO's priority order of one device's recvs: `|R|` rounds, each taking the least
-/// outstanding recv under [`before`] by a linear scan in ascending index.
-///
-/// The properties are kept up to date incrementally instead of recomputed per round
-/// ([`DeviceRecvs::properties`] is the reference; `same_order_as_recomputing_each_round`
-/// checks both give the same order): removing a recv touches only the ops that depend on it.
-/// Each number is computed as `properties` computes it (`P` summed over an op list in
-/// ascending op order, an op's `M+` contribution from its outstanding recvs in ascending
-/// order), so the order is the same bits.
+/// TAO's order of one device's recvs: recv positions (into `dev.recv`) by priority.
 pub fn tao_order(dev: &DeviceRecvs) -> Vec<usize> {
     let nr = dev.recv.len();
-    let nops = dev.ops.len();
     let mut outstanding = vec![true; nr];
-    // The ops depending on each recv, ascending; each op's count of outstanding recvs.
-    let mut ops_of: Vec<Vec<u32>> = vec![Vec::new(); nr];
-    let mut count = vec![0u32; nops];
-    for (o, dep) in dev.dep.iter().enumerate() {
-        for i in dep.iter() {
-            ops_of[i].push(o as u32);
-            count[o] += 1;
-        }
-    }
-    // P: per recv, the ops (ascending) whose only outstanding recv it is, and their sum.
-    let mut single: Vec<Vec<u32>> = vec![Vec::new(); nr];
-    let mut p = vec![0.0; nr];
-    let m = dev.time.clone();
-    // M+: per recv, a lazy min-heap of (op M, op, version) over the ops with at least two
-    // outstanding recvs, one of them this one.
-    let mut version = vec![0u32; nops];
-    let mut heaps: Vec<BinaryHeap<MaxEntry<f64, u32, u32>>> = vec![BinaryHeap::new(); nr];
-    let mut m_plus = vec![f64::INFINITY; nr];
-    let mut ins: Vec<usize> = Vec::new();
-    let mut per_channel: Vec<(u32, f64)> = Vec::new();
-    // The op's outstanding recvs (ascending) into `ins`, and its M (Algorithm 1).
-    let op_m = |o: usize,
-                outstanding: &[bool],
-                ins: &mut Vec<usize>,
-                per_channel: &mut Vec<(u32, f64)>| {
-        ins.clear();
-        ins.extend(dev.dep[o].iter().filter(|&i| outstanding[i]));
-        per_channel.clear();
-        for &i in ins.iter() {
-            match per_channel.iter_mut().find(|(c, _)| *c == dev.channel[i]) {
-                Some((_, s)) => *s += dev.time[i],
-                None => per_channel.push((dev.channel[i], dev.time[i])),
-            }
-        }
-        per_channel.iter().map(|x| x.1).fold(0.0, f64::max)
-    };
-    let sum_p = |ops: &[u32]| ops.iter().fold(0.0, |s, &o| s + dev.op_time[o as usize]);
-    let mut dirty: Vec<usize> = Vec::new();
-    for o in 0..nops {
-        match count[o] {
-            0 => {}
-            1 => {
-                let i = dev.dep[o].iter().next().unwrap_or(0);
-                single[i].push(o as u32);
-            }
-            _ => {
-                let om = op_m(o, &outstanding, &mut ins, &mut per_channel);
-                for &i in &ins {
-                    heaps[i].push(MaxEntry {
-                        key: -om,
-                        tie: o as u32,
-                        data: 0,
-                    });
-                }
-            }
-        }
-    }
-    for i in 0..nr {
-        p[i] = sum_p(&single[i]);
-        if let Some(top) = heaps[i].peek() {
-            m_plus[i] = -top.key;
-        }
-    }
     let mut order = Vec::with_capacity(nr);
     for _ in 0..nr {
+        let (p, m, m_plus) = dev.properties(&outstanding);
         let mut best: Option<usize> = None;
         for c in (0..nr).filter(|&c| outstanding[c]) {
             if best.is_none_or(|b| before(c, b, &p, &m, &m_plus)) {
@@ -140,50 +63,11 @@ pub fn tao_order(dev: &DeviceRecvs) -> Vec<usize> {
         let Some(b) = best else { break };
         outstanding[b] = false;
         order.push(b);
-        dirty.clear();
-        for &o in &ops_of[b] {
-            let o = o as usize;
-            count[o] -= 1;
-            match count[o] {
-                0 => {}
-                1 => {
-                    // Its M no longer counts anywhere; it now adds its run time to the P of
-                    // its last outstanding recv.
-                    version[o] += 1;
-                    let i = dev.dep[o].iter().find(|&i| outstanding[i]).unwrap_or(b);
-                    let at = single[i].partition_point(|&x| x < o as u32);
-                    single[i].insert(at, o as u32);
-                    p[i] = sum_p(&single[i]);
-                    dirty.push(i);
-                }
-                _ => {
-                    version[o] += 1;
-                    let om = op_m(o, &outstanding, &mut ins, &mut per_channel);
-                    for &i in &ins {
-                        heaps[i].push(MaxEntry {
-                            key: -om,
-                            tie: o as u32,
-                            data: version[o],
-                        });
-                        dirty.push(i);
-                    }
-                }
-            }
-        }
-        for &i in &dirty {
-            let heap = &mut heaps[i];
-            while heap
-                .peek()
-                .is_some_and(|e| e.data != version[e.tie as usize])
-            {
-                heap.pop();
-            }
-            m_plus[i] = heap.peek().map_or(f64::INFINITY, |e| -e.key);
-        }
     }
     order
 }
 
+/// TAO's global rank of every transfer (its round), `None` for transfers that are not recvs.
 pub fn tao_ranks(
     problem: &Problem,
     placement: &[DevIx],
@@ -257,60 +141,6 @@ mod tests {
     /// before B. Round 2: A before B. TAO = [C, A, B], and the run takes 12 (the optimum;
     /// E = 0.8). Algorithm 2 as printed (x and y swapped) would order [B, A, C]: the
     /// comparator's direction is checked on the round-1 values.
-    /// The order as first written: every round recomputes every property.
-    fn recomputing_each_round(dev: &DeviceRecvs) -> Vec<usize> {
-        let nr = dev.recv.len();
-        let mut outstanding = vec![true; nr];
-        let mut order = Vec::new();
-        for _ in 0..nr {
-            let (p, m, m_plus) = dev.properties(&outstanding);
-            let mut best: Option<usize> = None;
-            for c in (0..nr).filter(|&c| outstanding[c]) {
-                if best.is_none_or(|b| before(c, b, &p, &m, &m_plus)) {
-                    best = Some(c);
-                }
-            }
-            let Some(b) = best else { break };
-            outstanding[b] = false;
-            order.push(b);
-        }
-        order
-    }
-
-    /// Random devices (small integer times, so that ties and the M+ tie-break occur; 1..3
-    /// channels; ops depending on 0..all recvs): the incremental order is the recomputed one.
-    #[test]
-    fn same_order_as_recomputing_each_round() {
-        use crate::transfer::recvs::Bits;
-        let mut rng = Rng::new(24);
-        for case in 0..400 {
-            let nr = 1 + rng.below(12) as usize;
-            let nops = rng.below(15) as usize;
-            let channels = 1 + rng.below(3);
-            let density = rng.unit();
-            let dep: Vec<Bits> = (0..nops)
-                .map(|_| {
-                    let mut b = Bits::new(nr);
-                    for i in 0..nr {
-                        if rng.unit() < density {
-                            b.insert(i);
-                        }
-                    }
-                    b
-                })
-                .collect();
-            let dev = DeviceRecvs {
-                recv: (0..nr as u32).collect(),
-                channel: (0..nr).map(|_| rng.below(channels) as u32).collect(),
-                time: (0..nr).map(|_| rng.below(4) as f64 * 0.5).collect(),
-                ops: (0..nops as u32).collect(),
-                op_time: (0..nops).map(|_| rng.below(4) as f64 * 0.1).collect(),
-                dep,
-            };
-            assert_eq!(tao_order(&dev), recomputing_each_round(&dev), "case {case}");
-        }
-    }
-
     #[test]
     fn worked_example_w() {
         let case = w();
