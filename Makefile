@@ -21,8 +21,7 @@ WASM := $(TARGET_DIR)/$(WASM_TARGET)/release/placesim.wasm
 # build time on 2 cores). The shipped wasm stays in `release`.
 PROFILE ?= ci
 CLI := $(TARGET_DIR)/$(PROFILE)/placesim
-# Slow property tests take their case counts from PLACESIM_TEST_SCALE (1 = the full counts;
-# make test runs them at full size, CI too: see DEVELOPERS.md).
+# tests/shapes.rs sizes its degenerate graphs by PLACESIM_SHAPE_OPS (default 3,000).
 # The wasm-bindgen CLI must be exactly the version of the wasm-bindgen crate in Cargo.lock.
 WASM_BINDGEN_VERSION := $(shell awk '/^name = "wasm-bindgen"$$/ {getline; gsub(/[" ]/, "", $$0); sub(/version=/, "", $$0); print; exit}' Cargo.lock)
 WASM_BINDGEN := $(or $(shell command -v wasm-bindgen 2>/dev/null),$(HOME)/.cargo/bin/wasm-bindgen)
