@@ -231,10 +231,13 @@ pub fn per_link(rank: &[Option<f64>], link_of: &[u32]) -> Vec<Option<u32>> {
     while i < by_link.len() {
         let link = by_link[i].0;
         let start = i;
+        // Sorted by rank within the link, equal ranks are adjacent: each takes the position
+        // of the first of its run (a scan back to it made long runs of ties quadratic).
+        let mut first_equal = i;
         while i < by_link.len() && by_link[i].0 == link {
-            let first_equal = (start..i)
-                .find(|&j| by_link[j].1 == by_link[i].1)
-                .unwrap_or(i);
+            if by_link[i].1 != by_link[first_equal].1 {
+                first_equal = i;
+            }
             out[by_link[i].2] = Some((first_equal - start) as u32);
             i += 1;
         }

@@ -1,0 +1,338 @@
+//! Real-graph benchmark (`make bench-real`): prints figures, asserts nothing.
+//!
+//! For every bundled graph (graphs/*.json with a node list) on three clusters (8 and 50
+//! generated devices, and the hardware preset `graphs/clusters/hw_2node_8xV100_10gbe.json`):
+//!
+//! - `default`: the whole default comparison (every default placer x scheduler, parallel
+//!   links, `fifo` link order, one seed, one thread: `compare::run`), wall time;
+//! - a breakdown under `fcfs` links with every link order (`fifo, random, tio, tao, given`):
+//!   each placer's placement time, and each pair's simulation time, summed per scheduler and
+//!   per link order; the slowest placer, scheduler and link order with their share of that
+//!   breakdown's whole time.
+//!
+//! Then the degenerate shapes (`shapes`), at 50,000 ops unless a size is given: one
+//! colocation group with no edges, independent ops, one op with that many inputs, a chain;
+//! each the whole default comparison on 8 generated devices, with its slowest placer.
+//!
+//! `cargo bench --bench real -- graphs` runs only the bundled graphs, `-- shapes [N]` only
+//! the shapes (N ops), `-- only NAME` only the graph NAME; `-- exclude a,b` leaves placers out
+//! of every comparison (say, one known to be quadratic, to time the others).
+
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+use placesim::compare;
+use placesim::model::cluster::{Cluster, ClusterGen};
+use placesim::model::graph::Graph;
+use placesim::model::problem::Problem;
+use placesim::model::LinkModel;
+use placesim::rng::Rng;
+use placesim::scenario::{ClusterSource, GraphSource, Scenario};
+
+const HW_PRESET: &str = "hw_2node_8xV100_10gbe";
+
+/// A start time: wall clock, and this thread's CPU time (`CLOCK_THREAD_CPUTIME_ID`, Linux).
+/// The machine this ran on is shared, so the tables report CPU time: wall time there
+/// counts other processes' turns too.
+#[derive(Clone, Copy)]
+struct Start(Instant, Option<u64>);
+
+#[cfg(target_os = "linux")]
+fn cpu_ns() -> Option<u64> {
+    #[repr(C)]
+    struct Timespec {
+        sec: i64,
+        nsec: i64,
+    }
+    extern "C" {
+        fn clock_gettime(clock: i32, tp: *mut Timespec) -> i32;
+    }
+    const CLOCK_THREAD_CPUTIME_ID: i32 = 3;
+    let mut t = Timespec { sec: 0, nsec: 0 };
+    // SAFETY: clock_gettime writes one timespec into `t`, which lives across the call.
+    let ok = unsafe { clock_gettime(CLOCK_THREAD_CPUTIME_ID, &mut t) } == 0;
+    ok.then(|| t.sec as u64 * 1_000_000_000 + t.nsec as u64)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn cpu_ns() -> Option<u64> {
+    None
+}
+
+fn now() -> Start {
+    Start(Instant::now(), cpu_ns())
+}
+
+/// Milliseconds since `t`: CPU time when known, else wall time.
+fn ms(t: Start) -> f64 {
+    match (t.1, cpu_ns()) {
+        (Some(a), Some(b)) => (b - a) as f64 / 1e6,
+        _ => t.0.elapsed().as_secs_f64() * 1e3,
+    }
+}
+
+fn generated(devices: usize) -> Cluster {
+    let spec = ClusterGen {
+        devices,
+        speed: [10.0, 100.0],
+        memory: None,
+        memory_fraction: None,
+        bandwidth: [10.0, 60.0],
+        latency: [0.0, 0.0],
+        kinds: vec![],
+    };
+    Cluster::generate(&spec, &mut Rng::new(1)).unwrap()
+}
+
+/// Placers left out of every comparison (`-- exclude a,b`): none unless asked.
+static EXCLUDE: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+
+fn scenario(graph: &Graph) -> Scenario {
+    let mut s = Scenario::new(
+        GraphSource::File(format!("{}.json", graph.name)),
+        ClusterSource::File("cluster.json".into()),
+    );
+    let exclude = EXCLUDE.get_or_init(Vec::new);
+    if !exclude.is_empty() {
+        s.placers = placesim::place::default_placers();
+        s.placers.retain(|p| !exclude.contains(p));
+    }
+    s
+}
+
+/// The whole default comparison, one thread, item by item as `--jobs 2` splits it
+/// (`compare::work_items`): CPU ms, and the speedup two threads can reach at best with
+/// these items (their sum over the longest-first schedule's span on 2 threads).
+fn whole_default(graph: &Graph, cluster: &Cluster) -> (f64, f64) {
+    let resolved = scenario(graph).resolve().unwrap();
+    let mut cache = compare::SeedCache::default();
+    let mut times: Vec<f64> = compare::work_items(&resolved, 2)
+        .iter()
+        .map(|item| {
+            let t = now();
+            compare::run_part(
+                &resolved,
+                graph,
+                Some(cluster),
+                std::slice::from_ref(item),
+                &mut cache,
+                &mut |_, _| true,
+            )
+            .unwrap();
+            ms(t)
+        })
+        .collect();
+    let total: f64 = times.iter().sum();
+    times.sort_by(|a, b| b.total_cmp(a));
+    let mut threads = [0.0f64; 2];
+    for t in times {
+        let i = if threads[0] <= threads[1] { 0 } else { 1 };
+        threads[i] += t;
+    }
+    (total, total / threads[0].max(threads[1]).max(1e-9))
+}
+
+struct Breakdown {
+    total: f64,
+    placers: BTreeMap<&'static str, f64>,
+    schedulers: BTreeMap<&'static str, f64>,
+    orders: BTreeMap<&'static str, f64>,
+}
+
+/// Every default placer, then each of its pairs under fcfs links and every link order.
+fn breakdown(graph: &Graph, cluster: &Cluster) -> Breakdown {
+    let mut s = scenario(graph);
+    s.links = LinkModel::Fcfs;
+    s.link_order = ["fifo", "random", "tio", "tao", "given"]
+        .map(String::from)
+        .to_vec();
+    let resolved = s.resolve().unwrap();
+    let p = Problem::new(graph, cluster).unwrap();
+    let mut b = Breakdown {
+        total: 0.0,
+        placers: BTreeMap::new(),
+        schedulers: BTreeMap::new(),
+        orders: BTreeMap::new(),
+    };
+    for (pi, placer) in resolved.placers.iter().enumerate() {
+        let t = now();
+        let plan = compare::place(&p, &resolved, pi, 0, &mut |_| true).ok();
+        let t_place = ms(t);
+        b.total += t_place;
+        *b.placers.entry(placer.info.name).or_default() += t_place;
+        let Some((plan, _)) = plan else { continue };
+        for &pair in resolved.pairs.iter().filter(|x| x.0 == pi) {
+            let t = now();
+            // A replay that deadlocks is a row error, not a benchmark failure.
+            let _ = compare::simulate(&p, &resolved, &plan, pair, 0, false);
+            let t_sim = ms(t);
+            b.total += t_sim;
+            *b.schedulers
+                .entry(resolved.schedulers[pair.1].info.name)
+                .or_default() += t_sim;
+            *b.orders
+                .entry(resolved.link_orders[pair.2].info.name)
+                .or_default() += t_sim;
+        }
+    }
+    b
+}
+
+fn slowest(m: &BTreeMap<&'static str, f64>, total: f64) -> String {
+    let (name, t) = m
+        .iter()
+        .max_by(|a, b| a.1.total_cmp(b.1))
+        .map(|(n, t)| (*n, *t))
+        .unwrap_or(("-", 0.0));
+    format!("{name} {t:.0} ms ({:.0}%)", 100.0 * t / total.max(1e-9))
+}
+
+fn row(graph: &Graph, label: &str, cluster: &Cluster) {
+    let (whole, two) = whole_default(graph, cluster);
+    let b = breakdown(graph, cluster);
+    let max_place = b.placers.values().cloned().fold(0.0, f64::max);
+    println!(
+        "| {} | {} | {} | {label} | {whole:.0} | {two:.2}x | {:.0} | {max_place:.0} | {} | {} | {} |",
+        graph.name,
+        graph.node_count(),
+        graph.edge_count(),
+        b.total,
+        slowest(&b.placers, b.total),
+        slowest(&b.schedulers, b.total),
+        slowest(&b.orders, b.total),
+    );
+}
+
+fn bundled(only: Option<&str>) {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("graphs");
+    let hw = Cluster::from_json(
+        &std::fs::read_to_string(root.join("clusters").join(format!("{HW_PRESET}.json"))).unwrap(),
+        HW_PRESET,
+    )
+    .unwrap();
+    let mut files: Vec<_> = std::fs::read_dir(&root)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|f| f.extension().is_some_and(|e| e == "json"))
+        .collect();
+    files.sort();
+    println!("\nBundled graphs, CPU ms of one thread. `default`: the whole default comparison (every default placer x scheduler, parallel links, fifo, one seed); `2 threads`: the best speedup `--jobs 2` can get from its work items; `fcfs x 5 orders`: every default placer once and every pair under fcfs links with each of the 5 link orders, and its slowest placer, scheduler and link order with their share.\n");
+    println!("| graph | ops | edges | cluster | default ms | 2 threads | fcfs x 5 orders ms | max place ms | slowest placer | slowest scheduler | slowest link order |");
+    println!("|---|---:|---:|---|---:|---:|---:|---:|---|---|---|");
+    for f in files {
+        let stem = f.file_stem().unwrap().to_string_lossy().to_string();
+        if only.is_some_and(|o| o != stem) {
+            continue;
+        }
+        let Ok(g) = Graph::from_json(&std::fs::read_to_string(&f).unwrap(), &stem) else {
+            continue; // a cluster file
+        };
+        row(&g, "8 gen", &generated(8));
+        row(&g, "50 gen", &generated(50));
+        if Problem::new(&g, &hw).is_ok() {
+            row(&g, HW_PRESET, &hw);
+        }
+    }
+}
+
+/// The degenerate shapes of `n` ops, as graph JSON.
+pub fn shapes(n: usize) -> Vec<(&'static str, String)> {
+    let node = |i: usize, extra: &str| {
+        format!(
+            r#"{{"id":"n{i}","cost":{},"mem":{},"layer":{}{extra}}}"#,
+            1 + i % 7,
+            i % 3,
+            i / 64
+        )
+    };
+    let graph = |nodes: Vec<String>, edges: Vec<String>| {
+        format!(
+            r#"{{"nodes":[{}],"edges":[{}]}}"#,
+            nodes.join(","),
+            edges.join(",")
+        )
+    };
+    let edge =
+        |a: usize, b: usize| format!(r#"{{"src":"n{a}","dst":"n{b}","bytes":{}}}"#, 1 + a % 5);
+    vec![
+        (
+            "one colocation group, no edges",
+            graph(
+                (0..n).map(|i| node(i, r#","colocate":"g""#)).collect(),
+                vec![],
+            ),
+        ),
+        (
+            "independent ops",
+            graph((0..n).map(|i| node(i, "")).collect(), vec![]),
+        ),
+        (
+            "one op with n inputs",
+            graph(
+                (0..n).map(|i| node(i, "")).collect(),
+                (1..n).map(|i| edge(i, 0)).collect(),
+            ),
+        ),
+        (
+            "chain",
+            graph(
+                (0..n).map(|i| node(i, "")).collect(),
+                (1..n).map(|i| edge(i - 1, i)).collect(),
+            ),
+        ),
+    ]
+}
+
+fn bench_shapes(n: usize) {
+    println!("\nDegenerate shapes, {n} ops, 8 generated devices: the whole default comparison (CPU ms, one thread), and the slowest placer.\n");
+    println!("| shape | default ms | slowest placer |");
+    println!("|---|---:|---|");
+    let c = generated(8);
+    for (name, json) in shapes(n) {
+        let g = Graph::from_json(&json, name).unwrap();
+        let (whole, _) = whole_default(&g, &c);
+        let resolved = scenario(&g).resolve().unwrap();
+        let p = Problem::new(&g, &c).unwrap();
+        let mut worst = ("-", 0.0);
+        for (pi, placer) in resolved.placers.iter().enumerate() {
+            let t = now();
+            let _ = compare::place(&p, &resolved, pi, 0, &mut |_| true);
+            let t = ms(t);
+            if t > worst.1 {
+                worst = (placer.info.name, t);
+            }
+        }
+        println!("| {name} | {whole:.0} | {} {:.0} ms |", worst.0, worst.1);
+    }
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let has = |a: &str| args.iter().any(|x| x == a);
+    let after = |a: &str| {
+        args.iter()
+            .position(|x| x == a)
+            .and_then(|i| args.get(i + 1))
+            .cloned()
+    };
+    let only = after("only");
+    if let Some(x) = after("exclude") {
+        let names: Vec<String> = x.split(',').map(String::from).collect();
+        println!("\n(placers left out: {})", names.join(", "));
+        EXCLUDE.set(names).unwrap();
+    }
+    let (graphs, shapes_too) = match (has("graphs"), has("shapes")) {
+        (false, false) => (true, only.is_none()),
+        (g, s) => (g || only.is_some(), s),
+    };
+    if graphs {
+        bundled(only.as_deref());
+    }
+    if shapes_too {
+        let n = after("shapes")
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(50_000);
+        bench_shapes(n);
+    }
+}
