@@ -13,6 +13,12 @@
 //!   objective, the instance bound and `heft × given`'s makespan; then with 5x the budget, to
 //!   show how far the default stops from what more search finds.
 //!
+//! - the real graphs: the shipped Pesto21 scenarios (RNNLM, Transformer, NASNet inference on
+//!   Pesto21's machine), every placer of the scenario with the `random`, `given`, `pct` and
+//!   `heft` orders, pesto with default settings: per graph the best other pair, `pesto x
+//!   given`, the gain, pesto's seconds, its history's length and its status
+//!   (`-- real` runs only these).
+//!
 //! `cargo bench --bench pesto -- quick` runs fewer instances; `-- exact` only the exact rows.
 //! `cargo bench --bench pesto -- write DIR` writes the 20-op exact-mode instances (graph,
 //! cluster, scenario) with the native comparison of each, for `benches/pesto_wasm.mjs`,
@@ -103,12 +109,84 @@ fn write_instances(dir: &str) {
     }
 }
 
+/// The shipped Pesto21 scenarios: one table row per graph.
+fn real_graphs() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    println!(
+        "real graphs (scenarios/pesto21_*.json, orders random/given/pct/heft, pesto defaults):"
+    );
+    println!(
+        "  {:<26} {:>28} {:>10} {:>10} {:>8} {:>8} {:>8}  status",
+        "graph", "best other pair", "ms", "pesto ms", "gain", "seconds", "history"
+    );
+    for stem in [
+        "rnnlm_ops_train",
+        "transformer2_ops_train",
+        "nasnet_mobile_ops_infer",
+    ] {
+        let read = |p: &str| std::fs::read_to_string(format!("{root}/{p}")).unwrap();
+        let mut s: Scenario =
+            serde_json::from_str(&read(&format!("scenarios/pesto21_{stem}.json")))
+                .expect("a shipped scenario parses");
+        s.schedulers = ["random", "given", "pct", "heft"]
+            .map(String::from)
+            .to_vec();
+        let cluster_file = match &s.cluster {
+            ClusterSource::File(f) => f.trim_start_matches("../").to_string(),
+            _ => panic!("{stem}: the shipped scenario names a cluster file"),
+        };
+        let g = Graph::from_json(&read(&format!("graphs/{stem}.json")), stem).unwrap();
+        let c = Cluster::from_json(&read(&cluster_file), "c").unwrap();
+        let out = compare::run(&s.resolve().unwrap(), &g, Some(&c), &mut |_, _| true).unwrap();
+        let v = serde_json::to_value(&out).unwrap();
+        let rows = v["results"].as_array().unwrap();
+        let pair = |r: &serde_json::Value| {
+            format!(
+                "{} x {}",
+                r["placer"].as_str().unwrap(),
+                r["scheduler"].as_str().unwrap()
+            )
+        };
+        let pesto = rows
+            .iter()
+            .find(|r| pair(r) == "pesto x given")
+            .expect("pesto x given ran");
+        let other = rows
+            .iter()
+            .filter(|r| r["placer"] != "pesto" && r["makespan"].is_number())
+            .min_by(|a, b| {
+                a["makespan"]
+                    .as_f64()
+                    .unwrap()
+                    .total_cmp(&b["makespan"].as_f64().unwrap())
+            })
+            .expect("a baseline ran");
+        let (pm, om) = (
+            pesto["makespan"].as_f64().unwrap(),
+            other["makespan"].as_f64().unwrap(),
+        );
+        println!(
+            "  {stem:<26} {:>28} {:>10.4} {:>10.4} {:>7.1}% {:>8.2} {:>8}  {}",
+            pair(other),
+            om * 1e3,
+            pm * 1e3,
+            100.0 * (1.0 - pm / om),
+            pesto["placement_seconds"].as_f64().unwrap_or(0.0),
+            pesto["plan"]["history"].as_array().map_or(0, |h| h.len()),
+            pesto["plan"]["status"].as_str().unwrap_or("?"),
+        );
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     if let Some(i) = args.iter().position(|a| a == "write") {
         let dir = args.get(i + 1).expect("write DIR");
         println!("writing the exact-mode instances to {dir}:");
         return write_instances(dir);
+    }
+    if args.iter().any(|a| a == "real") {
+        return real_graphs();
     }
     let quick = std::env::args().any(|a| a == "quick");
     let only_exact = std::env::args().any(|a| a == "exact");
@@ -129,6 +207,7 @@ fn main() {
     if only_exact {
         return;
     }
+    real_graphs();
     println!("anytime mode, default settings, 150 ops, fcfs links:");
     for k in [2, 4] {
         for seed in 0..seeds {

@@ -40,7 +40,8 @@ fn dispatch(cli: Cli) -> placesim::Result<()> {
             cluster,
             target,
             json,
-        } => cli::coarsen::coarsen(&graph, cluster.as_deref(), target, json),
+            output,
+        } => cli::coarsen::coarsen(&graph, cluster.as_deref(), target, json, output.as_deref()),
         Command::Import {
             model,
             train,

@@ -953,7 +953,7 @@ fn pesto_runs_when_named_and_reports_its_proof() {
     assert_eq!(rep["objective"], row["makespan"]);
     assert_eq!(rep["bound"], row["makespan"]);
     let mut bad = args.to_vec();
-    bad.extend(["--param", "pesto.budget=0"]);
+    bad.extend(["--param", "pesto.budget=-1"]);
     let (ok, _, err) = run(&bad);
     assert!(!ok && err.contains("pesto.budget"), "{err}");
 }

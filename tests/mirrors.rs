@@ -131,7 +131,7 @@ fn the_pages_types_match_what_the_engine_writes() {
             "--schedulers",
             "fifo,given",
             "--param",
-            "pesto.budget=3000",
+            "pesto.budget=50",
             "--seeds",
             "2",
         ]),

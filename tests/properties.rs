@@ -353,7 +353,7 @@ fn pesto_is_honest_and_never_beaten_when_proven() {
                 s.link_order = vec![order.to_string()];
                 s.placers.push("pesto".into());
                 s.params.insert("pesto.mode".into(), 2.0);
-                s.params.insert("pesto.budget".into(), 5e4);
+                s.params.insert("pesto.budget".into(), 1000.0);
                 s.params.insert("pesto.exact_nodes".into(), 2e5);
                 let resolved = s.resolve().unwrap();
                 let pi = resolved.placers.len() - 1;

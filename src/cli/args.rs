@@ -60,6 +60,10 @@ pub enum Command {
         target: usize,
         #[arg(long)]
         json: bool,
+        /// Also write the coarse graph here, in the graph format, each vertex with
+        /// `members` (its original node ids).
+        #[arg(long)]
+        output: Option<String>,
     },
     /// Import an ONNX model and print it as graph JSON (ops sized by shape inference:
     /// FLOPs as cost, parameter bytes as mem, tensor bytes on edges; see docs/onnx.md).

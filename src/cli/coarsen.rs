@@ -14,7 +14,15 @@ use super::files::{graph_path, load_graph, read_cluster};
 /// which ops may merge).
 const GPU_AND_CPU: &str = r#"{"devices":[{"id":"gpu0","kind":"gpu","speed":1},{"id":"cpu0","kind":"cpu","speed":1}],"bandwidth":1}"#;
 
-pub fn coarsen(graph: &str, cluster: Option<&str>, target: usize, json: bool) -> Result<()> {
+/// Prints the summary; with `output`, also writes the coarse graph there (graph JSON, each
+/// vertex with `members`).
+pub fn coarsen(
+    graph: &str,
+    cluster: Option<&str>,
+    target: usize,
+    json: bool,
+    output: Option<&str>,
+) -> Result<()> {
     if target == 0 {
         return Err(Error::Scenario("--target must be at least 1".into()));
     }
@@ -24,7 +32,14 @@ pub fn coarsen(graph: &str, cluster: Option<&str>, target: usize, json: bool) ->
         None => Cluster::from_json(GPU_AND_CPU, "one gpu and one cpu")?,
     };
     let p = Problem::new(&g, &cl)?;
-    let summary = placesim::transform::coarsen::coarsen(&p, target).summary(&p, target);
+    let coarse = placesim::transform::coarsen::coarsen(&p, target);
+    let summary = coarse.summary(&p, target);
+    if let Some(path) = output {
+        let text =
+            serde_json::to_string_pretty(&coarse.to_graph_json(&p)).expect("plain data serializes");
+        std::fs::write(path, text + "\n")
+            .map_err(|e| Error::Scenario(format!("cannot write --output '{path}': {e}")))?;
+    }
     if json {
         out!(
             "{}",

@@ -68,6 +68,25 @@ impl<'p, 'a> Decoder<'p, 'a> {
         );
     }
 
+    /// Makespan of `placement` replayed by `order` under the pair, with the schedule's
+    /// trace (`None` for a replay that deadlocks, whose makespan is infinite).
+    pub fn decode_traced(
+        &mut self,
+        placement: &[DevIx],
+        order: &Order,
+    ) -> (f64, Option<crate::sim::Trace>) {
+        let r = self
+            .pair
+            .simulate(self.problem, placement, Some(order), true);
+        self.used += self.per_eval;
+        self.evals += 1;
+        if r.unfinished > 0 {
+            (f64::INFINITY, None)
+        } else {
+            (r.makespan, r.trace)
+        }
+    }
+
     /// Makespan of `placement` replayed by `order` under the pair; infinite for a replay
     /// that deadlocks.
     pub fn decode(&mut self, placement: &[DevIx], order: &Order) -> f64 {

@@ -7,6 +7,7 @@
 //! - [`search_units`]: what the search moves (coarse vertices of §3.3 joined by colocation) and
 //!   a candidate over them (a device and a priority per unit);
 //! - [`anneal`]: the anytime search, simulated annealing over candidates;
+//! - [`local`]: critical-path local search on the full graph from the best warm start;
 //! - [`cp`]: the constraint model of §3.2.2's problem with the simulator's semantics,
 //!   posted one constraint family at a time, and its search (Pumpkin, a lazy-clause-
 //!   generation solver);
@@ -29,6 +30,7 @@ pub mod anneal;
 pub mod bb;
 pub mod cp;
 pub mod decoder;
+pub mod local;
 pub mod search_units;
 
 pub use decoder::Decoder;

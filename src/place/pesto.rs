@@ -35,13 +35,19 @@
 //!   decoder, `heft × given` included; when that one wins, the plan carries its sequences.
 //!   The search starts from its projection onto units (majority device, memory repaired;
 //!   priority = the members' highest).
-//! - Budget: `pesto.budget` counts decoder work deterministically, `ops + edges` of the full
-//!   graph per simulation; `pesto.t0` is the initial temperature. `pesto.seconds` (0 = off)
+//! - Critical-path local search (`optim::local`, on coarsened graphs by default,
+//!   `pesto.local`): from the best warm start's own placement and per-op priorities (its
+//!   projection onto units loses its order), multi-op reorders and unit moves guided by the
+//!   decoded schedule's critical path; then annealing with the rest of the budget.
+//! - Budget: `pesto.budget` counts schedules simulated (the report's unit), deterministically;
+//!   0 (the default) is `1e7 / (ops + edges)`, about 670 on the 6k-op Transformer;
+//!   `pesto.t0` is the initial temperature. `pesto.seconds` (0 = off)
 //!   adds a wall-clock cap, which makes the result depend on the machine.
 //! - Report: status `feasible` with the instance's critical-path and work bound.
 //!
 //! **Exact mode** (`pesto.mode=2`, or automatically when the search has at most
-//! `pesto.exact_units` placement units and the cluster at most 4 devices): after a tenth of
+//! `pesto.exact_units` (24) placement units and the cluster at most 4 devices, then within
+//! at most 10,000 steps so that it costs about a second): after a tenth of
 //! the anytime budget (its result is the incumbent), the constraint model of §3.2.2's
 //! problem (`optim::cp`) is solved within `pesto.exact_nodes` solver steps; when its
 //! durations had to be rounded (real-valued run times), the branch and bound (`optim::bb`)
@@ -91,6 +97,7 @@ use crate::model::LinkModel;
 use crate::optim::anneal::{anneal, Limits};
 use crate::optim::bb::Exact;
 use crate::optim::cp::{self, CpInstance};
+use crate::optim::local::{self, local};
 use crate::optim::{by_priority, project, Best, Decoder, Progress, SearchUnits, TOL};
 use crate::params::{ParamKind, ParamSpec, Params};
 use crate::plan::{verify, Placement, Plan, SolveReport};
@@ -99,12 +106,23 @@ use crate::rng::Rng;
 
 const BUDGET: ParamSpec = ParamSpec {
     name: "budget",
-    default: 1e7,
-    kind: ParamKind::Real,
+    default: 0.0,
+    kind: ParamKind::Integer,
     min: 0.0,
-    min_open: true,
+    min_open: false,
     max: f64::INFINITY,
-    doc: "anytime search work: the sum over simulated candidates of the graph's ops + edges (deterministic)",
+    doc: "anytime search: schedules simulated (deterministic); 0 = auto, 1e7 / (ops + edges) of the graph (about 670 on the 6k-op Transformer, 20,000 on 150 ops)",
+};
+/// The automatic budget's work: schedules simulated times the graph's ops + edges.
+const AUTO_WORK: f64 = 1e7;
+const LOCAL: ParamSpec = ParamSpec {
+    name: "local",
+    default: -1.0,
+    kind: ParamKind::Real,
+    min: -1.0,
+    min_open: false,
+    max: 1.0,
+    doc: "share of the anytime budget for the critical-path local search from the best warm start (the rest anneals over units); -1 = auto: 1 on a coarsened graph, 0 otherwise",
 };
 const SECONDS: ParamSpec = ParamSpec::non_negative(
     "seconds",
@@ -131,7 +149,7 @@ const MODE: ParamSpec = ParamSpec {
 };
 const EXACT_UNITS: ParamSpec = ParamSpec {
     name: "exact_units",
-    default: 12.0,
+    default: 24.0,
     kind: ParamKind::Integer,
     min: 0.0,
     min_open: false,
@@ -167,6 +185,7 @@ pub const INFO: PlacerInfo = PlacerInfo {
     summary: "joint placement and order: annealing over coarse units with the simulator as decoder, then an exact CP model on small (or coarse) graphs (Pesto21 §3.2-3.3)",
     params: &[
         BUDGET,
+        LOCAL,
         SECONDS,
         TARGET,
         MODE,
@@ -179,6 +198,9 @@ pub const INFO: PlacerInfo = PlacerInfo {
     make: || Box::new(Pesto),
 };
 
+/// Exact-search steps when mode 0 runs it by itself (about a second; `pesto.exact_nodes`
+/// when lower): a cheap proof is tried by default, a hard one is left to mode 2.
+const AUTO_EXACT_STEPS: u64 = 10_000;
 /// Most placement units exact mode accepts.
 const EXACT_MAX_UNITS: usize = 64;
 /// Warm starts, by registry name.
@@ -267,6 +289,7 @@ impl Placer for Pesto {
 
     fn plan(&self, problem: &Problem, params: &Params, ctx: &mut PlaceContext) -> Result<Plan> {
         let budget = param(params, &BUDGET)?;
+        let local_share = param(params, &LOCAL)?;
         let seconds = param(params, &SECONDS)?;
         let target = param(params, &TARGET)? as usize;
         let mode = param(params, &MODE)? as u32;
@@ -274,6 +297,12 @@ impl Placer for Pesto {
         let exact_nodes = param(params, &EXACT_NODES)? as u64;
         let t0 = param(params, &T0)?;
         let congestion = param(params, &CONGESTION)? != 0.0;
+        let size = (problem.node_count() + problem.graph.edge_count()).max(1) as f64;
+        let budget = if budget > 0.0 {
+            budget
+        } else {
+            (AUTO_WORK / size).ceil()
+        };
         let budget = (budget.min(u64::MAX as f64) as u64).max(1);
         let clock = Clock::start();
         let real = ctx.pair.clone();
@@ -282,8 +311,7 @@ impl Placer for Pesto {
         } else {
             real.clone().with_links(LinkModel::Parallel)
         };
-        let per_eval = (problem.node_count() + problem.graph.edge_count()).max(1) as u64;
-        let mut dec = Decoder::new(problem, search_pair, per_eval);
+        let mut dec = Decoder::new(problem, search_pair, 1);
         let units = SearchUnits::new(problem, target).map_err(|v| {
             let id = &problem.graph.nodes[v as usize].id;
             Error::placement(
@@ -324,10 +352,41 @@ impl Placer for Pesto {
             clock: &clock,
             t0,
         };
-        let start = warm
-            .iter()
+        // Critical-path local search from the best warm start itself, then annealing over
+        // units from the projection of the best plan found.
+        let local_evals = (first as f64 * local_share) as u64;
+        let local_evals = if local_share < 0.0 {
+            if units.coarse.is_some() {
+                first
+            } else {
+                0
+            }
+        } else {
+            local_evals
+        };
+        {
+            let mut rng = ctx.rng.clone();
+            let mut progress = |f| ctx.progress(f);
+            local(
+                &units,
+                &mut best,
+                &mut dec,
+                &mut rng,
+                &mut progress,
+                &local::Limits {
+                    evals: local_evals,
+                    seconds,
+                    clock: &clock,
+                    t0,
+                },
+            )?;
+            ctx.rng = rng;
+        }
+        let first_anneal = first - local_evals.min(first);
+        let start = std::iter::once(&best)
+            .chain(warm.iter())
             .find_map(|w| project(problem, &units, &w.placement, &w.order.priority));
-        if let Some(start) = start {
+        if let Some(start) = start.filter(|_| first_anneal > 0) {
             let mut rng = ctx.rng.clone();
             let mut progress = |f| ctx.progress(f);
             anneal(
@@ -337,7 +396,7 @@ impl Placer for Pesto {
                 &mut dec,
                 &mut rng,
                 &mut progress,
-                &limits(first),
+                &limits(first_anneal),
             )?;
             ctx.rng = rng;
         }
@@ -353,7 +412,11 @@ impl Placer for Pesto {
         };
         let proof = if exact {
             let budget = cp::Budget {
-                limit: exact_nodes,
+                limit: if mode == 2 {
+                    exact_nodes
+                } else {
+                    exact_nodes.min(AUTO_EXACT_STEPS)
+                },
                 seconds,
                 clock: &clock,
             };

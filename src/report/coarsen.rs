@@ -13,13 +13,16 @@ pub fn text(summary: &Summary) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "{}: {} ops, {} edges -> {} vertices, {} edges (target {}); acyclic: {}",
+        "{}: {} ops, {} edges -> {} vertices ({} counted, {} isolated), {} edges (target {}); largest vertex {:.1}% of the work; acyclic: {}",
         summary.graph,
         summary.nodes,
         summary.edges,
         summary.vertices,
+        summary.counted,
+        summary.isolated,
         summary.coarse_edges,
         summary.target,
+        100.0 * summary.largest_share,
         if summary.acyclic { "yes" } else { "NO" }
     );
     out.push_str("round  vertices     edges  merged  edges removed\n");

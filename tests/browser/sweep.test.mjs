@@ -102,14 +102,14 @@ test('pesto shows its panel, reports progress, cancels, and its rows say the pla
   assert.equal(await page.isEnabled('#run'), true);
 
   // A small budget finishes: every pesto row carries the engine's status, as the CLI's.
-  const short = cli([...PESTO, '--param', 'pesto.budget=2e5', '--url']).trim();
+  const short = cli([...PESTO, '--param', 'pesto.budget=200', '--url']).trim();
   await page.evaluate((f) => { location.hash = f; }, short);
   await page.waitForFunction(() => document.querySelector('#results-table tbody tr[data-placer="pesto"]')
     && !document.getElementById('run').disabled && document.body.classList.contains('has-plans'), null, { timeout: 300000 });
   const cells = await page.$$eval('#results-table tbody tr', (trs) => trs.map((tr) => ({
     pair: `${tr.dataset.placer}/${tr.dataset.scheduler}`, plan: tr.querySelector('td.plan-col')?.textContent ?? '',
   })));
-  const json = JSON.parse(cli([...PESTO, '--param', 'pesto.budget=2e5', '--json']));
+  const json = JSON.parse(cli([...PESTO, '--param', 'pesto.budget=200', '--json']));
   for (const r of json.results) {
     const cell = cells.find((c) => c.pair === `${r.placer}/${r.scheduler}`);
     assert.ok(cell, `${r.placer}/${r.scheduler} is in the table`);
