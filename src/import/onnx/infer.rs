@@ -13,6 +13,8 @@ pub const MAX_VALUE_LEN: usize = 64;
 
 /// ONNX `TensorProto.DataType` codes used here.
 pub const FLOAT: i32 = 1;
+pub const UINT8: i32 = 2;
+pub const INT32: i32 = 6;
 pub const INT64: i32 = 7;
 pub const BOOL: i32 = 9;
 
@@ -95,11 +97,14 @@ impl Ins<'_> {
     fn value(&self, i: usize) -> Option<&[f64]> {
         self.info(i).and_then(|x| x.value.as_deref())
     }
-    /// Integer values of input `i` (axes, sizes); `None` unless known and integral.
+    /// Integer values of input `i` (axes, sizes); `None` unless known and integral. Values
+    /// beyond i64 saturate: PyTorch writes open-ended slices (`x[1:]`, `x[::-1]`) with bounds
+    /// `INT64_MAX` / `INT64_MIN + 1`, which an f64 holds only approximately, and ONNX clamps
+    /// such bounds to the dimension anyway.
     fn ints(&self, i: usize) -> Option<Vec<i64>> {
         let v = self.value(i)?;
         v.iter()
-            .all(|x| x.fract() == 0.0 && x.abs() < 9e15)
+            .all(|x| x.is_finite() && x.fract() == 0.0)
             .then(|| v.iter().map(|&x| x as i64).collect())
     }
     fn present(&self, i: usize) -> bool {
@@ -543,10 +548,21 @@ fn elementwise(
     })
 }
 
-fn reshape(a: &Attrs, ins: &Ins) -> Option<Sized> {
+/// A change of the batch the model was exported with: `(exported, asked)`, when an input
+/// shape replaces a static leading dimension. A Reshape whose constant target starts with the
+/// exported batch, on a tensor whose leading dimension is the asked batch, takes the asked
+/// batch instead (the batch baked into the export's shape constants).
+pub type BatchChange = Option<(u64, u64)>;
+
+fn reshape(a: &Attrs, ins: &Ins, batch: BatchChange) -> Option<Sized> {
     let x = ins.info(0)?;
     let xs = x.shape.as_deref()?;
-    let target = ins.ints(1)?;
+    let mut target = ins.ints(1)?;
+    if let (Some((old, new)), Some(first)) = (batch, target.first_mut()) {
+        if *first == old as i64 && xs.first() == Some(&new) && x.value.is_none() {
+            *first = new as i64;
+        }
+    }
     let allow_zero = a.int("allowzero").unwrap_or(0) != 0;
     let mut out = Vec::with_capacity(target.len());
     let mut infer = None;
@@ -1227,13 +1243,23 @@ const COMPARE: &[&str] = &[
     "Xor",
 ];
 
+/// Why a node could not be sized.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fail {
+    /// No rule for this op type.
+    NoRule,
+    /// A rule, but the inputs' shapes, values or the attributes do not give a shape.
+    NotSized,
+}
+
 /// Sizes one node of the default ONNX domain. `tensor` turns a Constant's tensor attribute
-/// into an [`Info`]. `None`: the op is unknown or its inputs do not give it a shape.
+/// into an [`Info`]; `batch`: see [`BatchChange`].
 pub fn infer(
     node: &NodeProto,
     inputs: &[Option<Info>],
     tensor: &dyn Fn(&super::proto::TensorProto) -> Option<Info>,
-) -> Option<Sized> {
+    batch: BatchChange,
+) -> Result<Sized, Fail> {
     let a = Attrs(&node.attribute);
     let ins = Ins(inputs);
     let n_in = inputs.len();
@@ -1291,7 +1317,7 @@ pub fn infer(
         "Dropout" => pass_through(&ins, ins.dtype(0), n_out),
         "Cast" => pass_through(&ins, a.int("to").map_or(FLOAT, |t| t as i32), 1),
         "CastLike" => pass_through(&ins, ins.dtype(1), 1),
-        "Reshape" => reshape(&a, &ins),
+        "Reshape" => reshape(&a, &ins, batch),
         "Flatten" => flatten(&a, &ins),
         "Transpose" => transpose(&a, &ins),
         "Concat" => concat(&a, &ins, n_in),
@@ -1326,9 +1352,58 @@ pub fn infer(
         "Einsum" => einsum(&a, &ins, n_in),
         "DepthToSpace" => depth_space(&a, &ins, true),
         "SpaceToDepth" => depth_space(&a, &ins, false),
-        _ => None,
-    }?;
-    (sized.outputs.len() >= n_out && sized.flops.is_finite()).then_some(sized)
+        "QuantizeLinear" => {
+            let to = a
+                .int("output_dtype")
+                .filter(|&t| t > 0)
+                .map_or_else(|| ins.info(2).map_or(UINT8, |z| z.dtype), |t| t as i32);
+            same_shape(&ins, 2.0, 1, 0).map(|s| typed(s, &[to]))
+        }
+        "DequantizeLinear" => {
+            let to = ins.info(1).map_or(FLOAT, |s| s.dtype);
+            same_shape(&ins, 2.0, 1, 0).map(|s| typed(s, &[to]))
+        }
+        "DynamicQuantizeLinear" => same_shape(&ins, 3.0, 1, 0).map(|mut s| {
+            // y (uint8, x's shape), y_scale (float scalar), y_zero_point (uint8 scalar).
+            s.outputs[0].dtype = UINT8;
+            s.outputs.push(Info::new(FLOAT, vec![]));
+            s.outputs.push(Info::new(UINT8, vec![]));
+            s
+        }),
+        // Integer MACs count as ops like float ones; the accumulator is int32.
+        "ConvInteger" => conv(&a, &ins).map(|s| typed(s, &[INT32])),
+        "MatMulInteger" => matmul(&ins).map(|s| typed(s, &[INT32])),
+        // QLinear ops: x, x_scale, x_zero_point, w, w_scale, w_zero_point, y_scale,
+        // y_zero_point[, bias]; the output has y_zero_point's type.
+        "QLinearConv" | "QLinearMatMul" => {
+            let picked = [
+                inputs.first().cloned().flatten(),
+                inputs.get(3).cloned().flatten(),
+            ];
+            let ins2 = Ins(&picked);
+            let to = ins.info(7).map_or(ins.dtype(0), |z| z.dtype);
+            if op == "QLinearConv" {
+                conv(&a, &ins2)
+            } else {
+                matmul(&ins2)
+            }
+            .map(|s| typed(s, &[to]))
+        }
+        _ => return Err(Fail::NoRule),
+    }
+    .ok_or(Fail::NotSized)?;
+    (sized.outputs.len() >= n_out && sized.flops.is_finite())
+        .then_some(sized)
+        .ok_or(Fail::NotSized)
+}
+
+/// `s` with its first outputs' element types set to `types`.
+fn typed(mut s: Sized, types: &[i32]) -> Sized {
+    for (o, &t) in s.outputs.iter_mut().zip(types) {
+        o.dtype = t;
+        o.value = None;
+    }
+    s
 }
 
 #[cfg(test)]
