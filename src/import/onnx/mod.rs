@@ -286,7 +286,7 @@ fn dims_text(dims: &[proto::Dimension]) -> String {
             _ => "?".into(),
         })
         .collect::<Vec<_>>()
-        .join("x")
+        .join(" x ")
 }
 
 /// The static shape of graph input `v` after the options, or an error naming the input.
@@ -550,6 +550,9 @@ const NO_FLOPS: &[&str] = &[
     "SplitToSequence",
     "ConcatFromSequence",
 ];
+
+/// Ops whose output size depends on the values of their input.
+const DATA_DEPENDENT: &[&str] = &["NonZero", "Unique", "NonMaxSuppression", "Compress"];
 
 /// What is known of a node's inputs, for an error: `x: 1x3x224x224`, `shape: int64[4],
 /// values unknown`.
@@ -970,6 +973,10 @@ fn check_lost(
             "ops of domain '{}' have no shape rule here (a runtime's fused op: export without \
              runtime-specific optimizations)",
             n.domain
+        ),
+        Some(infer::Fail::NoRule) if DATA_DEPENDENT.contains(&n.op_type.as_str()) => format!(
+            "the size of a {}'s output depends on the data, which an import does not see",
+            n.op_type
         ),
         Some(infer::Fail::NoRule) => format!(
             "the importer has no shape rule for op type {} (docs/onnx.md lists the ops it sizes)",

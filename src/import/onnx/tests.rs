@@ -742,7 +742,7 @@ fn an_input_shape_of_the_wrong_rank_is_an_error() {
     let e = err.to_string();
     assert!(
         e.contains("input shape 'x' has 4 dimensions")
-            && e.contains("rank 2 (2x4)")
+            && e.contains("rank 2 (2 x 4)")
             && e.contains("like x=2x4"),
         "{e}"
     );
