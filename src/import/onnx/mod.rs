@@ -12,6 +12,7 @@
 //!
 //! Not here: reading files (the caller passes bytes) and anything about devices.
 
+mod control;
 mod infer;
 mod proto;
 mod train;
@@ -788,7 +789,14 @@ fn build(
             })
             .collect();
         let default_domain = n.domain.is_empty() || n.domain == "ai.onnx";
-        let sized = if default_domain {
+        let control_flow = matches!(n.op_type.as_str(), "If" | "Loop" | "Scan");
+        let sized = if default_domain && control_flow {
+            let scope: BTreeMap<String, Info> = infos
+                .iter()
+                .filter_map(|(k, v)| Some((k.to_string(), v.clone()?)))
+                .collect();
+            control::size_node(n, &inputs, &scope, batch, 0).ok_or(infer::Fail::NotSized)
+        } else if default_domain {
             infer::infer(n, &inputs, &tensor_info, batch).and_then(|s| {
                 if s.outputs.iter().all(|o| o.shape.is_some()) {
                     Ok(s)

@@ -911,3 +911,104 @@ fn quantized_ops_count_integer_macs_and_bytes() {
     assert_eq!(edge_bytes(&g, "q", "deq"), 10.0);
     assert_eq!(node(&g, "mmi").mem, 20.0 + 1.0);
 }
+
+fn graph_attr(
+    name: &str,
+    nodes: Vec<NodeProto>,
+    inputs: &[(&str, &[i64])],
+    outputs: &[&str],
+) -> AttributeProto {
+    AttributeProto {
+        name: name.into(),
+        g: Some(GraphProto {
+            node: nodes,
+            name: name.into(),
+            input: inputs.iter().map(|(n, d)| vi(n, d)).collect(),
+            output: outputs.iter().map(|n| vi(n, &[])).collect(),
+            ..GraphProto::default()
+        }),
+        ..AttributeProto::default()
+    }
+}
+
+#[test]
+fn if_loop_and_scan_are_sized_from_their_subgraphs() {
+    // If: the then branch is one Relu of x (8 FLOPs), the else branch a MatMul by w (2x4 by
+    // 4x5: 80 FLOPs) then a Relu (10): the larger branch, 90, with its output shape.
+    let mut iff = op("If", "if", &["cond"], &["y"]);
+    iff.attribute.push(graph_attr(
+        "then_branch",
+        vec![op("Relu", "t", &["x"], &["ty"])],
+        &[],
+        &["ty"],
+    ));
+    iff.attribute.push(graph_attr(
+        "else_branch",
+        vec![
+            op("MatMul", "e", &["x", "w"], &["ey0"]),
+            op("Relu", "e2", &["ey0"], &["ey"]),
+        ],
+        &[],
+        &["ey"],
+    ));
+    let mut m = model(vec![iff, op("Relu", "after", &["y"], &["z"])], 13);
+    let g = m.graph.as_mut().unwrap();
+    g.initializer = vec![float_init("w", &[4, 5])];
+    let mut cond = vi("cond", &[]);
+    cond.r#type
+        .as_mut()
+        .unwrap()
+        .tensor_type
+        .as_mut()
+        .unwrap()
+        .elem_type = 9;
+    g.input.push(cond);
+    let Imported { graph: gr, .. } = run(&m).unwrap();
+    assert_eq!(cost(&gr, "if"), 80.0 + 10.0);
+    assert_eq!(cost(&gr, "after"), 10.0, "the else branch's 2x5 output");
+
+    // Loop: 3 trips of a body adding x to the carried value (8 FLOPs each), one scan output.
+    let mut lp = op("Loop", "loop", &["trips", "", "x"], &["v", "scan"]);
+    lp.attribute.push(graph_attr(
+        "body",
+        vec![
+            op("Identity", "c", &["cond_in"], &["cond_out"]),
+            op("Add", "add", &["v_in", "x"], &["v_out"]),
+            op("Identity", "s", &["v_out"], &["scan_out"]),
+        ],
+        &[("i", &[]), ("cond_in", &[]), ("v_in", &[2, 4])],
+        &["cond_out", "v_out", "scan_out"],
+    ));
+    let mut m = model(vec![lp, op("Relu", "after", &["scan"], &["z"])], 13);
+    m.graph.as_mut().unwrap().initializer = vec![int64_init("trips", &[3])];
+    let Imported { graph: gr, .. } = run(&m).unwrap();
+    assert_eq!(cost(&gr, "loop"), 3.0 * 8.0);
+    assert_eq!(cost(&gr, "after"), 3.0 * 8.0, "scan output 3x2x4");
+    // A trip count known only at run time cannot be sized: an error naming the Loop.
+    m.graph.as_mut().unwrap().initializer.clear();
+    m.graph.as_mut().unwrap().input.push(vi("trips", &[]));
+    let e = run(&m).unwrap_err().to_string();
+    assert!(e.contains("node 'loop' (Loop) could not be sized"), "{e}");
+
+    // Scan over x's 2 rows (4 each): a running sum, 4 FLOPs per step.
+    let mut sc = op("Scan", "scan", &["init", "x"], &["final", "ys"]);
+    sc.attribute.push(AttributeProto {
+        name: "num_scan_inputs".into(),
+        i: 1,
+        ..AttributeProto::default()
+    });
+    sc.attribute.push(graph_attr(
+        "body",
+        vec![
+            op("Add", "acc", &["s_in", "row"], &["s_out"]),
+            op("Identity", "o", &["s_out"], &["y_out"]),
+        ],
+        &[("s_in", &[4]), ("row", &[4])],
+        &["s_out", "y_out"],
+    ));
+    let mut m = model(vec![sc, op("Relu", "after", &["ys"], &["z"])], 13);
+    m.graph.as_mut().unwrap().initializer = vec![float_init("init", &[4])];
+    let Imported { graph: gr, .. } = run(&m).unwrap();
+    assert_eq!(cost(&gr, "scan"), 2.0 * 4.0);
+    assert_eq!(cost(&gr, "after"), 8.0, "stacked 2x4");
+}
