@@ -186,6 +186,40 @@ fn values_elementwise(
     Some(result)
 }
 
+/// The values of a small tensor of shape `out` whose element at multi-index `idx` is the
+/// element of `src` (shape `src_shape`) at `map(idx)`: Slice and Transpose on shape
+/// arithmetic (PyTorch's pad reordering: `Reshape -> Slice(::-1) -> Transpose -> Reshape`).
+fn values_mapped(
+    src: &[f64],
+    src_shape: &[u64],
+    out: &[u64],
+    map: &dyn Fn(&[u64]) -> Option<Vec<u64>>,
+) -> Option<Vec<f64>> {
+    let total = elems(out);
+    if total > MAX_VALUE_LEN as f64 {
+        return None;
+    }
+    let mut result = Vec::with_capacity(total as usize);
+    for flat in 0..total as u64 {
+        let mut idx = vec![0u64; out.len()];
+        let mut rem = flat;
+        for k in (0..out.len()).rev() {
+            idx[k] = rem % out[k].max(1);
+            rem /= out[k].max(1);
+        }
+        let from = map(&idx)?;
+        let mut pos = 0u64;
+        for (k, &i) in from.iter().enumerate() {
+            if i >= *src_shape.get(k)? {
+                return None;
+            }
+            pos = pos * src_shape[k] + i;
+        }
+        result.push(*src.get(pos as usize)?);
+    }
+    Some(result)
+}
+
 /// Output spatial size of a convolution or pooling window.
 #[allow(clippy::too_many_arguments)]
 fn window_out(
@@ -634,11 +668,22 @@ fn transpose(a: &Attrs, ins: &Ins) -> Option<Sized> {
             return None;
         }
     }
+    let out: Vec<u64> = perm.iter().map(|&p| x[p]).collect();
+    let value = ins.value(0).and_then(|v| {
+        values_mapped(v, x, &out, &|idx| {
+            let mut from = vec![0; idx.len()];
+            for (i, &p) in perm.iter().enumerate() {
+                from[p] = idx[i];
+            }
+            Some(from)
+        })
+    });
     Some(Sized {
-        outputs: vec![Info::new(
-            ins.dtype(0),
-            perm.iter().map(|&p| x[p]).collect(),
-        )],
+        outputs: vec![Info {
+            dtype: ins.dtype(0),
+            shape: Some(out),
+            value,
+        }],
         flops: 0.0,
     })
 }
@@ -770,19 +815,14 @@ fn slice(a: &Attrs, ins: &Ins) -> Option<Sized> {
         out[axes[i]] = u64::try_from(len).ok()?;
         ranges[axes[i]] = (s, step);
     }
-    let value = match (&x.value, xs.len()) {
-        (Some(v), 1) => {
-            let (s, step) = ranges[0];
-            (0..out[0] as i128)
-                .map(|k| {
-                    usize::try_from(s + k * step)
-                        .ok()
-                        .and_then(|j| v.get(j).copied())
-                })
-                .collect::<Option<Vec<f64>>>()
-        }
-        _ => None,
-    };
+    let value = x.value.as_ref().and_then(|v| {
+        values_mapped(v, xs, &out, &|idx| {
+            idx.iter()
+                .zip(&ranges)
+                .map(|(&k, &(s, step))| u64::try_from(s + k as i128 * step).ok())
+                .collect()
+        })
+    });
     Some(Sized {
         outputs: vec![Info {
             dtype: x.dtype,
@@ -1072,13 +1112,25 @@ fn constant_of_shape(ins: &Ins, a: &Attrs) -> Option<Sized> {
         .iter()
         .map(|&d| u64::try_from(d).ok())
         .collect::<Option<_>>()?;
-    let dtype =
+    let t =
         a.0.iter()
             .find(|x| x.name == "value")
-            .and_then(|x| x.t.as_ref())
-            .map_or(FLOAT, |t| t.data_type);
+            .and_then(|x| x.t.as_ref());
+    let dtype = t.map_or(FLOAT, |t| t.data_type);
+    let fill = match t {
+        None => Some(0.0),
+        Some(t) => super::tensor_values(t, 1).and_then(|v| v.first().copied()),
+    };
+    let n = elems(&shape);
+    let value = fill
+        .filter(|_| n <= MAX_VALUE_LEN as f64)
+        .map(|f| vec![f; n as usize]);
     Some(Sized {
-        outputs: vec![Info::new(dtype, shape)],
+        outputs: vec![Info {
+            dtype,
+            shape: Some(shape),
+            value,
+        }],
         flops: 0.0,
     })
 }
@@ -1306,7 +1358,41 @@ pub fn infer(
         "Max" => elementwise(&ins, n_in, None, Some(f64::max)),
         "Min" => elementwise(&ins, n_in, None, Some(f64::min)),
         "Sum" | "Mean" => elementwise(&ins, n_in, None, None),
-        "Where" => elementwise(&ins, 3, Some(ins.dtype(1)), None),
+        "Where" => elementwise(&ins, 3, Some(ins.dtype(1)), None).map(|mut s| {
+            // Shape arithmetic (PyTorch's expand(-1) as Where(shape == -1, 1, shape)).
+            let out = s.outputs[0].shape.clone().unwrap_or_default();
+            let pick = |i: usize| {
+                let (v, sh) = (ins.value(i)?, ins.shape(i)?);
+                values_mapped(v, sh, &out, &|idx| {
+                    // Numpy broadcasting: trailing dims align, size-1 dims repeat.
+                    let skip = idx.len() - sh.len();
+                    Some(
+                        idx[skip..]
+                            .iter()
+                            .zip(sh)
+                            .map(|(&k, &d)| if d == 1 { 0 } else { k })
+                            .collect(),
+                    )
+                })
+            };
+            if let (Some(c), Some(x), Some(y)) = (pick(0), pick(1), pick(2)) {
+                s.outputs[0].value = Some(
+                    c.iter()
+                        .zip(x.iter().zip(&y))
+                        .map(|(&c, (&x, &y))| if c != 0.0 { x } else { y })
+                        .collect(),
+                );
+            }
+            s
+        }),
+        "Equal" => elementwise(
+            &ins,
+            2,
+            Some(BOOL),
+            Some(|x, y| f64::from(u8::from(x == y))),
+        ),
+        "Less" => elementwise(&ins, 2, Some(BOOL), Some(|x, y| f64::from(u8::from(x < y)))),
+        "Greater" => elementwise(&ins, 2, Some(BOOL), Some(|x, y| f64::from(u8::from(x > y)))),
         op if COMPARE.contains(&op) => elementwise(&ins, 2, Some(BOOL), None),
         op if UNARY.contains(&op) => same_shape(&ins, 1.0, 1, 0),
         "IsNaN" | "IsInf" => same_shape(&ins, 1.0, 1, 0).map(|mut s| {

@@ -211,7 +211,7 @@ fn tensor_info(t: &TensorProto) -> Option<Info> {
 
 /// Element values of a small numeric tensor, from its typed field or its raw bytes
 /// (little-endian, as ONNX stores them).
-fn tensor_values(t: &TensorProto, n: usize) -> Option<Vec<f64>> {
+pub(super) fn tensor_values(t: &TensorProto, n: usize) -> Option<Vec<f64>> {
     let raw = &t.raw_data;
     let from_raw = |width: usize, f: fn(&[u8]) -> f64| -> Option<Vec<f64>> {
         (raw.len() == n * width).then(|| raw.chunks_exact(width).map(f).collect())

@@ -1012,3 +1012,50 @@ fn if_loop_and_scan_are_sized_from_their_subgraphs() {
     assert_eq!(cost(&gr, "scan"), 2.0 * 4.0);
     assert_eq!(cost(&gr, "after"), 8.0, "stacked 2x4");
 }
+
+#[test]
+fn shape_arithmetic_through_where_slices_and_transposes() {
+    // PyTorch's expand(-1): Expand(cls, Where(Equal(c, -1), ones, c)), c = [1, -1, 4].
+    let nodes = vec![
+        op("Equal", "eq", &["c", "m1"], &["is"]),
+        op("Where", "where", &["is", "ones", "c"], &["target"]),
+        op("Expand", "expand", &["cls", "target"], &["e"]),
+        op("Relu", "r1", &["e"], &["y1"]),
+        // Its pad reordering: [1, 2] ++ zeros(2) -> 2x2 -> rows reversed -> transposed -> flat:
+        // pads [0, 1, 0, 2] on x (2x4) -> 2x7.
+        op("ConstantOfShape", "zeros", &["two"], &["z"]),
+        op("Concat", "cat", &["p12", "z"], &["p"]),
+        op("Reshape", "p2", &["p", "s22"], &["pm"]),
+        op("Slice", "rev", &["pm", "m1", "min", "zero", "m1"], &["pr"]),
+        op("Transpose", "tr", &["pr"], &["pt"]),
+        op("Reshape", "flat", &["pt", "m1"], &["pads"]),
+        op("Pad", "pad", &["x", "pads"], &["xp"]),
+        op("Relu", "r2", &["xp"], &["y2"]),
+    ];
+    let mut m = model(nodes, 13);
+    let g = m.graph.as_mut().unwrap();
+    g.node[5].attribute.push(AttributeProto {
+        name: "axis".into(),
+        ..AttributeProto::default()
+    });
+    g.initializer = vec![
+        ints1d("c", &[1, -1, 4]),
+        ints1d("m1", &[-1]),
+        ints1d("ones", &[1, 1, 1]),
+        float_init("cls", &[1, 1, 4]),
+        ints1d("two", &[2]),
+        ints1d("p12", &[1, 2]),
+        ints1d("s22", &[2, 2]),
+        ints1d("zero", &[0]),
+        ints1d("min", &[i64::MIN + 1]),
+    ];
+    g.node[8].attribute.push(AttributeProto {
+        name: "perm".into(),
+        ints: vec![1, 0],
+        ..AttributeProto::default()
+    });
+    let Imported { graph: gr, report } = run(&m).unwrap();
+    assert!(report.unsized_ops.is_empty(), "{:?}", report.unsized_ops);
+    assert_eq!(cost(&gr, "r1"), 4.0);
+    assert_eq!(cost(&gr, "r2"), 14.0);
+}
