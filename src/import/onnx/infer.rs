@@ -1344,6 +1344,10 @@ pub fn infer(
         }
         "Softmax" | "LogSoftmax" => same_shape(&ins, 3.0, 1, 0),
         "Hardmax" | "CumSum" => same_shape(&ins, 1.0, 1, 0),
+        // Integer Mod (fmod 0) takes the divisor's sign, as Python's % (Swin's window padding).
+        "Mod" if a.int("fmod").unwrap_or(0) == 0 => {
+            elementwise(&ins, 2, None, Some(|x, y| x - y * (x / y).floor()))
+        }
         "PRelu" | "Pow" | "Mod" | "BitShift" | "BitwiseAnd" | "BitwiseOr" | "BitwiseXor" => {
             elementwise(&ins, 2, None, None)
         }

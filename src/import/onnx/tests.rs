@@ -1023,6 +1023,7 @@ fn shape_arithmetic_through_where_slices_and_transposes() {
         op("Relu", "r1", &["e"], &["y1"]),
         // Its pad reordering: [1, 2] ++ zeros(2) -> 2x2 -> rows reversed -> transposed -> flat:
         // pads [0, 1, 0, 2] on x (2x4) -> 2x7.
+        op("Mod", "mod", &["nine", "seven"], &["two"]),
         op("ConstantOfShape", "zeros", &["two"], &["z"]),
         op("Concat", "cat", &["p12", "z"], &["p"]),
         op("Reshape", "p2", &["p", "s22"], &["pm"]),
@@ -1034,7 +1035,7 @@ fn shape_arithmetic_through_where_slices_and_transposes() {
     ];
     let mut m = model(nodes, 13);
     let g = m.graph.as_mut().unwrap();
-    g.node[5].attribute.push(AttributeProto {
+    g.node[6].attribute.push(AttributeProto {
         name: "axis".into(),
         ..AttributeProto::default()
     });
@@ -1043,13 +1044,14 @@ fn shape_arithmetic_through_where_slices_and_transposes() {
         ints1d("m1", &[-1]),
         ints1d("ones", &[1, 1, 1]),
         float_init("cls", &[1, 1, 4]),
-        ints1d("two", &[2]),
+        ints1d("nine", &[-5]),
+        ints1d("seven", &[7]),
         ints1d("p12", &[1, 2]),
         ints1d("s22", &[2, 2]),
         ints1d("zero", &[0]),
         ints1d("min", &[i64::MIN + 1]),
     ];
-    g.node[8].attribute.push(AttributeProto {
+    g.node[9].attribute.push(AttributeProto {
         name: "perm".into(),
         ints: vec![1, 0],
         ..AttributeProto::default()
