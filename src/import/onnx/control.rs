@@ -107,7 +107,7 @@ fn loop_op(
     depth: usize,
 ) -> Option<Sized> {
     let trips = inputs.first()?.as_ref()?.value.as_ref()?.first().copied()?;
-    if !(trips.is_finite() && trips >= 0.0 && trips <= 1e12) {
+    if !(0.0..=1e12).contains(&trips) {
         return None;
     }
     let carried: Vec<Info> = inputs.iter().skip(2).cloned().collect::<Option<_>>()?;

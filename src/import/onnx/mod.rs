@@ -708,7 +708,11 @@ fn build(
             .then(|| infer::infer(n, &[], &tensor_info, None).ok())
             .flatten()
             .map(|s| s.outputs[0].clone())
-            .filter(|i| matches!(i.dtype, 1 | 10 | 11 | 16) && i.shape.is_some());
+            // Scalars (a scale, an epsilon) are constants, not weights.
+            .filter(|i| {
+                matches!(i.dtype, 1 | 10 | 11 | 16)
+                    && i.shape.as_ref().is_some_and(|s| elems(s) > 1.0)
+            });
         let weight = value.filter(|_| {
             readers
                 .get(n.output[0].as_str())
