@@ -819,7 +819,32 @@ fn onnx_models_import_and_run_on_a_preset() {
     );
     // The engine names the options by field; the CLI adds the flags that set them.
     assert!(
-        err.contains("input shape x=1x3x224x224") && err.contains("(--input-shape, --batch)"),
+        err.contains("input shape x=1x8") && err.contains("(--input-shape, --batch)"),
+        "{err}"
+    );
+    // An input shape of another rank than the input's.
+    let (ok, _, err) = run(&[
+        "import",
+        &fixture("dynamic"),
+        "--input-shape",
+        "x=1x3x224x224",
+    ]);
+    assert!(
+        !ok && err.contains("has rank 2 (batch x 8)") && err.contains("like x=1x8"),
+        "{err}"
+    );
+    // A model whose FLOP-carrying ops cannot be sized: an error naming the first node,
+    // exit 0 only with --allow-unsized (the notes give the share missing).
+    let (ok, out, err) = run(&["import", &fixture("data_dependent")]);
+    assert!(
+        !ok && out.is_empty()
+            && err.contains("node 'nz' (NonZero) could not be sized")
+            && err.ends_with("(--input-shape, --allow-unsized)\n"),
+        "{err}"
+    );
+    let (ok, out, err) = run(&["import", &fixture("data_dependent"), "--allow-unsized"]);
+    assert!(
+        ok && out.contains("\"nodes\"") && err.contains("1 of the 1 ops that carry FLOPs (100%)"),
         "{err}"
     );
     let (ok, _, err) = run(&["import", &fixture("dynamic"), "--input-shape", "y=2x8"]);

@@ -39,6 +39,13 @@ def tiny_keras():
     return keras.Model(x, y)
 
 
+def keras_with_weights(weights="imagenet"):
+    """Like keras.applications: a factory that would download weights unless weights=None."""
+    if weights is not None:
+        raise RuntimeError(f"would download weights '{weights}' (offline: fails)")
+    return tiny_keras()
+
+
 @unittest.skipUnless(os.path.exists(CLI), "placesim is not built (cargo build --release)")
 class Exporters(unittest.TestCase):
     def run_exporter(self, main, args):
@@ -68,6 +75,26 @@ class Exporters(unittest.TestCase):
         self.assertEqual(len(graph["nodes"]), 4)
         # One layer per module of the Sequential (its children 0..3), from the exporter's metadata.
         self.assertEqual(len({n["layer"] for n in graph["nodes"]}), 4, graph["nodes"])
+
+    @unittest.skipUnless(has("torch") and has("onnx"), "torch is not installed")
+    def test_pytorch_stdout_is_only_the_graph(self):
+        # The README's usage, `export_pytorch.py ... > g.json`: the exporter's progress lines
+        # must not land in the JSON.
+        import subprocess
+
+        env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.abspath(__file__)), PLACESIM=CLI)
+        out = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "export_pytorch.py"),
+                              "exporters_test:tiny_torch", "--input-shape", "1x3x8x8"],
+                             capture_output=True, text=True, env=env, check=True)
+        self.check(json.loads(out.stdout))
+
+    @unittest.skipUnless(has("tensorflow") and has("tf2onnx") and has("keras"), "tensorflow/tf2onnx is not installed")
+    def test_keras_builds_without_weights(self):
+        import export_keras
+
+        sys.modules["exporters_test_models"] = sys.modules[__name__]
+        graph = self.run_exporter(export_keras.main, ["exporters_test_models:keras_with_weights"])
+        self.check(graph)
 
     @unittest.skipUnless(has("tensorflow") and has("tf2onnx") and has("keras"), "tensorflow/tf2onnx is not installed")
     def test_keras(self):

@@ -4,8 +4,9 @@
     python3 tools/export_keras.py keras.applications:ResNet50 --batch 32 > resnet50.json
     python3 tools/export_keras.py mypkg.models:build --batch 8 --train > g.json
 
-MODEL is `module:callable` returning a `keras.Model` (called without arguments; pass
-`weights=None` in your own factory to skip a download). The model's concrete TensorFlow
+MODEL is `module:callable` returning a `keras.Model`, called with `weights=None` when it
+takes `weights` (keras.applications: a cost model needs no trained weights, and the
+ImageNet download fails offline), else without arguments. The model's concrete TensorFlow
 graph, traced at the batch size given (`tf.function` with a static input signature), is
 converted to ONNX by `tf2onnx` (Keras layer names become the node scopes, so layers follow
 Keras layers), then read by `placesim import`, so FLOP counts, tensor bytes, layers and the
@@ -39,10 +40,14 @@ def main(argv=None):
     p.add_argument("--train", action="store_true", help="add the backward pass and the updates")
     p.add_argument("--opset", type=int, default=17)
     p.add_argument("-o", "--output", help="write the graph JSON here instead of stdout")
+    p.add_argument("--keep-onnx", metavar="PATH", help="keep the exported ONNX model here")
+    p.add_argument("--allow-unsized", action="store_true",
+                   help="pass --allow-unsized to placesim import (ops it cannot size cost 0)")
     a = p.parse_args(argv)
     model = load_model("export_keras", a.model)
     name = a.model.partition(":")[2]
-    export_and_import(name, lambda path: export(model, a.batch, path, a.opset), a.train, a.output)
+    export_and_import(name, lambda path: export(model, a.batch, path, a.opset), a.train, a.output, a.keep_onnx,
+                      ["--allow-unsized"] if a.allow_unsized else [])
 
 
 if __name__ == "__main__":

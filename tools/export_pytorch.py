@@ -54,11 +54,15 @@ def main(argv=None):
     p.add_argument("--train", action="store_true", help="add the backward pass and the updates")
     p.add_argument("--opset", type=int, default=18, help="ONNX opset (18: torch.export-based exporter's own, no conversion)")
     p.add_argument("-o", "--output", help="write the graph JSON here instead of stdout")
+    p.add_argument("--keep-onnx", metavar="PATH", help="keep the exported ONNX model here")
+    p.add_argument("--allow-unsized", action="store_true",
+                   help="pass --allow-unsized to placesim import (ops it cannot size cost 0)")
     a = p.parse_args(argv)
     shapes = [[int(d) for d in s.split("x")] for s in a.input_shape]
     model = load_model("export_pytorch", a.model)
     name = a.model.partition(":")[2]
-    export_and_import(name, lambda path: export(model, shapes, a.dtype, path, a.opset), a.train, a.output)
+    export_and_import(name, lambda path: export(model, shapes, a.dtype, path, a.opset), a.train, a.output, a.keep_onnx,
+                      ["--allow-unsized"] if a.allow_unsized else [])
 
 
 if __name__ == "__main__":

@@ -118,6 +118,15 @@ def dynamic():
     return model(nodes, [vi("x", ["batch", 8])], [vi("y", ["batch", 8])], [], "dynamic")
 
 
+def data_dependent():
+    """A Reshape by a shape known only at run time (NonZero's), before a MatMul: the import is
+    an error naming NonZero unless unsized ops are allowed."""
+    n = helper.make_node
+    nodes = [n("NonZero", ["x"], ["idx"], name="nz"), n("Shape", ["idx"], ["s"], name="shape"),
+             n("Reshape", ["x", "s"], ["r"], name="reshape"), n("MatMul", ["r", "w"], ["y"], name="mm")]
+    return model(nodes, [vi("x", [2, 4])], [vi("y", ["r0", "r1"])], [w("w", 4, 5)], "data_dependent")
+
+
 def bottleneck(nodes, inits, x, cin, mid, cout, stride, name):
     """A ResNet-50 bottleneck block (1x1, 3x3, 1x1 convolutions with batch norms)."""
     n = helper.make_node
@@ -197,7 +206,7 @@ def main():
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "tests", "fixtures", "onnx")
     os.makedirs(out, exist_ok=True)
     for name, build in [("tiny_cnn", tiny_cnn), ("mlp", mlp), ("matmul_batched", matmul_batched), ("rnn", rnn),
-                        ("dynamic", dynamic)]:
+                        ("dynamic", dynamic), ("data_dependent", data_dependent)]:
         path = os.path.join(out, f"{name}.onnx")
         onnx.save(build(), path)
         print(path, os.path.getsize(path))

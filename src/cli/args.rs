@@ -77,9 +77,13 @@ pub enum Command {
         /// The size of every input's dynamic first dimension.
         #[arg(long)]
         batch: Option<u64>,
-        /// A static shape for an input, NAME=1x3x224x224 (repeatable).
+        /// A static shape for an input, NAME=1x3x224x224 (repeatable), of the input's rank.
         #[arg(long = "input-shape", value_name = "NAME=DIMS")]
         input_shape: Vec<String>,
+        /// Go on when ops that carry FLOPs cannot be sized (they cost 0): the notes give the
+        /// share of ops and of FLOP-carrying ops missing. Without it such a model is an error.
+        #[arg(long = "allow-unsized")]
+        allow_unsized: bool,
     },
     /// List the strategies and their parameters.
     List,

@@ -12,10 +12,17 @@ use placesim::{Error, Result};
 use super::files::read_bytes;
 use super::output::print_notes;
 
-pub fn import(model: &str, train: bool, batch: Option<u64>, shapes: &[String]) -> Result<()> {
+pub fn import(
+    model: &str,
+    train: bool,
+    batch: Option<u64>,
+    shapes: &[String],
+    allow_unsized: bool,
+) -> Result<()> {
     let mut options = onnx::Options {
         train,
         batch,
+        allow_unsized,
         ..onnx::Options::default()
     };
     if batch == Some(0) {
@@ -35,6 +42,7 @@ fn flag(field: OptionField) -> &'static str {
     match field {
         OptionField::Batch => "--batch",
         OptionField::InputShape => "--input-shape",
+        OptionField::AllowUnsized => "--allow-unsized",
     }
 }
 

@@ -13,6 +13,8 @@ pub const MAX_VALUE_LEN: usize = 64;
 
 /// ONNX `TensorProto.DataType` codes used here.
 pub const FLOAT: i32 = 1;
+pub const UINT8: i32 = 2;
+pub const INT32: i32 = 6;
 pub const INT64: i32 = 7;
 pub const BOOL: i32 = 9;
 
@@ -95,11 +97,14 @@ impl Ins<'_> {
     fn value(&self, i: usize) -> Option<&[f64]> {
         self.info(i).and_then(|x| x.value.as_deref())
     }
-    /// Integer values of input `i` (axes, sizes); `None` unless known and integral.
+    /// Integer values of input `i` (axes, sizes); `None` unless known and integral. Values
+    /// beyond i64 saturate: PyTorch writes open-ended slices (`x[1:]`, `x[::-1]`) with bounds
+    /// `INT64_MAX` / `INT64_MIN + 1`, which an f64 holds only approximately, and ONNX clamps
+    /// such bounds to the dimension anyway.
     fn ints(&self, i: usize) -> Option<Vec<i64>> {
         let v = self.value(i)?;
         v.iter()
-            .all(|x| x.fract() == 0.0 && x.abs() < 9e15)
+            .all(|x| x.is_finite() && x.fract() == 0.0)
             .then(|| v.iter().map(|&x| x as i64).collect())
     }
     fn present(&self, i: usize) -> bool {
@@ -177,6 +182,40 @@ fn values_elementwise(
             });
         }
         result.push(acc?);
+    }
+    Some(result)
+}
+
+/// The values of a small tensor of shape `out` whose element at multi-index `idx` is the
+/// element of `src` (shape `src_shape`) at `map(idx)`: Slice and Transpose on shape
+/// arithmetic (PyTorch's pad reordering: `Reshape -> Slice(::-1) -> Transpose -> Reshape`).
+fn values_mapped(
+    src: &[f64],
+    src_shape: &[u64],
+    out: &[u64],
+    map: &dyn Fn(&[u64]) -> Option<Vec<u64>>,
+) -> Option<Vec<f64>> {
+    let total = elems(out);
+    if total > MAX_VALUE_LEN as f64 {
+        return None;
+    }
+    let mut result = Vec::with_capacity(total as usize);
+    for flat in 0..total as u64 {
+        let mut idx = vec![0u64; out.len()];
+        let mut rem = flat;
+        for k in (0..out.len()).rev() {
+            idx[k] = rem % out[k].max(1);
+            rem /= out[k].max(1);
+        }
+        let from = map(&idx)?;
+        let mut pos = 0u64;
+        for (k, &i) in from.iter().enumerate() {
+            if i >= *src_shape.get(k)? {
+                return None;
+            }
+            pos = pos * src_shape[k] + i;
+        }
+        result.push(*src.get(pos as usize)?);
     }
     Some(result)
 }
@@ -543,10 +582,21 @@ fn elementwise(
     })
 }
 
-fn reshape(a: &Attrs, ins: &Ins) -> Option<Sized> {
+/// A change of the batch the model was exported with: `(exported, asked)`, when an input
+/// shape replaces a static leading dimension. A Reshape whose constant target starts with the
+/// exported batch, on a tensor whose leading dimension is the asked batch, takes the asked
+/// batch instead (the batch baked into the export's shape constants).
+pub type BatchChange = Option<(u64, u64)>;
+
+fn reshape(a: &Attrs, ins: &Ins, batch: BatchChange) -> Option<Sized> {
     let x = ins.info(0)?;
     let xs = x.shape.as_deref()?;
-    let target = ins.ints(1)?;
+    let mut target = ins.ints(1)?;
+    if let (Some((old, new)), Some(first)) = (batch, target.first_mut()) {
+        if *first == old as i64 && xs.first() == Some(&new) && x.value.is_none() {
+            *first = new as i64;
+        }
+    }
     let allow_zero = a.int("allowzero").unwrap_or(0) != 0;
     let mut out = Vec::with_capacity(target.len());
     let mut infer = None;
@@ -618,11 +668,22 @@ fn transpose(a: &Attrs, ins: &Ins) -> Option<Sized> {
             return None;
         }
     }
+    let out: Vec<u64> = perm.iter().map(|&p| x[p]).collect();
+    let value = ins.value(0).and_then(|v| {
+        values_mapped(v, x, &out, &|idx| {
+            let mut from = vec![0; idx.len()];
+            for (i, &p) in perm.iter().enumerate() {
+                from[p] = idx[i];
+            }
+            Some(from)
+        })
+    });
     Some(Sized {
-        outputs: vec![Info::new(
-            ins.dtype(0),
-            perm.iter().map(|&p| x[p]).collect(),
-        )],
+        outputs: vec![Info {
+            dtype: ins.dtype(0),
+            shape: Some(out),
+            value,
+        }],
         flops: 0.0,
     })
 }
@@ -754,19 +815,14 @@ fn slice(a: &Attrs, ins: &Ins) -> Option<Sized> {
         out[axes[i]] = u64::try_from(len).ok()?;
         ranges[axes[i]] = (s, step);
     }
-    let value = match (&x.value, xs.len()) {
-        (Some(v), 1) => {
-            let (s, step) = ranges[0];
-            (0..out[0] as i128)
-                .map(|k| {
-                    usize::try_from(s + k * step)
-                        .ok()
-                        .and_then(|j| v.get(j).copied())
-                })
-                .collect::<Option<Vec<f64>>>()
-        }
-        _ => None,
-    };
+    let value = x.value.as_ref().and_then(|v| {
+        values_mapped(v, xs, &out, &|idx| {
+            idx.iter()
+                .zip(&ranges)
+                .map(|(&k, &(s, step))| u64::try_from(s + k as i128 * step).ok())
+                .collect()
+        })
+    });
     Some(Sized {
         outputs: vec![Info {
             dtype: x.dtype,
@@ -1056,13 +1112,25 @@ fn constant_of_shape(ins: &Ins, a: &Attrs) -> Option<Sized> {
         .iter()
         .map(|&d| u64::try_from(d).ok())
         .collect::<Option<_>>()?;
-    let dtype =
+    let t =
         a.0.iter()
             .find(|x| x.name == "value")
-            .and_then(|x| x.t.as_ref())
-            .map_or(FLOAT, |t| t.data_type);
+            .and_then(|x| x.t.as_ref());
+    let dtype = t.map_or(FLOAT, |t| t.data_type);
+    let fill = match t {
+        None => Some(0.0),
+        Some(t) => super::tensor_values(t, 1).and_then(|v| v.first().copied()),
+    };
+    let n = elems(&shape);
+    let value = fill
+        .filter(|_| n <= MAX_VALUE_LEN as f64)
+        .map(|f| vec![f; n as usize]);
     Some(Sized {
-        outputs: vec![Info::new(dtype, shape)],
+        outputs: vec![Info {
+            dtype,
+            shape: Some(shape),
+            value,
+        }],
         flops: 0.0,
     })
 }
@@ -1227,13 +1295,23 @@ const COMPARE: &[&str] = &[
     "Xor",
 ];
 
+/// Why a node could not be sized.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fail {
+    /// No rule for this op type.
+    NoRule,
+    /// A rule, but the inputs' shapes, values or the attributes do not give a shape.
+    NotSized,
+}
+
 /// Sizes one node of the default ONNX domain. `tensor` turns a Constant's tensor attribute
-/// into an [`Info`]. `None`: the op is unknown or its inputs do not give it a shape.
+/// into an [`Info`]; `batch`: see [`BatchChange`].
 pub fn infer(
     node: &NodeProto,
     inputs: &[Option<Info>],
     tensor: &dyn Fn(&super::proto::TensorProto) -> Option<Info>,
-) -> Option<Sized> {
+    batch: BatchChange,
+) -> Result<Sized, Fail> {
     let a = Attrs(&node.attribute);
     let ins = Ins(inputs);
     let n_in = inputs.len();
@@ -1266,6 +1344,10 @@ pub fn infer(
         }
         "Softmax" | "LogSoftmax" => same_shape(&ins, 3.0, 1, 0),
         "Hardmax" | "CumSum" => same_shape(&ins, 1.0, 1, 0),
+        // Integer Mod (fmod 0) takes the divisor's sign, as Python's % (Swin's window padding).
+        "Mod" if a.int("fmod").unwrap_or(0) == 0 => {
+            elementwise(&ins, 2, None, Some(|x, y| x - y * (x / y).floor()))
+        }
         "PRelu" | "Pow" | "Mod" | "BitShift" | "BitwiseAnd" | "BitwiseOr" | "BitwiseXor" => {
             elementwise(&ins, 2, None, None)
         }
@@ -1280,7 +1362,41 @@ pub fn infer(
         "Max" => elementwise(&ins, n_in, None, Some(f64::max)),
         "Min" => elementwise(&ins, n_in, None, Some(f64::min)),
         "Sum" | "Mean" => elementwise(&ins, n_in, None, None),
-        "Where" => elementwise(&ins, 3, Some(ins.dtype(1)), None),
+        "Where" => elementwise(&ins, 3, Some(ins.dtype(1)), None).map(|mut s| {
+            // Shape arithmetic (PyTorch's expand(-1) as Where(shape == -1, 1, shape)).
+            let out = s.outputs[0].shape.clone().unwrap_or_default();
+            let pick = |i: usize| {
+                let (v, sh) = (ins.value(i)?, ins.shape(i)?);
+                values_mapped(v, sh, &out, &|idx| {
+                    // Numpy broadcasting: trailing dims align, size-1 dims repeat.
+                    let skip = idx.len() - sh.len();
+                    Some(
+                        idx[skip..]
+                            .iter()
+                            .zip(sh)
+                            .map(|(&k, &d)| if d == 1 { 0 } else { k })
+                            .collect(),
+                    )
+                })
+            };
+            if let (Some(c), Some(x), Some(y)) = (pick(0), pick(1), pick(2)) {
+                s.outputs[0].value = Some(
+                    c.iter()
+                        .zip(x.iter().zip(&y))
+                        .map(|(&c, (&x, &y))| if c != 0.0 { x } else { y })
+                        .collect(),
+                );
+            }
+            s
+        }),
+        "Equal" => elementwise(
+            &ins,
+            2,
+            Some(BOOL),
+            Some(|x, y| f64::from(u8::from(x == y))),
+        ),
+        "Less" => elementwise(&ins, 2, Some(BOOL), Some(|x, y| f64::from(u8::from(x < y)))),
+        "Greater" => elementwise(&ins, 2, Some(BOOL), Some(|x, y| f64::from(u8::from(x > y)))),
         op if COMPARE.contains(&op) => elementwise(&ins, 2, Some(BOOL), None),
         op if UNARY.contains(&op) => same_shape(&ins, 1.0, 1, 0),
         "IsNaN" | "IsInf" => same_shape(&ins, 1.0, 1, 0).map(|mut s| {
@@ -1291,7 +1407,7 @@ pub fn infer(
         "Dropout" => pass_through(&ins, ins.dtype(0), n_out),
         "Cast" => pass_through(&ins, a.int("to").map_or(FLOAT, |t| t as i32), 1),
         "CastLike" => pass_through(&ins, ins.dtype(1), 1),
-        "Reshape" => reshape(&a, &ins),
+        "Reshape" => reshape(&a, &ins, batch),
         "Flatten" => flatten(&a, &ins),
         "Transpose" => transpose(&a, &ins),
         "Concat" => concat(&a, &ins, n_in),
@@ -1326,9 +1442,58 @@ pub fn infer(
         "Einsum" => einsum(&a, &ins, n_in),
         "DepthToSpace" => depth_space(&a, &ins, true),
         "SpaceToDepth" => depth_space(&a, &ins, false),
-        _ => None,
-    }?;
-    (sized.outputs.len() >= n_out && sized.flops.is_finite()).then_some(sized)
+        "QuantizeLinear" => {
+            let to = a
+                .int("output_dtype")
+                .filter(|&t| t > 0)
+                .map_or_else(|| ins.info(2).map_or(UINT8, |z| z.dtype), |t| t as i32);
+            same_shape(&ins, 2.0, 1, 0).map(|s| typed(s, &[to]))
+        }
+        "DequantizeLinear" => {
+            let to = ins.info(1).map_or(FLOAT, |s| s.dtype);
+            same_shape(&ins, 2.0, 1, 0).map(|s| typed(s, &[to]))
+        }
+        "DynamicQuantizeLinear" => same_shape(&ins, 3.0, 1, 0).map(|mut s| {
+            // y (uint8, x's shape), y_scale (float scalar), y_zero_point (uint8 scalar).
+            s.outputs[0].dtype = UINT8;
+            s.outputs.push(Info::new(FLOAT, vec![]));
+            s.outputs.push(Info::new(UINT8, vec![]));
+            s
+        }),
+        // Integer MACs count as ops like float ones; the accumulator is int32.
+        "ConvInteger" => conv(&a, &ins).map(|s| typed(s, &[INT32])),
+        "MatMulInteger" => matmul(&ins).map(|s| typed(s, &[INT32])),
+        // QLinear ops: x, x_scale, x_zero_point, w, w_scale, w_zero_point, y_scale,
+        // y_zero_point[, bias]; the output has y_zero_point's type.
+        "QLinearConv" | "QLinearMatMul" => {
+            let picked = [
+                inputs.first().cloned().flatten(),
+                inputs.get(3).cloned().flatten(),
+            ];
+            let ins2 = Ins(&picked);
+            let to = ins.info(7).map_or(ins.dtype(0), |z| z.dtype);
+            if op == "QLinearConv" {
+                conv(&a, &ins2)
+            } else {
+                matmul(&ins2)
+            }
+            .map(|s| typed(s, &[to]))
+        }
+        _ => return Err(Fail::NoRule),
+    }
+    .ok_or(Fail::NotSized)?;
+    (sized.outputs.len() >= n_out && sized.flops.is_finite())
+        .then_some(sized)
+        .ok_or(Fail::NotSized)
+}
+
+/// `s` with its first outputs' element types set to `types`.
+fn typed(mut s: Sized, types: &[i32]) -> Sized {
+    for (o, &t) in s.outputs.iter_mut().zip(types) {
+        o.dtype = t;
+        o.value = None;
+    }
+    s
 }
 
 #[cfg(test)]

@@ -12,6 +12,7 @@
 //!
 //! Not here: reading files (the caller passes bytes) and anything about devices.
 
+mod control;
 mod infer;
 mod proto;
 mod train;
@@ -49,6 +50,9 @@ pub struct Options {
     pub batch: Option<u64>,
     /// Static shapes for inputs by name (override what the model says).
     pub input_shapes: BTreeMap<String, Vec<u64>>,
+    /// Go on when ops that carry FLOPs (or feed them) cannot be sized: they cost 0 and the
+    /// report says which share of the model is missing. Off, such a model is an error.
+    pub allow_unsized: bool,
 }
 
 impl Options {
@@ -82,10 +86,15 @@ pub enum OptionField {
     Batch,
     /// [`Options::input_shapes`], "input shape" in messages.
     InputShape,
+    /// [`Options::allow_unsized`], "unsized ops allowed" in messages.
+    AllowUnsized,
 }
 
 /// The advice of an input whose shape is not static.
 const SIZE_IT: &str = "give it a static shape";
+
+/// The words of an error that [`Options::allow_unsized`] would turn into a note.
+const ALLOW_IT: &str = "unsized ops allowed";
 
 impl OptionField {
     /// The options an import error is about, in the order its message names them: an input
@@ -104,6 +113,8 @@ impl OptionField {
             vec![OptionField::Batch, OptionField::InputShape]
         } else if message.starts_with("input '") && message.contains(SIZE_IT) {
             vec![OptionField::InputShape, OptionField::Batch]
+        } else if message.contains(ALLOW_IT) {
+            vec![OptionField::InputShape, OptionField::AllowUnsized]
         } else {
             Vec::new()
         }
@@ -200,7 +211,7 @@ fn tensor_info(t: &TensorProto) -> Option<Info> {
 
 /// Element values of a small numeric tensor, from its typed field or its raw bytes
 /// (little-endian, as ONNX stores them).
-fn tensor_values(t: &TensorProto, n: usize) -> Option<Vec<f64>> {
+pub(super) fn tensor_values(t: &TensorProto, n: usize) -> Option<Vec<f64>> {
     let raw = &t.raw_data;
     let from_raw = |width: usize, f: fn(&[u8]) -> f64| -> Option<Vec<f64>> {
         (raw.len() == n * width).then(|| raw.chunks_exact(width).map(f).collect())
@@ -249,16 +260,63 @@ fn static_info(v: &ValueInfoProto) -> Option<Info> {
     Some(Info::new(t.elem_type, shape))
 }
 
+/// A shape of the declared dims' rank to suggest for an input: its static dims as they are,
+/// a dynamic first dim 1, other dynamic dims 224 for an image (rank 4) and 128 otherwise.
+fn example_shape(dims: &[proto::Dimension]) -> String {
+    if dims.is_empty() {
+        return "1".into();
+    }
+    dims.iter()
+        .enumerate()
+        .map(|(i, d)| match d.dim_value {
+            Some(x) if x > 0 => x.to_string(),
+            _ if i == 0 => "1".into(),
+            _ if dims.len() == 4 => "224".into(),
+            _ => "128".into(),
+        })
+        .collect::<Vec<_>>()
+        .join("x")
+}
+
+/// Declared dims as text, dynamic ones by name (`batch x 3 x 224 x 224`).
+fn dims_text(dims: &[proto::Dimension]) -> String {
+    dims.iter()
+        .map(|d| match (&d.dim_value, &d.dim_param) {
+            (Some(x), _) if *x > 0 => x.to_string(),
+            (_, Some(p)) if !p.is_empty() => p.clone(),
+            _ => "?".into(),
+        })
+        .collect::<Vec<_>>()
+        .join(" x ")
+}
+
 /// The static shape of graph input `v` after the options, or an error naming the input.
+/// An input shape must have the declared rank.
 fn input_info(v: &ValueInfoProto, opts: &Options) -> Result<Info> {
     let tt = v.r#type.as_ref().and_then(|t| t.tensor_type.as_ref());
     let dtype = tt.map_or(infer::FLOAT, |t| t.elem_type);
+    let declared = tt.and_then(|t| t.shape.as_ref()).map(|s| s.dim.as_slice());
     if let Some(shape) = opts.input_shapes.get(&v.name) {
+        if let Some(dims) = declared.filter(|d| d.len() != shape.len()) {
+            return Err(bad(format!(
+                "input shape '{}' has {} dimensions, but the model's input '{}' has rank {} \
+                 ({}): give {} dimensions, like {}={}",
+                v.name,
+                shape.len(),
+                v.name,
+                dims.len(),
+                dims_text(dims),
+                dims.len(),
+                v.name,
+                example_shape(dims)
+            )));
+        }
         return Ok(Info::new(dtype, shape.clone()));
     }
     let hint = |what: String| {
+        let example = declared.map_or_else(|| "1x3x224x224".to_string(), example_shape);
         bad(format!(
-            "input '{}' has {what}: {SIZE_IT} (input shape {}=1x3x224x224, or a batch for a \
+            "input '{}' has {what}: {SIZE_IT} (input shape {}={example}, or a batch for a \
              dynamic first dimension)",
             v.name, v.name
         ))
@@ -378,11 +436,166 @@ pub fn import(bytes: impl Into<Bytes>, name: &str, opts: &Options) -> Result<Imp
             )));
         }
     }
+    let change = batch_change(&g, opts);
+    let mut imported = build(&g, name, opts, change.clone())?;
+    if let Some((input, old, new)) = change {
+        // The batch of a static-batch export is baked into its shape constants: the
+        // Reshapes that start with it take the new batch (infer's BatchChange), and the
+        // forward FLOPs must then scale with the batch, or the import is refused.
+        let mut exported = opts.clone();
+        exported.train = false;
+        exported.allow_unsized = true;
+        if let Some(s) = exported.input_shapes.get_mut(&input) {
+            s[0] = old;
+        }
+        let base = build(&g, name, &exported, None)?;
+        let want = base.report.forward_flops * new as f64 / old as f64;
+        let got = imported.report.forward_flops;
+        if want > 0.0 && (got / want - 1.0).abs() > BATCH_TOLERANCE {
+            return Err(bad(format!(
+                "input shape '{input}': the model was exported at batch {old}, and batch {new} \
+                 gives {:.2}x its forward FLOPs instead of {:.2}x: the batch is baked into the \
+                 model's shape constants. Re-export with a dynamic batch axis \
+                 (torch.onnx.export(..., dynamic_axes={{'{input}': {{0: 'batch'}}}}), or a \
+                 None batch in the Keras/TensorFlow input signature) and set the batch, or \
+                 import at batch {old}",
+                got / base.report.forward_flops,
+                new as f64 / old as f64
+            )));
+        }
+        imported.report.notes.push(format!(
+            "input '{input}' was exported at batch {old}; at batch {new} the forward FLOPs are \
+             {:.2}x those at batch {old} (the exported batch in Reshape targets was replaced)",
+            got / base.report.forward_flops.max(f64::MIN_POSITIVE)
+        ));
+    }
+    Ok(imported)
+}
 
-    let mut report = Report {
-        onnx_nodes: g.node.len(),
-        ..Report::default()
-    };
+/// How far (relative) the forward FLOPs at a changed batch may be from the exported batch's
+/// times the batch ratio before the import is refused as batch-baked-in.
+const BATCH_TOLERANCE: f64 = 0.05;
+
+/// The input whose static leading dimension an input shape changes: (input, exported
+/// batch, asked batch). The first such input, by name.
+fn batch_change(g: &proto::GraphProto, opts: &Options) -> Option<(String, u64, u64)> {
+    opts.input_shapes.iter().find_map(|(name, shape)| {
+        let v = g.input.iter().find(|v| &v.name == name)?;
+        let dims = &v.r#type.as_ref()?.tensor_type.as_ref()?.shape.as_ref()?.dim;
+        let old = u64::try_from(dims.first()?.dim_value?).ok()?;
+        let new = *shape.first()?;
+        (old > 0 && new != old && dims.len() == shape.len()).then(|| (name.clone(), old, new))
+    })
+}
+
+/// Whether input `pos` of op `op` is a weight (a parameter the op holds): a Constant feeding
+/// only such inputs is a parameter, like an initializer.
+fn weight_input(op: &str, pos: usize) -> bool {
+    match op {
+        "Conv"
+        | "ConvTranspose"
+        | "Gemm"
+        | "MatMul"
+        | "BatchNormalization"
+        | "LayerNormalization"
+        | "InstanceNormalization"
+        | "GroupNormalization"
+        | "PRelu"
+        | "Einsum"
+        | "LSTM"
+        | "GRU"
+        | "RNN" => pos >= 1,
+        "Add" | "Sub" | "Mul" | "Div" => true,
+        "ConvInteger" | "MatMulInteger" => pos >= 1,
+        "QLinearConv" | "QLinearMatMul" => pos >= 3,
+        _ => false,
+    }
+}
+
+/// Ops that move or describe data and carry no FLOPs of their own: one of these that
+/// cannot be sized loses nothing unless an op it feeds is lost too.
+const NO_FLOPS: &[&str] = &[
+    "Shape",
+    "Size",
+    "Reshape",
+    "Flatten",
+    "Transpose",
+    "Concat",
+    "Split",
+    "Slice",
+    "Gather",
+    "GatherElements",
+    "GatherND",
+    "Squeeze",
+    "Unsqueeze",
+    "Identity",
+    "Dropout",
+    "Cast",
+    "CastLike",
+    "Constant",
+    "ConstantOfShape",
+    "Expand",
+    "Tile",
+    "Pad",
+    "Range",
+    "NonZero",
+    "DepthToSpace",
+    "SpaceToDepth",
+    "ScatterND",
+    "ScatterElements",
+    "Trilu",
+    "OneHot",
+    "EyeLike",
+    "SequenceConstruct",
+    "SequenceAt",
+    "SplitToSequence",
+    "ConcatFromSequence",
+];
+
+/// Ops whose output size depends on the values of their input.
+const DATA_DEPENDENT: &[&str] = &["NonZero", "Unique", "NonMaxSuppression", "Compress"];
+
+/// What is known of a node's inputs, for an error: `x: 1x3x224x224`, `shape: int64[4],
+/// values unknown`.
+fn inputs_text(n: &proto::NodeProto, infos: &BTreeMap<&str, Option<Info>>) -> String {
+    n.input
+        .iter()
+        .filter(|x| !x.is_empty())
+        .map(|x| {
+            let what = match infos.get(x.as_str()).cloned().flatten() {
+                None => "shape unknown".to_string(),
+                Some(Info { shape: None, .. }) => "shape unknown".to_string(),
+                Some(Info {
+                    shape: Some(s),
+                    value,
+                    dtype,
+                }) => {
+                    let dims = if s.is_empty() {
+                        "scalar".to_string()
+                    } else {
+                        s.iter().map(u64::to_string).collect::<Vec<_>>().join("x")
+                    };
+                    let small_int = matches!(dtype, 6 | infer::INT64) && elems(&s) <= 64.0;
+                    match value {
+                        None if small_int => format!("{dims}, values unknown"),
+                        _ => dims,
+                    }
+                }
+            };
+            format!("'{x}' {what}")
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Imports graph `g` with the options; `change`: see [`batch_change`].
+fn build(
+    g: &proto::GraphProto,
+    name: &str,
+    opts: &Options,
+    change: Option<(String, u64, u64)>,
+) -> Result<Imported> {
+    let mut report = Report::default();
     // What is known of every tensor: initializers, then inputs that are not initializers.
     let mut infos: BTreeMap<&str, Option<Info>> = BTreeMap::new();
     let mut init_bytes: BTreeMap<&str, f64> = BTreeMap::new();
@@ -475,11 +688,63 @@ pub fn import(bytes: impl Into<Bytes>, name: &str, opts: &Options) -> Result<Imp
         .filter_map(|v| Some((v.name.as_str(), static_info(v)?)))
         .collect();
 
+    // Constants that hold weights (some exporters, Paddle's, store every weight so): a
+    // floating-point Constant read only at weight inputs is a parameter, as an initializer.
+    let mut readers: BTreeMap<&str, Vec<(&str, usize)>> = BTreeMap::new();
+    for n in &g.node {
+        for (pos, x) in n.input.iter().enumerate().filter(|(_, x)| !x.is_empty()) {
+            readers.entry(x).or_default().push((&n.op_type, pos));
+        }
+    }
+    let graph_outputs: BTreeSet<&str> = g.output.iter().map(|o| o.name.as_str()).collect();
+    let mut weight_consts = (0usize, 0.0f64);
+    let mut kept: Vec<&proto::NodeProto> = Vec::with_capacity(g.node.len());
+    for n in &g.node {
+        let is_const = n.op_type == "Constant"
+            && (n.domain.is_empty() || n.domain == "ai.onnx")
+            && n.output.len() == 1
+            && !graph_outputs.contains(n.output[0].as_str());
+        let value = is_const
+            .then(|| infer::infer(n, &[], &tensor_info, None).ok())
+            .flatten()
+            .map(|s| s.outputs[0].clone())
+            // Scalars (a scale, an epsilon) are constants, not weights.
+            .filter(|i| {
+                matches!(i.dtype, 1 | 10 | 11 | 16)
+                    && i.shape.as_ref().is_some_and(|s| elems(s) > 1.0)
+            });
+        let weight = value.filter(|_| {
+            readers
+                .get(n.output[0].as_str())
+                .is_some_and(|r| r.iter().all(|&(op, pos)| weight_input(op, pos)))
+        });
+        match weight {
+            Some(info) if !infos.contains_key(n.output[0].as_str()) => {
+                let b = tensor_bytes(&info);
+                weight_consts.0 += 1;
+                weight_consts.1 += b;
+                report.param_bytes += b;
+                init_bytes.insert(&n.output[0], b);
+                infos.insert(&n.output[0], Some(info));
+            }
+            _ => kept.push(n),
+        }
+    }
+    if weight_consts.0 > 0 {
+        report.notes.push(format!(
+            "{} Constant nodes hold weights ({:.4e} bytes): parameters of the ops that read them, \
+             like initializers (no graph nodes of their own)",
+            weight_consts.0, weight_consts.1
+        ));
+    }
+    let nodes = kept;
+    report.onnx_nodes = nodes.len();
+
     // Node ids (names, made unique) and producers.
     let mut used = BTreeSet::new();
-    let mut ids = Vec::with_capacity(g.node.len());
+    let mut ids = Vec::with_capacity(nodes.len());
     let mut producer: BTreeMap<&str, usize> = BTreeMap::new();
-    for (i, n) in g.node.iter().enumerate() {
+    for (i, n) in nodes.iter().enumerate() {
         let base = if n.name.is_empty() {
             format!("{}_{i}", n.op_type)
         } else {
@@ -498,20 +763,23 @@ pub fn import(bytes: impl Into<Bytes>, name: &str, opts: &Options) -> Result<Imp
         }
         ids.push(id);
     }
-    let order = topological(&g.node, &ids, &producer, &infos)?;
+    let order = topological(&nodes, &ids, &producer, &infos)?;
+    let batch = change.as_ref().map(|(_, old, new)| (*old, *new));
 
     // Forward nodes and edges, in topological order.
-    let mut specs: Vec<NodeSpec> = Vec::with_capacity(g.node.len());
+    let mut specs: Vec<NodeSpec> = Vec::with_capacity(nodes.len());
     let mut edges: Vec<EdgeSpec> = Vec::new();
     let mut layers: BTreeMap<String, i64> = BTreeMap::new();
     let mut claimed: BTreeSet<&str> = BTreeSet::new();
     let mut params: BTreeMap<String, f64> = BTreeMap::new();
     let mut unsized_ops: BTreeMap<String, Unsized> = BTreeMap::new();
+    // Nodes not sized, with why and what their inputs were, in topological order.
+    let mut lost: Vec<(usize, Option<infer::Fail>, String)> = Vec::new();
     let mut from_value_info = 0usize;
     // (node id, external initializer) of ops not sized that read an external initializer.
     let mut blocked_by_external: Vec<(String, String)> = Vec::new();
     for &i in &order {
-        let n = &g.node[i];
+        let n = nodes[i];
         let id = &ids[i];
         let inputs: Vec<Option<Info>> = n
             .input
@@ -525,12 +793,26 @@ pub fn import(bytes: impl Into<Bytes>, name: &str, opts: &Options) -> Result<Imp
             })
             .collect();
         let default_domain = n.domain.is_empty() || n.domain == "ai.onnx";
-        let sized = default_domain
-            .then(|| infer::infer(n, &inputs, &tensor_info))
-            .flatten()
-            .filter(|s| s.outputs.iter().all(|o| o.shape.is_some()));
+        let control_flow = matches!(n.op_type.as_str(), "If" | "Loop" | "Scan");
+        let sized = if default_domain && control_flow {
+            let scope: BTreeMap<String, Info> = infos
+                .iter()
+                .filter_map(|(k, v)| Some((k.to_string(), v.clone()?)))
+                .collect();
+            control::size_node(n, &inputs, &scope, batch, 0).ok_or(infer::Fail::NotSized)
+        } else if default_domain {
+            infer::infer(n, &inputs, &tensor_info, batch).and_then(|s| {
+                if s.outputs.iter().all(|o| o.shape.is_some()) {
+                    Ok(s)
+                } else {
+                    Err(infer::Fail::NotSized)
+                }
+            })
+        } else {
+            Err(infer::Fail::NoRule)
+        };
         let cost = match &sized {
-            Some(s) => {
+            Ok(s) => {
                 for (o, info) in n.output.iter().zip(&s.outputs) {
                     if !o.is_empty() {
                         infos.insert(o, Some(info.clone()));
@@ -538,7 +820,8 @@ pub fn import(bytes: impl Into<Bytes>, name: &str, opts: &Options) -> Result<Imp
                 }
                 s.flops
             }
-            None => {
+            Err(fail) => {
+                lost.push((i, default_domain.then_some(*fail), inputs_text(n, &infos)));
                 let op = if default_domain {
                     n.op_type.clone()
                 } else {
@@ -622,8 +905,10 @@ pub fn import(bytes: impl Into<Bytes>, name: &str, opts: &Options) -> Result<Imp
             "{from_value_info} outputs of ops not sized took their shapes from the model's value_info"
         ));
     }
+    check_lost(&nodes, &ids, &producer, &lost, &report, opts, &change)
+        .map(|note| report.notes.extend(note))?;
     if opts.train {
-        let outputs = output_tensors(&g.node, &order, &ids);
+        let outputs = output_tensors(&nodes, &order, &ids);
         train::add_training(&mut specs, &mut edges, &outputs, &params, &infos);
     }
     let mut b = GraphBuilder::new();
@@ -637,9 +922,113 @@ pub fn import(bytes: impl Into<Bytes>, name: &str, opts: &Options) -> Result<Imp
     Ok(Imported { graph, report })
 }
 
+/// Whether an op type carries FLOPs of its own (unknown and custom ops are taken to).
+fn carries_flops(n: &proto::NodeProto) -> bool {
+    let default_domain = n.domain.is_empty() || n.domain == "ai.onnx";
+    !(default_domain && NO_FLOPS.contains(&n.op_type.as_str()))
+}
+
+/// The nodes not sized that lose FLOPs: those that carry FLOPs, and those that feed (through
+/// nodes not sized) one that does. None: the import is an error naming the first of them, unless
+/// unsized ops are allowed; then a note with the share of the model that is missing.
+fn check_lost(
+    nodes: &[&proto::NodeProto],
+    ids: &[String],
+    producer: &BTreeMap<&str, usize>,
+    lost: &[(usize, Option<infer::Fail>, String)],
+    report: &Report,
+    opts: &Options,
+    change: &Option<(String, u64, u64)>,
+) -> Result<Option<String>> {
+    let lost_set: BTreeSet<usize> = lost.iter().map(|l| l.0).collect();
+    // Reverse topological order over the lost nodes: a lost node blocks when it carries
+    // FLOPs or a lost node reading its outputs blocks.
+    let mut blocks: BTreeSet<usize> = BTreeSet::new();
+    for &(i, _, _) in lost.iter().rev() {
+        if carries_flops(nodes[i]) {
+            blocks.insert(i);
+        }
+        if blocks.contains(&i) {
+            for x in nodes[i].input.iter().filter(|x| !x.is_empty()) {
+                if let Some(&p) = producer.get(x.as_str()) {
+                    if lost_set.contains(&p) {
+                        blocks.insert(p);
+                    }
+                }
+            }
+        }
+    }
+    let Some((first, fail, ins)) = lost.iter().find(|l| blocks.contains(&l.0)) else {
+        return Ok(None);
+    };
+    let n = nodes[*first];
+    let flop_ops = nodes.iter().filter(|n| carries_flops(n)).count();
+    let lost_flop_ops = lost.iter().filter(|l| carries_flops(nodes[l.0])).count();
+    let share = format!(
+        "{} of {} ops ({:.0}%) not sized, {} of the {} ops that carry FLOPs ({:.0}%)",
+        lost.len(),
+        nodes.len(),
+        100.0 * lost.len() as f64 / nodes.len() as f64,
+        lost_flop_ops,
+        flop_ops,
+        100.0 * lost_flop_ops as f64 / flop_ops.max(1) as f64
+    );
+    if opts.allow_unsized {
+        return Ok(Some(format!(
+            "{share} (first: node '{}' ({})); their FLOPs are missing from the {:.4e} forward \
+             FLOPs counted, and the edges they write have 0 bytes",
+            ids[*first], n.op_type, report.forward_flops
+        )));
+    }
+    let why = match fail {
+        None => format!(
+            "ops of domain '{}' have no shape rule here (a runtime's fused op: export without \
+             runtime-specific optimizations)",
+            n.domain
+        ),
+        Some(infer::Fail::NoRule) if DATA_DEPENDENT.contains(&n.op_type.as_str()) => format!(
+            "the size of a {}'s output depends on the data, which an import does not see",
+            n.op_type
+        ),
+        Some(infer::Fail::NoRule) => format!(
+            "the importer has no shape rule for op type {} (docs/onnx.md lists the ops it sizes)",
+            n.op_type
+        ),
+        Some(infer::Fail::NotSized) => format!(
+            "its inputs do not give it a shape (inputs: {ins}); a shape or value computed at run \
+             time, or attributes this importer does not read"
+        ),
+    };
+    // The first lost op that carries FLOPs, when the first lost node only feeds it.
+    let feeds = lost
+        .iter()
+        .find(|l| blocks.contains(&l.0) && carries_flops(nodes[l.0]))
+        .filter(|l| l.0 != *first)
+        .map_or(String::new(), |(i, _, ins)| {
+            format!(
+                "; it feeds node '{}' ({}), whose inputs are {ins}",
+                ids[*i], nodes[*i].op_type
+            )
+        });
+    let baked = match change {
+        Some((input, old, new)) => format!(
+            "; input '{input}' was exported at batch {old}, and batch {new} may not fit the shapes \
+             baked into the model: re-export with a dynamic batch axis"
+        ),
+        None => String::new(),
+    };
+    Err(bad(format!(
+        "node '{}' ({}) could not be sized: {why}{feeds}{baked}. {share}. Give the inputs static shapes \
+         (input shape NAME=DIMS, with each input's rank), re-export with static shapes (or run \
+         onnx.shape_inference / onnxsim on the model), or import with {ALLOW_IT} (they cost 0 \
+         and the report gives the share missing)",
+        ids[*first], n.op_type
+    )))
+}
+
 /// Each node's first named output, by node id (the tensor its backward pass reads).
 fn output_tensors(
-    nodes: &[proto::NodeProto],
+    nodes: &[&proto::NodeProto],
     order: &[usize],
     ids: &[String],
 ) -> BTreeMap<String, String> {
@@ -658,7 +1047,7 @@ fn output_tensors(
 /// smallest index first among the ready ones otherwise. Errors name a node that reads a
 /// tensor nothing provides, or one on a cycle.
 fn topological(
-    nodes: &[proto::NodeProto],
+    nodes: &[&proto::NodeProto],
     ids: &[String],
     producer: &BTreeMap<&str, usize>,
     infos: &BTreeMap<&str, Option<Info>>,

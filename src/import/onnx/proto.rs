@@ -88,6 +88,9 @@ pub struct AttributeProto {
     pub floats: Vec<f32>,
     #[prost(int64, repeated, packed = "false", tag = "8")]
     pub ints: Vec<i64>,
+    /// A subgraph (If's branches, Loop's and Scan's body).
+    #[prost(message, optional, tag = "6")]
+    pub g: Option<GraphProto>,
 }
 
 #[derive(Clone, PartialEq, prost::Message)]

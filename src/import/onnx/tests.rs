@@ -342,7 +342,17 @@ fn ops_it_cannot_size_are_reported_and_cost_nothing() {
     let mut m = model(nodes, 13);
     // The model's own shape for z lets the op after the custom one be sized.
     m.graph.as_mut().unwrap().value_info.push(vi("z", &[2, 4]));
-    let Imported { graph: g, report } = run(&m).unwrap();
+    // The custom op may carry FLOPs: an error unless unsized ops are allowed.
+    let e = run(&m).unwrap_err().to_string();
+    assert!(
+        e.contains("node 'f' (FusedThing) could not be sized"),
+        "{e}"
+    );
+    let allow = Options {
+        allow_unsized: true,
+        ..Options::default()
+    };
+    let Imported { graph: g, report } = with_opts(&m, &allow).unwrap();
     assert_eq!(g.node_count(), 5);
     let names: Vec<(&str, usize)> = report
         .unsized_ops
@@ -436,7 +446,11 @@ fn an_op_needing_external_values_is_named_with_the_file() {
         }],
         ..TensorProto::default()
     });
-    let Imported { graph: g, report } = run(&m).unwrap();
+    let allow = Options {
+        allow_unsized: true,
+        ..Options::default()
+    };
+    let Imported { graph: g, report } = with_opts(&m, &allow).unwrap();
     assert_eq!(cost(&g, "rs"), 0.0);
     let notes = report.notes.join("\n");
     assert!(notes.contains("'weights.bin'"), "{notes}");
@@ -604,4 +618,446 @@ fn input_shapes_are_read_as_name_equals_dims() {
         let e = o.add_input_shape(bad).unwrap_err().to_string();
         assert!(e.contains(&format!("got '{bad}'")), "{bad}: {e}");
     }
+}
+
+/// A 1-D int64 initializer (`int64_init` makes a one-value tensor a scalar).
+fn ints1d(name: &str, values: &[i64]) -> TensorProto {
+    TensorProto {
+        dims: vec![values.len() as i64],
+        ..int64_init(name, values)
+    }
+}
+
+fn float_init(name: &str, dims: &[i64]) -> TensorProto {
+    TensorProto {
+        dims: dims.to_vec(),
+        data_type: 1,
+        name: name.into(),
+        raw_data: Bytes::from(vec![0u8; 4 * dims.iter().product::<i64>() as usize]),
+        ..TensorProto::default()
+    }
+}
+
+fn with_opts(m: &ModelProto, opts: &Options) -> Result<Imported> {
+    import(Bytes::from(m.encode_to_vec()), "m", opts)
+}
+
+#[test]
+fn open_ended_slices_clamp_to_the_dimension() {
+    // PyTorch's x[:, 1:], x[:, ::-1] and x[..., ::2] on a 2x4 input: ends INT64_MAX, a
+    // reversed slice from -1 to INT64_MIN + 1, a step of 2 to INT64_MAX.
+    let mut m = model(
+        vec![
+            op("Slice", "tail", &["x", "one", "max", "ax1"], &["a"]),
+            op("Slice", "rev", &["x", "m1", "min", "ax1", "m1"], &["b"]),
+            op("Slice", "even", &["x", "zero", "max", "ax1", "two"], &["c"]),
+            op("Relu", "ra", &["a"], &["ya"]),
+            op("Relu", "rb", &["b"], &["yb"]),
+            op("Relu", "rc", &["c"], &["yc"]),
+        ],
+        13,
+    );
+    m.graph.as_mut().unwrap().initializer = vec![
+        ints1d("one", &[1]),
+        ints1d("zero", &[0]),
+        ints1d("two", &[2]),
+        ints1d("m1", &[-1]),
+        ints1d("ax1", &[1]),
+        ints1d("max", &[i64::MAX]),
+        ints1d("min", &[i64::MIN + 1]),
+    ];
+    let Imported { graph: g, report } = run(&m).unwrap();
+    assert!(report.unsized_ops.is_empty(), "{:?}", report.unsized_ops);
+    assert_eq!(cost(&g, "ra"), 2.0 * 3.0);
+    assert_eq!(cost(&g, "rb"), 2.0 * 4.0);
+    assert_eq!(cost(&g, "rc"), 2.0 * 2.0);
+    assert_eq!(edge_bytes(&g, "tail", "ra"), 6.0 * 4.0);
+}
+
+/// x (2x4) -> Reshape by a shape known only at run time (NonZero's) -> MatMul -> Relu.
+fn mostly_unsized() -> ModelProto {
+    let mut m = model(
+        vec![
+            op("Relu", "first", &["x"], &["x1"]),
+            op("NonZero", "nz", &["x1"], &["idx"]),
+            op("Shape", "shape", &["idx"], &["s"]),
+            op("Reshape", "reshape", &["x1", "s"], &["r"]),
+            op("MatMul", "mm", &["r", "w"], &["y"]),
+            op("Relu", "last", &["y"], &["z"]),
+        ],
+        13,
+    );
+    m.graph.as_mut().unwrap().initializer = vec![float_init("w", &[4, 5])];
+    m
+}
+
+#[test]
+fn a_model_that_loses_flops_is_an_error_naming_its_first_node() {
+    let err = run(&mostly_unsized()).unwrap_err();
+    let e = err.to_string();
+    // NonZero (data-dependent) is the first lost node, and it feeds the MatMul's input
+    // through Shape and Reshape (which carry no FLOPs).
+    assert!(e.contains("node 'nz' (NonZero) could not be sized"), "{e}");
+    assert!(
+        e.contains("it feeds node 'mm' (MatMul)") && e.contains("'r' shape unknown"),
+        "{e}"
+    );
+    assert!(
+        e.contains("5 of 6 ops") && e.contains("2 of the 3 ops that carry FLOPs"),
+        "{e}"
+    );
+    assert!(e.contains("unsized ops allowed"), "{e}");
+    assert_eq!(
+        OptionField::at_fault(&err),
+        [OptionField::InputShape, OptionField::AllowUnsized]
+    );
+    // Allowed, the import goes on and says what is missing.
+    let opts = Options {
+        allow_unsized: true,
+        ..Options::default()
+    };
+    let Imported { graph: g, report } = with_opts(&mostly_unsized(), &opts).unwrap();
+    assert_eq!(cost(&g, "mm"), 0.0);
+    let lines = report.lines().join("\n");
+    assert!(
+        lines.contains("5 of 6 ops (83%) not sized") && lines.contains("first: node 'nz'"),
+        "{lines}"
+    );
+    // An op with no rule, and a custom domain's op, say so.
+    let mut m = model(vec![op("FancyNorm", "f", &["x"], &["y"])], 13);
+    let e = run(&m).unwrap_err().to_string();
+    assert!(e.contains("no shape rule for op type FancyNorm"), "{e}");
+    m.graph.as_mut().unwrap().node[0].domain = "com.microsoft".into();
+    let e = run(&m).unwrap_err().to_string();
+    assert!(e.contains("domain 'com.microsoft'"), "{e}");
+}
+
+#[test]
+fn an_input_shape_of_the_wrong_rank_is_an_error() {
+    // The model's x is 2x4; a 4-D shape is refused with the input's rank and an example.
+    let m = model(vec![op("Relu", "r", &["x"], &["y"])], 13);
+    let mut opts = Options::default();
+    opts.add_input_shape("x=1x3x224x224").unwrap();
+    let err = with_opts(&m, &opts).unwrap_err();
+    let e = err.to_string();
+    assert!(
+        e.contains("input shape 'x' has 4 dimensions")
+            && e.contains("rank 2 (2 x 4)")
+            && e.contains("like x=2x4"),
+        "{e}"
+    );
+    assert_eq!(OptionField::at_fault(&err), [OptionField::InputShape]);
+    // A dynamic input of rank 2 is suggested a rank-2 shape, not 1x3x224x224.
+    let mut m = model(vec![op("Relu", "r", &["ids"], &["y"])], 13);
+    let mut input = vi("ids", &[0, 0]);
+    let dims = &mut input.r#type.as_mut().unwrap().tensor_type.as_mut().unwrap();
+    let dims = &mut dims.shape.as_mut().unwrap().dim;
+    dims[0] = Dimension {
+        dim_value: None,
+        dim_param: Some("batch".into()),
+    };
+    dims[1] = Dimension {
+        dim_value: None,
+        dim_param: Some("seq".into()),
+    };
+    m.graph.as_mut().unwrap().input = vec![input];
+    let e = run(&m).unwrap_err().to_string();
+    assert!(e.contains("ids=1x128") && !e.contains("224"), "{e}");
+}
+
+#[test]
+fn constants_feeding_weight_inputs_are_parameters() {
+    // Paddle-style: the MatMul's weight and the Add's bias are Constant nodes.
+    let mut w = op("Constant", "w_const", &[], &["w"]);
+    w.attribute.push(AttributeProto {
+        name: "value".into(),
+        t: Some(float_init("w", &[4, 5])),
+        ..AttributeProto::default()
+    });
+    let mut b = op("Constant", "b_const", &[], &["b"]);
+    b.attribute.push(AttributeProto {
+        name: "value".into(),
+        t: Some(float_init("b", &[5])),
+        ..AttributeProto::default()
+    });
+    let nodes = vec![
+        w,
+        b,
+        op("MatMul", "mm", &["x", "w"], &["y"]),
+        op("Add", "add", &["y", "b"], &["z"]),
+    ];
+    let m = model(nodes, 13);
+    let Imported { graph: g, report } = run(&m).unwrap();
+    assert_eq!(report.param_bytes, (20.0 + 5.0) * 4.0);
+    assert_eq!(node(&g, "mm").mem, 80.0);
+    assert_eq!(node(&g, "add").mem, 20.0);
+    assert!(
+        g.node_index("w_const").is_none(),
+        "weights are not graph nodes"
+    );
+    assert_eq!(g.node_count(), 2);
+    assert!(report
+        .notes
+        .iter()
+        .any(|n| n.contains("2 Constant nodes hold weights")));
+    // So training updates them, as it would initializers.
+    let opts = Options {
+        train: true,
+        ..Options::default()
+    };
+    let g = with_opts(&m, &opts).unwrap().graph;
+    assert_eq!(cost(&g, "update/mm"), 2.0 * 20.0);
+    assert_eq!(cost(&g, "update/add"), 2.0 * 5.0);
+}
+
+/// x (1x2x2, batch 1 static) -> Reshape to [1, 4] -> MatMul by 4x3, plus `extra`.
+fn static_batch(extra: Vec<NodeProto>, out: &str) -> ModelProto {
+    let mut nodes = vec![op("Reshape", "flat", &["x", "target"], &["f"])];
+    nodes.extend(extra);
+    nodes.push(op("MatMul", "mm", &[out, "w"], &["y"]));
+    let mut m = model(nodes, 13);
+    let g = m.graph.as_mut().unwrap();
+    g.input = vec![vi("x", &[1, 2, 2])];
+    g.initializer = vec![
+        ints1d("target", &[1, 4]),
+        float_init("w", &[4, 3]),
+        ints1d("zero", &[0]),
+        ints1d("one", &[1]),
+    ];
+    m
+}
+
+#[test]
+fn a_batch_baked_into_reshapes_is_propagated_or_refused() {
+    let mut opts = Options::default();
+    opts.add_input_shape("x=8x2x2").unwrap();
+    // The Reshape's leading 1 is the exported batch: it becomes 8, and the FLOPs scale.
+    let Imported { graph: g, report } = with_opts(&static_batch(vec![], "f"), &opts).unwrap();
+    assert_eq!(cost(&g, "mm"), 8.0 * 2.0 * 4.0 * 3.0);
+    assert!(
+        report
+            .notes
+            .iter()
+            .any(|n| n.contains("exported at batch 1")),
+        "{:?}",
+        report.notes
+    );
+    // A slice that keeps the first sample (x[0:1]) would silently cost batch 1: refused.
+    let first = op("Slice", "first", &["f", "zero", "one", "zero"], &["s"]);
+    let e = with_opts(&static_batch(vec![first], "s"), &opts)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("exported at batch 1")
+            && e.contains("1.00x its forward FLOPs instead of 8.00x")
+            && e.contains("dynamic_axes"),
+        "{e}"
+    );
+    // Exported batch unchanged: no note.
+    let mut same = Options::default();
+    same.add_input_shape("x=1x2x2").unwrap();
+    let r = with_opts(&static_batch(vec![], "f"), &same).unwrap().report;
+    assert!(r.notes.is_empty(), "{:?}", r.notes);
+}
+
+#[test]
+fn quantized_ops_count_integer_macs_and_bytes() {
+    // x (2x4 float) -> DynamicQuantizeLinear -> MatMulInteger by a uint8 4x5 -> Cast ->
+    // QuantizeLinear -> DequantizeLinear; and a QLinearMatMul.
+    let mut wq = float_init("wq", &[4, 5]);
+    wq.data_type = 2;
+    wq.raw_data = Bytes::from(vec![0u8; 20]);
+    let mut zp = ints1d("zp", &[0]);
+    zp.data_type = 2;
+    zp.int64_data.clear();
+    zp.raw_data = Bytes::from(vec![0u8]);
+    zp.dims = vec![];
+    let mut scale = float_init("scale", &[]);
+    scale.raw_data = Bytes::from(vec![0u8; 4]);
+    let mut cast = op("Cast", "cast", &["acc"], &["accf"]);
+    cast.attribute.push(AttributeProto {
+        name: "to".into(),
+        i: 1,
+        ..AttributeProto::default()
+    });
+    let nodes = vec![
+        op("DynamicQuantizeLinear", "dq", &["x"], &["xq", "xs", "xz"]),
+        op("MatMulInteger", "mmi", &["xq", "wq", "xz", "zp"], &["acc"]),
+        cast,
+        op("QuantizeLinear", "q", &["accf", "scale", "zp"], &["yq"]),
+        op(
+            "QLinearMatMul",
+            "qmm",
+            &["xq", "xs", "xz", "wq", "scale", "zp", "scale", "zp"],
+            &["z"],
+        ),
+        op("DequantizeLinear", "deq", &["yq", "scale", "zp"], &["y"]),
+    ];
+    let mut m = model(nodes, 13);
+    m.graph.as_mut().unwrap().initializer = vec![wq, zp, scale];
+    let Imported { graph: g, report } = run(&m).unwrap();
+    assert!(report.unsized_ops.is_empty(), "{:?}", report.unsized_ops);
+    assert_eq!(cost(&g, "mmi"), 2.0 * 2.0 * 5.0 * 4.0);
+    assert_eq!(cost(&g, "qmm"), 2.0 * 2.0 * 5.0 * 4.0);
+    // uint8 activations, int32 accumulators, uint8 again after QuantizeLinear.
+    let dq_mmi: f64 = g
+        .edges
+        .iter()
+        .filter(|e| (e.src, e.dst) == (g.node_index("dq").unwrap(), g.node_index("mmi").unwrap()))
+        .map(|e| e.bytes)
+        .sum();
+    assert_eq!(dq_mmi, 8.0 + 1.0, "xq and its zero point");
+    assert_eq!(edge_bytes(&g, "mmi", "cast"), 10.0 * 4.0);
+    assert_eq!(edge_bytes(&g, "q", "deq"), 10.0);
+    assert_eq!(node(&g, "mmi").mem, 20.0 + 1.0);
+}
+
+fn graph_attr(
+    name: &str,
+    nodes: Vec<NodeProto>,
+    inputs: &[(&str, &[i64])],
+    outputs: &[&str],
+) -> AttributeProto {
+    AttributeProto {
+        name: name.into(),
+        g: Some(GraphProto {
+            node: nodes,
+            name: name.into(),
+            input: inputs.iter().map(|(n, d)| vi(n, d)).collect(),
+            output: outputs.iter().map(|n| vi(n, &[])).collect(),
+            ..GraphProto::default()
+        }),
+        ..AttributeProto::default()
+    }
+}
+
+#[test]
+fn if_loop_and_scan_are_sized_from_their_subgraphs() {
+    // If: the then branch is one Relu of x (8 FLOPs), the else branch a MatMul by w (2x4 by
+    // 4x5: 80 FLOPs) then a Relu (10): the larger branch, 90, with its output shape.
+    let mut iff = op("If", "if", &["cond"], &["y"]);
+    iff.attribute.push(graph_attr(
+        "then_branch",
+        vec![op("Relu", "t", &["x"], &["ty"])],
+        &[],
+        &["ty"],
+    ));
+    iff.attribute.push(graph_attr(
+        "else_branch",
+        vec![
+            op("MatMul", "e", &["x", "w"], &["ey0"]),
+            op("Relu", "e2", &["ey0"], &["ey"]),
+        ],
+        &[],
+        &["ey"],
+    ));
+    let mut m = model(vec![iff, op("Relu", "after", &["y"], &["z"])], 13);
+    let g = m.graph.as_mut().unwrap();
+    g.initializer = vec![float_init("w", &[4, 5])];
+    let mut cond = vi("cond", &[]);
+    cond.r#type
+        .as_mut()
+        .unwrap()
+        .tensor_type
+        .as_mut()
+        .unwrap()
+        .elem_type = 9;
+    g.input.push(cond);
+    let Imported { graph: gr, .. } = run(&m).unwrap();
+    assert_eq!(cost(&gr, "if"), 80.0 + 10.0);
+    assert_eq!(cost(&gr, "after"), 10.0, "the else branch's 2x5 output");
+
+    // Loop: 3 trips of a body adding x to the carried value (8 FLOPs each), one scan output.
+    let mut lp = op("Loop", "loop", &["trips", "", "x"], &["v", "scan"]);
+    lp.attribute.push(graph_attr(
+        "body",
+        vec![
+            op("Identity", "c", &["cond_in"], &["cond_out"]),
+            op("Add", "add", &["v_in", "x"], &["v_out"]),
+            op("Identity", "s", &["v_out"], &["scan_out"]),
+        ],
+        &[("i", &[]), ("cond_in", &[]), ("v_in", &[2, 4])],
+        &["cond_out", "v_out", "scan_out"],
+    ));
+    let mut m = model(vec![lp, op("Relu", "after", &["scan"], &["z"])], 13);
+    m.graph.as_mut().unwrap().initializer = vec![int64_init("trips", &[3])];
+    let Imported { graph: gr, .. } = run(&m).unwrap();
+    assert_eq!(cost(&gr, "loop"), 3.0 * 8.0);
+    assert_eq!(cost(&gr, "after"), 3.0 * 8.0, "scan output 3x2x4");
+    // A trip count known only at run time cannot be sized: an error naming the Loop.
+    m.graph.as_mut().unwrap().initializer.clear();
+    m.graph.as_mut().unwrap().input.push(vi("trips", &[]));
+    let e = run(&m).unwrap_err().to_string();
+    assert!(e.contains("node 'loop' (Loop) could not be sized"), "{e}");
+
+    // Scan over x's 2 rows (4 each): a running sum, 4 FLOPs per step.
+    let mut sc = op("Scan", "scan", &["init", "x"], &["final", "ys"]);
+    sc.attribute.push(AttributeProto {
+        name: "num_scan_inputs".into(),
+        i: 1,
+        ..AttributeProto::default()
+    });
+    sc.attribute.push(graph_attr(
+        "body",
+        vec![
+            op("Add", "acc", &["s_in", "row"], &["s_out"]),
+            op("Identity", "o", &["s_out"], &["y_out"]),
+        ],
+        &[("s_in", &[4]), ("row", &[4])],
+        &["s_out", "y_out"],
+    ));
+    let mut m = model(vec![sc, op("Relu", "after", &["ys"], &["z"])], 13);
+    m.graph.as_mut().unwrap().initializer = vec![float_init("init", &[4])];
+    let Imported { graph: gr, .. } = run(&m).unwrap();
+    assert_eq!(cost(&gr, "scan"), 2.0 * 4.0);
+    assert_eq!(cost(&gr, "after"), 8.0, "stacked 2x4");
+}
+
+#[test]
+fn shape_arithmetic_through_where_slices_and_transposes() {
+    // PyTorch's expand(-1): Expand(cls, Where(Equal(c, -1), ones, c)), c = [1, -1, 4].
+    let nodes = vec![
+        op("Equal", "eq", &["c", "m1"], &["is"]),
+        op("Where", "where", &["is", "ones", "c"], &["target"]),
+        op("Expand", "expand", &["cls", "target"], &["e"]),
+        op("Relu", "r1", &["e"], &["y1"]),
+        // Its pad reordering: [1, 2] ++ zeros(2) -> 2x2 -> rows reversed -> transposed -> flat:
+        // pads [0, 1, 0, 2] on x (2x4) -> 2x7.
+        op("Mod", "mod", &["nine", "seven"], &["two"]),
+        op("ConstantOfShape", "zeros", &["two"], &["z"]),
+        op("Concat", "cat", &["p12", "z"], &["p"]),
+        op("Reshape", "p2", &["p", "s22"], &["pm"]),
+        op("Slice", "rev", &["pm", "m1", "min", "zero", "m1"], &["pr"]),
+        op("Transpose", "tr", &["pr"], &["pt"]),
+        op("Reshape", "flat", &["pt", "m1"], &["pads"]),
+        op("Pad", "pad", &["x", "pads"], &["xp"]),
+        op("Relu", "r2", &["xp"], &["y2"]),
+    ];
+    let mut m = model(nodes, 13);
+    let g = m.graph.as_mut().unwrap();
+    g.node[6].attribute.push(AttributeProto {
+        name: "axis".into(),
+        ..AttributeProto::default()
+    });
+    g.initializer = vec![
+        ints1d("c", &[1, -1, 4]),
+        ints1d("m1", &[-1]),
+        ints1d("ones", &[1, 1, 1]),
+        float_init("cls", &[1, 1, 4]),
+        ints1d("nine", &[-5]),
+        ints1d("seven", &[7]),
+        ints1d("p12", &[1, 2]),
+        ints1d("s22", &[2, 2]),
+        ints1d("zero", &[0]),
+        ints1d("min", &[i64::MIN + 1]),
+    ];
+    g.node[9].attribute.push(AttributeProto {
+        name: "perm".into(),
+        ints: vec![1, 0],
+        ..AttributeProto::default()
+    });
+    let Imported { graph: gr, report } = run(&m).unwrap();
+    assert!(report.unsized_ops.is_empty(), "{:?}", report.unsized_ops);
+    assert_eq!(cost(&gr, "r1"), 4.0);
+    assert_eq!(cost(&gr, "r2"), 14.0);
 }
