@@ -6,6 +6,7 @@
 #   make bench         engine benchmark figures (generated graphs)
 #   make bench-real    every default pair on every bundled graph and the degenerate shapes
 #   make bench-wasm    pesto's exact mode on 20-op instances, natively and in wasm
+#   make test-exporters  the ONNX exporters and importer against torch, Keras and onnx (installs them; GBs)
 #   make measure       wasm size, time to interactive, run times in headless Chromium
 #   make fuzz          cargo-fuzz targets of the loaders, >= 10^7 executions (nightly; fuzz/)
 #   make fuzz-smoke    each fuzz target for 20 s (CI)
@@ -26,7 +27,7 @@ CLI := $(TARGET_DIR)/$(PROFILE)/placesim
 WASM_BINDGEN_VERSION := $(shell awk '/^name = "wasm-bindgen"$$/ {getline; gsub(/[" ]/, "", $$0); sub(/version=/, "", $$0); print; exit}' Cargo.lock)
 WASM_BINDGEN := $(or $(shell command -v wasm-bindgen 2>/dev/null),$(HOME)/.cargo/bin/wasm-bindgen)
 
-.PHONY: site serve test lint test-rust bench bench-real bench-wasm test-browser wasm-target wasm-bindgen-cli pkg graphs cli measure chromium clean-site
+.PHONY: site serve test lint test-rust bench bench-real bench-wasm test-browser test-exporters wasm-target wasm-bindgen-cli pkg graphs cli measure chromium clean-site
 
 site: pkg graphs
 
@@ -165,6 +166,17 @@ bench-real:
 bench-wasm: pkg
 	$(CARGO) bench --bench pesto -- write target/pesto-wasm
 	node benches/pesto_wasm.mjs target/pesto-wasm
+
+# The exporters and the importer against real frameworks and onnx's own shape inference. Not in
+# `make test`: torch alone is ~5.5 GB. Installs what it needs into EXPORT_VENV when missing
+# (a few minutes), then runs tests/exporters_test.py and tests/onnx_crosscheck.py.
+EXPORT_VENV ?= .venv-exporters
+EXPORT_PACKAGES ?= torch torchvision onnx onnxscript onnxruntime onnx-tool tensorflow-cpu tf2onnx
+test-exporters: cli
+	@[ -x $(EXPORT_VENV)/bin/python ] || python3 -m venv $(EXPORT_VENV)
+	$(EXPORT_VENV)/bin/pip install -q $(EXPORT_PACKAGES)
+	PLACESIM=$(abspath $(CLI)) $(EXPORT_VENV)/bin/python tests/exporters_test.py -v
+	PLACESIM=$(abspath $(CLI)) $(EXPORT_VENV)/bin/python tests/onnx_crosscheck.py -v
 
 # Debian's Chromium drives the browser tests (playwright-core never downloads a browser).
 CHROMIUM ?= /usr/bin/chromium
