@@ -86,6 +86,8 @@ for p in sorted(glob.glob("scenarios/*.json")):
         sc["cluster"] = {"inline": c}
         where = c.get("name") or os.path.basename(cl["file"])[:-5]
         short = where.split(": ", 1)[-1]
+        # The title already says the machine (short); the sentence names it by its head alone.
+        where = where.split(": ", 1)[0]
     elif "generate" in cl:
         g = cl["generate"]
         short = f"{g['devices']} generated devices"
