@@ -73,7 +73,8 @@ export function renderControls(ctx) {
 function renderClusterPresets(ctx) {
   const { clusterIndex } = ctx;
   const sel = $('cluster-preset');
-  sel.replaceChildren(new Option(clusterIndex.length ? 'choose…' : 'none on this site', ''));
+  // A loader, not a state: the cluster in use is named under the device table (its `name`).
+  sel.replaceChildren(new Option(clusterIndex.length ? 'load one…' : 'none on this site', ''));
   for (const c of clusterIndex) sel.append(new Option(`${c.name} (${c.devices} devices)`, c.name));
   sel.value = '';
 }

@@ -69,7 +69,6 @@ export async function firstVisit(ctx) {
     engine.validate_cluster(text);
     state.graph = FIRST_VISIT.graph;
     setCluster(state, JSON.parse(text));
-    $('cluster-preset').value = FIRST_VISIT.cluster;
   } catch (e) {
     console.warn(`the first visit's cluster: ${e.message}`);
     return;
