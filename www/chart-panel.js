@@ -84,8 +84,8 @@ export function drawCharts(ctx) {
 }
 
 /**
- * The search's budget in the unit its status counts (schedules simulated) when the budget
- * counts ops + edges per schedule (pesto.rs BUDGET's doc), and the work the search did.
+ * The search's budget in the unit its status counts (schedules simulated: pesto.rs BUDGET,
+ * 0 = automatic, sized by the engine from the graph), and the work the search did.
  * @param {Context} ctx @param {import('./types.js').Comparison} c @param {import('./types.js').PairResult} row
  */
 function budgetWords(ctx, c, row) {
@@ -94,10 +94,9 @@ function budgetWords(ctx, c, row) {
   const did = rep ? `This search did ${formatCount(rep.work)} ${rep.work_unit}.` : '';
   if (!spec) return did;
   const budget = c.scenario.params?.[`${row.placer}.budget`] ?? spec.default;
-  const per = c.graph.nodes + c.graph.edges;
-  const said = /ops \+ edges/.test(spec.doc) && per > 0
-    ? `Budget ${formatCount(budget)}: the sum of the graph's ops + edges (${formatCount(per)}) over the schedules simulated, ${budget < per ? 'less than one schedule' : `about ${formatCount(Math.round(budget / per))} schedules`} of this graph.`
-    : `Budget ${formatCount(budget)} (${spec.doc}).`;
+  const said = budget > 0
+    ? `Budget ${formatCount(budget)} schedule${budget === 1 ? '' : 's'} simulated.`
+    : 'Budget automatic (0): the engine sizes it from the graph\'s ops and edges.';
   return `${said} ${did}`;
 }
 
