@@ -43,9 +43,17 @@ impl Bits {
             *a |= b;
         }
     }
+    /// The words (bit `i % 64` of word `i / 64` is member `i`).
+    pub fn words(&self) -> &[u64] {
+        &self.0
+    }
     /// Members, ascending.
     pub fn iter(&self) -> impl Iterator<Item = usize> + '_ {
-        self.0.iter().enumerate().flat_map(|(w, &word)| {
+        Bits::iter_words(&self.0)
+    }
+    /// Members of a set given as words, ascending.
+    pub fn iter_words(words: &[u64]) -> impl Iterator<Item = usize> + '_ {
+        words.iter().enumerate().flat_map(|(w, &word)| {
             let mut rest = word;
             std::iter::from_fn(move || {
                 (rest != 0).then(|| {
