@@ -104,23 +104,45 @@ pub fn tao_order(dev: &DeviceRecvs) -> Vec<usize> {
         .iter()
         .map(|b| b.iter().map(|w| w.count_ones()).sum())
         .collect();
-    let mut op_m = vec![0.0f64; ng];
-    let mut per_channel: Vec<(u32, f64)> = Vec::new();
-    let mut compute_m = |b: &[u64], out: &[u64]| -> f64 {
-        per_channel.clear();
-        for (w, (&x, &o)) in b.iter().zip(out).enumerate() {
-            let mut rest = x & o;
+    // Channels as dense indices, each with its recvs as a mask; per group and channel the
+    // sum of the outstanding recvs' times in ascending recv order (NaN for none: `f64::max`
+    // skips it, as the reference skips a channel without recvs).
+    let mut dense: Vec<u32> = Vec::new();
+    let ch: Vec<usize> = dev
+        .channel
+        .iter()
+        .map(|&c| match dense.iter().position(|&d| d == c) {
+            Some(x) => x,
+            None => {
+                dense.push(c);
+                dense.len() - 1
+            }
+        })
+        .collect();
+    let nc = dense.len();
+    let mut chmask = vec![0u64; nc * words];
+    for (i, &c) in ch.iter().enumerate() {
+        chmask[c * words + i / 64] |= 1 << (i % 64);
+    }
+    let channel_sum = |b: &[u64], out: &[u64], c: usize| -> f64 {
+        let mut sum = f64::NAN;
+        let mask = &chmask[c * words..(c + 1) * words];
+        for (w, ((&x, &o), &k)) in b.iter().zip(out).zip(mask).enumerate() {
+            let mut rest = x & o & k;
             while rest != 0 {
                 let i = w * 64 + rest.trailing_zeros() as usize;
                 rest &= rest - 1;
-                match per_channel.iter_mut().find(|(c, _)| *c == dev.channel[i]) {
-                    Some((_, s)) => *s += dev.time[i],
-                    None => per_channel.push((dev.channel[i], dev.time[i])),
-                }
+                sum = if sum.is_nan() {
+                    dev.time[i]
+                } else {
+                    sum + dev.time[i]
+                };
             }
         }
-        per_channel.iter().map(|x| x.1).fold(0.0, f64::max)
+        sum
     };
+    let mut gsum = vec![f64::NAN; ng * nc];
+    let mut op_m = vec![0.0f64; ng];
     let first_out = |b: &[u64], out: &[u64]| -> usize {
         let (w, x) = b
             .iter()
@@ -143,7 +165,10 @@ pub fn tao_order(dev: &DeviceRecvs) -> Vec<usize> {
                 dirty.push(r);
             }
             _ => {
-                op_m[g] = compute_m(gbits[g], &outstanding);
+                for c in 0..nc {
+                    gsum[g * nc + c] = channel_sum(gbits[g], &outstanding, c);
+                }
+                op_m[g] = gsum[g * nc..(g + 1) * nc].iter().fold(0.0, |a, &x| a.max(x));
                 active.push(g);
             }
         }
@@ -207,7 +232,10 @@ pub fn tao_order(dev: &DeviceRecvs) -> Vec<usize> {
                     single[r].extend_from_slice(&gops[g]);
                     dirty.push(r);
                 }
-                _ => op_m[g] = compute_m(gbits[g], &outstanding),
+                _ => {
+                    gsum[g * nc + ch[b]] = channel_sum(gbits[g], &outstanding, ch[b]);
+                    op_m[g] = gsum[g * nc..(g + 1) * nc].iter().fold(0.0, |a, &x| a.max(x));
+                }
             }
         }
     }
@@ -371,7 +399,7 @@ mod tests {
         for case in 0..400 {
             let nr = gen.below(if case % 10 == 0 { 140 } else { 20 }) as usize;
             let nops = gen.below(40) as usize;
-            let channels = 1 + gen.below(3) as u32;
+            let channels = 1 + gen.below(5) as u32;
             let ties = gen.below(2) == 0;
             let time = |gen: &mut Rng| {
                 if ties {
