@@ -95,7 +95,7 @@ pub fn tao_order(dev: &DeviceRecvs) -> Vec<usize> {
         }
     }
     let mut outstanding = vec![u64::MAX; words];
-    if nr % 64 != 0 {
+    if !nr.is_multiple_of(64) {
         outstanding[words - 1] = (1u64 << (nr % 64)) - 1;
     }
     let is_out = |out: &[u64], i: usize| out[i / 64] >> (i % 64) & 1 == 1;
@@ -168,7 +168,9 @@ pub fn tao_order(dev: &DeviceRecvs) -> Vec<usize> {
                 for c in 0..nc {
                     gsum[g * nc + c] = channel_sum(gbits[g], &outstanding, c);
                 }
-                op_m[g] = gsum[g * nc..(g + 1) * nc].iter().fold(0.0, |a, &x| a.max(x));
+                op_m[g] = gsum[g * nc..(g + 1) * nc]
+                    .iter()
+                    .fold(0.0, |a, &x| a.max(x));
                 active.push(g);
             }
         }
@@ -234,7 +236,9 @@ pub fn tao_order(dev: &DeviceRecvs) -> Vec<usize> {
                 }
                 _ => {
                     gsum[g * nc + ch[b]] = channel_sum(gbits[g], &outstanding, ch[b]);
-                    op_m[g] = gsum[g * nc..(g + 1) * nc].iter().fold(0.0, |a, &x| a.max(x));
+                    op_m[g] = gsum[g * nc..(g + 1) * nc]
+                        .iter()
+                        .fold(0.0, |a, &x| a.max(x));
                 }
             }
         }
