@@ -43,9 +43,17 @@ impl Bits {
             *a |= b;
         }
     }
+    /// The words (bit `i % 64` of word `i / 64` is member `i`).
+    pub fn words(&self) -> &[u64] {
+        &self.0
+    }
     /// Members, ascending.
     pub fn iter(&self) -> impl Iterator<Item = usize> + '_ {
-        self.0.iter().enumerate().flat_map(|(w, &word)| {
+        Bits::iter_words(&self.0)
+    }
+    /// Members of a set given as words, ascending.
+    pub fn iter_words(words: &[u64]) -> impl Iterator<Item = usize> + '_ {
+        words.iter().enumerate().flat_map(|(w, &word)| {
             let mut rest = word;
             std::iter::from_fn(move || {
                 (rest != 0).then(|| {
@@ -257,7 +265,152 @@ pub struct RankedLinks {
     ranking: Ranking,
     rank: Vec<Option<u32>>,
     link_of: Vec<u32>,
-    queues: Vec<Vec<u32>>,
+    queues: Vec<LinkQueue>,
+}
+
+/// One link's queue of transfers under [`RankedLinks`]: the transfers in queue order (a
+/// `Vec` that a pop `swap_remove`s from), with the draw's candidates (the unranked ones and
+/// those of the least queued rank) flagged in a Fenwick tree over queue positions, so a pop
+/// finds the uniformly drawn `n`-th candidate in queue order in `O(log n)` instead of
+/// scanning the queue twice. Ranked positions are kept in a set by rank: the least rank is
+/// its first entry, and a change of the least rank re-flags only the positions of the two
+/// ranks involved.
+#[derive(Debug, Clone, Default)]
+pub struct LinkQueue {
+    q: Vec<u32>,
+    /// Whether each position holds a candidate.
+    flag: Vec<bool>,
+    /// Fenwick tree (1-based) of `flag`, sized to a power of two.
+    fen: Vec<u32>,
+    candidates: u32,
+    /// `(rank, position)` of every queued ranked transfer.
+    ranked: std::collections::BTreeSet<(u32, u32)>,
+}
+
+impl LinkQueue {
+    fn add(&mut self, pos: usize, delta: i32) {
+        let mut i = pos + 1;
+        while i < self.fen.len() {
+            self.fen[i] = self.fen[i].wrapping_add_signed(delta);
+            i += i & i.wrapping_neg();
+        }
+        self.candidates = self.candidates.wrapping_add_signed(delta);
+    }
+
+    fn set_flag(&mut self, pos: usize, on: bool) {
+        if self.flag[pos] != on {
+            self.flag[pos] = on;
+            self.add(pos, if on { 1 } else { -1 });
+        }
+    }
+
+    /// Flags (or unflags) every queued transfer of rank `r`.
+    fn flag_rank(&mut self, r: u32, on: bool) {
+        let positions: Vec<u32> = self
+            .ranked
+            .range((r, 0)..=(r, u32::MAX))
+            .map(|&(_, p)| p)
+            .collect();
+        for p in positions {
+            self.set_flag(p as usize, on);
+        }
+    }
+
+    fn least(&self) -> Option<u32> {
+        self.ranked.first().map(|&(r, _)| r)
+    }
+
+    /// Appends `t` (of rank `rank`) at the end of the queue.
+    pub fn push(&mut self, t: u32, rank: Option<u32>) {
+        let p = self.q.len();
+        self.q.push(t);
+        self.flag.push(false);
+        if self.fen.len() <= self.q.len() {
+            // Grow the tree to the next power of two and rebuild it from the flags.
+            let cap = (self.q.len() + 1).next_power_of_two().max(16);
+            self.fen = vec![0; cap + 1];
+            self.candidates = 0;
+            let flags = std::mem::take(&mut self.flag);
+            for (i, &f) in flags.iter().enumerate() {
+                if f {
+                    self.add(i, 1);
+                }
+            }
+            self.flag = flags;
+        }
+        match rank {
+            None => self.set_flag(p, true),
+            Some(r) => {
+                let old = self.least();
+                self.ranked.insert((r, p as u32));
+                match old {
+                    Some(o) if r > o => {}
+                    Some(o) if r == o => self.set_flag(p, true),
+                    _ => {
+                        if let Some(o) = old {
+                            self.flag_rank(o, false);
+                        }
+                        self.flag_rank(r, true);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Position of the `k`-th (0-based) candidate in queue order.
+    fn nth_candidate(&self, k: u32) -> usize {
+        let mut pos = 0;
+        let mut rem = k + 1;
+        let mut step = (self.fen.len() - 1).next_power_of_two();
+        while step > 0 {
+            let next = pos + step;
+            if next < self.fen.len() && self.fen[next] < rem {
+                pos = next;
+                rem -= self.fen[next];
+            }
+            step /= 2;
+        }
+        pos
+    }
+
+    /// Removes and returns a transfer drawn uniformly among the candidates (`rng.below` over
+    /// their count, counted in queue order), `None` when the queue is empty; `rank` gives
+    /// each transfer's rank.
+    pub fn pop(&mut self, rng: &mut Rng, rank: &[Option<u32>]) -> Option<u32> {
+        if self.candidates == 0 {
+            return None;
+        }
+        let nth = rng.below(self.candidates as u64) as u32;
+        let pick = self.nth_candidate(nth);
+        let t = self.q[pick];
+        let last = self.q.len() - 1;
+        self.set_flag(pick, false);
+        let r = rank[t as usize];
+        if let Some(r) = r {
+            self.ranked.remove(&(r, pick as u32));
+        }
+        if pick != last {
+            let moved = self.q[last];
+            let moved_flag = self.flag[last];
+            self.set_flag(last, false);
+            self.set_flag(pick, moved_flag);
+            if let Some(rm) = rank[moved as usize] {
+                self.ranked.remove(&(rm, last as u32));
+                self.ranked.insert((rm, pick as u32));
+            }
+        }
+        self.q.swap_remove(pick);
+        self.flag.pop();
+        if let Some(r) = r {
+            // `t` was of the least rank: when it was the last one, the next rank's
+            // transfers become candidates.
+            match self.least() {
+                Some(n) if n != r => self.flag_rank(n, true),
+                _ => {}
+            }
+        }
+        Some(t)
+    }
 }
 
 impl RankedLinks {
@@ -293,7 +446,7 @@ impl LinkOrder for RankedLinks {
                 &self.link_of,
             );
         }
-        self.queues = vec![Vec::new(); links];
+        self.queues = vec![LinkQueue::default(); links];
     }
 
     fn reseed(&mut self, rng: Rng) {
@@ -301,26 +454,12 @@ impl LinkOrder for RankedLinks {
     }
 
     fn push(&mut self, t: u32, _: f64) {
-        self.queues[self.link_of[t as usize] as usize].push(t);
+        let rank = self.rank[t as usize];
+        self.queues[self.link_of[t as usize] as usize].push(t, rank);
     }
 
     fn pop(&mut self, link: u32) -> Option<u32> {
-        let q = &mut self.queues[link as usize];
-        let least = q.iter().filter_map(|&t| self.rank[t as usize]).min();
-        let rank = &self.rank;
-        let candidate = |t: &u32| rank[*t as usize].is_none() || rank[*t as usize] == least;
-        let count = q.iter().filter(|t| candidate(t)).count();
-        if count == 0 {
-            return None;
-        }
-        // The draw's candidate, counted in queue order (no list built per pop).
-        let nth = self.rng.below(count as u64) as usize;
-        let (pick, _) = q
-            .iter()
-            .enumerate()
-            .filter(|(_, t)| candidate(t))
-            .nth(nth)?;
-        Some(q.swap_remove(pick))
+        self.queues[link as usize].pop(&mut self.rng, &self.rank)
     }
 }
 
@@ -336,6 +475,56 @@ mod tests {
             per_link(&rank, &link_of),
             [Some(1), Some(0), None, Some(1), Some(1), Some(0)]
         );
+    }
+
+    /// The pop before [`LinkQueue`]: two scans of the queue per pop.
+    fn naive_pop(q: &mut Vec<u32>, rng: &mut Rng, rank: &[Option<u32>]) -> Option<u32> {
+        let least = q.iter().filter_map(|&t| rank[t as usize]).min();
+        let candidate = |t: &u32| rank[*t as usize].is_none() || rank[*t as usize] == least;
+        let count = q.iter().filter(|t| candidate(t)).count();
+        if count == 0 {
+            return None;
+        }
+        let nth = rng.below(count as u64) as usize;
+        let (pick, _) = q
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| candidate(t))
+            .nth(nth)?;
+        Some(q.swap_remove(pick))
+    }
+
+    /// Random pushes and pops (ranks with ties, unranked transfers, lower ranks arriving
+    /// late): the same transfers in the same order as the scanning pop, draw for draw.
+    #[test]
+    fn link_queue_pops_as_the_scan_did() {
+        let mut gen = Rng::new(7);
+        for case in 0..300u64 {
+            let n = 1 + gen.below(80) as usize;
+            let ranks = 1 + gen.below(12);
+            let rank: Vec<Option<u32>> = (0..n)
+                .map(|_| {
+                    let r = gen.below(ranks + 1);
+                    (r < ranks).then_some(r as u32)
+                })
+                .collect();
+            let (mut a, mut b) = (Rng::new(case), Rng::new(case));
+            let mut naive = Vec::new();
+            let mut fast = LinkQueue::default();
+            let mut next = 0u32;
+            while (next as usize) < n || !naive.is_empty() {
+                if (next as usize) < n && gen.below(3) < 2 {
+                    naive.push(next);
+                    fast.push(next, rank[next as usize]);
+                    next += 1;
+                } else {
+                    let x = naive_pop(&mut naive, &mut a, &rank);
+                    assert_eq!(fast.pop(&mut b, &rank), x, "case {case}");
+                }
+            }
+            assert_eq!(fast.pop(&mut b, &rank), None);
+            assert_eq!(a.below(1 << 40), b.below(1 << 40), "same draws");
+        }
     }
 
     #[test]
