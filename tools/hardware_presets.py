@@ -73,6 +73,17 @@ MEMORY_BOUND = sorted(
     }
 )
 MEMORY_BOUND = sorted(set(MEMORY_BOUND) | {op + "Grad" for op in MEMORY_BOUND})
+
+# Fixed seconds per op (`op_overhead`, see docs/format.md): what an op costs before any
+# arithmetic. GPU: a CUDA kernel launch takes ~5 us of host time and a few us on the device
+# (NVIDIA, "CUDA C++ Best Practices Guide", and the CUDA Graphs introduction on the NVIDIA
+# developer blog, "Getting Started with CUDA Graphs", 2019: ~2-3 us launch + ~1-2 us
+# per-kernel overhead for back-to-back kernels); eager PyTorch adds ~10 us of Python and
+# dispatcher time per op (PyTorch performance tuning guide; "Accelerating PyTorch with CUDA
+# Graphs", PyTorch blog, 2021, which removes it). 10 us per op on a GPU. CPU: no launch,
+# framework dispatch only, ~2 us per op (onnxruntime / PyTorch CPU eager per-op cost on
+# small tensors). These make batch-1 inference take milliseconds, as frameworks do.
+OP_OVERHEAD = {"gpu": 10e-6, "cpu": 2e-6}
 BYTES_PER_ELEMENT = {"gpu": 4, "cpu": 8}
 
 
@@ -87,7 +98,10 @@ def kinds(models):
         d = DEVICES[m]
         speed = d["peak"] * EFFICIENCY
         factor = d["mem_bw"] / BYTES_PER_ELEMENT[d["kind"]] / speed
-        out[d["kind"]] = {"op_speed": {op: float(f"{factor:.4g}") for op in MEMORY_BOUND}}
+        out[d["kind"]] = {
+            "op_speed": {op: float(f"{factor:.4g}") for op in MEMORY_BOUND},
+            "op_overhead": OP_OVERHEAD[d["kind"]],
+        }
     return out
 
 

@@ -35,6 +35,9 @@ pub struct Device {
     pub speed: f64,
     /// Bytes; `f64::INFINITY` when unlimited.
     pub memory: f64,
+    /// Fixed seconds (time units) added to every op this device runs from a `cost`:
+    /// kernel launch and framework dispatch. 0 unless the device or its kind sets it.
+    pub op_overhead: f64,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -76,6 +79,8 @@ pub(crate) struct RawDevice {
     speed: f64,
     #[serde(default)]
     memory: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    op_overhead: Option<f64>,
 }
 
 #[derive(Deserialize, Serialize)]
@@ -101,6 +106,8 @@ pub(crate) struct RawLinkType {
 pub(crate) struct RawKind {
     #[serde(default)]
     op_speed: BTreeMap<String, f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    op_overhead: Option<f64>,
 }
 
 /// Ranges for a generated cluster (Mayer17 §5.1: 50 devices, speed 10..100, bandwidth
@@ -218,14 +225,29 @@ impl Cluster {
                 Some(m) => non_negative(m, || format!("device '{}': memory", d.id))?,
                 None => f64::INFINITY,
             };
+            let kind = d
+                .kind
+                .filter(|k| !k.is_empty())
+                .unwrap_or_else(|| "gpu".into());
+            let op_overhead = match (d.op_overhead, raw.kinds.get(&kind)) {
+                (Some(o), _) => non_negative(o, || format!("device '{}': op_overhead", d.id))?,
+                (
+                    None,
+                    Some(RawKind {
+                        op_overhead: Some(o),
+                        ..
+                    }),
+                ) => non_negative(*o, || {
+                    format!("kinds.{kind}.op_overhead (device '{}')", d.id)
+                })?,
+                _ => 0.0,
+            };
             devices.push(Device {
-                kind: d
-                    .kind
-                    .filter(|k| !k.is_empty())
-                    .unwrap_or_else(|| "gpu".into()),
+                kind,
                 id: d.id,
                 speed,
                 memory,
+                op_overhead,
             });
         }
         let k = devices.len();
@@ -322,6 +344,7 @@ impl Cluster {
                 },
                 speed: speed_rng.uniform(speed[0], speed[1]),
                 memory: spec.memory.unwrap_or(f64::INFINITY),
+                op_overhead: 0.0,
             })
             .collect();
         let mut bandwidth = vec![0.0; k * k];
@@ -363,6 +386,7 @@ impl Cluster {
                     kind: "gpu".into(),
                     speed: s,
                     memory: f64::INFINITY,
+                    op_overhead: 0.0,
                 })
                 .collect(),
             bandwidth: bw,
@@ -507,6 +531,7 @@ impl Cluster {
                     kind: Some(d.kind.clone()),
                     speed: d.speed,
                     memory: d.memory.is_finite().then_some(d.memory),
+                    op_overhead: (d.op_overhead != 0.0).then_some(d.op_overhead),
                 })
                 .collect(),
             bandwidth: bw,
@@ -521,6 +546,7 @@ impl Cluster {
                         k.clone(),
                         RawKind {
                             op_speed: m.clone(),
+                            op_overhead: None,
                         },
                     )
                 })

@@ -2,8 +2,8 @@
 //!
 //! [`Problem`] joins a [`Graph`] and a [`Cluster`] and precomputes, once:
 //! - `exec(v, d)`: run time of node `v` on device `d`: `time[kind]` (times the device's
-//!   what-if time scale) when the node gives one, else `cost / (speed *
-//!   op_speed[kind][op])`; `f64::INFINITY` where the node may not run (its `device` rule,
+//!   what-if time scale) when the node gives one, else [`op_time`]: `op_overhead + cost /
+//!   (speed * op_speed[kind][op])`; `f64::INFINITY` where the node may not run (its `device` rule,
 //!   its colocation group's rules, or no cost and no time for that kind). Placers only need "finite" to know a device is allowed.
 //! - per-node `work` (the `c_i` of Mayer17 §2, used by rank computations): `cost` when
 //!   given, else the mean over allowed devices of `exec * speed`.
@@ -18,7 +18,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::model::cluster::{Cluster, DevIx};
+use crate::model::cluster::{Cluster, DevIx, Device};
 use crate::model::graph::{Graph, NodeIx};
 
 /// What a node's static placement footprint counts (a scenario's `footprint`).
@@ -132,6 +132,15 @@ pub struct Overrides {
     pub mem: Vec<f64>,
 }
 
+/// Run time of an op of `cost` on device `dev` whose kind's speed factor for the op's type
+/// is `factor`: the device's fixed per-op cost (kernel launch, framework dispatch; 0 unless
+/// the cluster sets `op_overhead`) plus `cost / (speed * factor)`. The one place a cost
+/// becomes a time: the simulator and every placer read it through [`Problem::exec`]. A
+/// `time` table entry is a measured run time and gets no overhead added.
+pub fn op_time(cost: f64, dev: &Device, factor: f64) -> f64 {
+    dev.op_overhead + cost / (dev.speed * factor)
+}
+
 impl<'a> Problem<'a> {
     pub fn new(graph: &'a Graph, cluster: &'a Cluster) -> Result<Problem<'a>> {
         Problem::with_overrides(graph, cluster, None)
@@ -198,7 +207,7 @@ impl<'a> Problem<'a> {
                 };
                 exec[v * k + d] = match (table, cost) {
                     (Some(t), _) => t,
-                    (None, Some(c)) => c / (dev.speed * factor[d][op]),
+                    (None, Some(c)) => op_time(c, dev, factor[d][op]),
                     (None, None) => f64::INFINITY,
                 };
             }
@@ -425,6 +434,54 @@ mod tests {
         assert_eq!(p.exec_row(3), &[8.0, f64::INFINITY]);
         assert_eq!(p.exec_row(4), &[f64::INFINITY, 2.0]);
         assert_eq!(p.work[2], 4.0);
+    }
+
+    /// `op_overhead` adds a fixed time to every cost-derived run time (the device's own over
+    /// its kind's), never to a `time` table entry; 0 when absent.
+    #[test]
+    fn op_overhead_adds_to_cost_times_only() {
+        let g = Graph::from_json(
+            r#"{"nodes":[{"id":"a","cost":8,"op":"Conv2D"},{"id":"b","cost":8,"time":{"cpu":3}},{"id":"z","cost":0}]}"#,
+            "g",
+        )
+        .unwrap();
+        let c = Cluster::from_json(
+            r#"{"devices":[{"id":"c0","kind":"cpu","speed":1},{"id":"g0","kind":"gpu","speed":4},
+                           {"id":"g1","kind":"gpu","speed":4,"op_overhead":0.25}],
+                "bandwidth":1,"kinds":{"gpu":{"op_speed":{"Conv2D":2},"op_overhead":0.5}}}"#,
+            "c",
+        )
+        .unwrap();
+        let p = Problem::new(&g, &c).unwrap();
+        assert_eq!(p.exec_row(0), &[8.0, 1.5, 1.25]);
+        assert_eq!(p.exec_row(1), &[3.0, 2.5, 2.25]);
+        assert_eq!(p.exec_row(2), &[0.0, 0.5, 0.25]);
+        assert_eq!(op_time(8.0, &c.devices[1], 2.0), 1.5);
+        // Round trip keeps the resolved per-device value.
+        let back = Cluster::from_json(&c.to_json(), "c").unwrap();
+        let overheads: Vec<f64> = back.devices.iter().map(|d| d.op_overhead).collect();
+        assert_eq!(overheads, [0.0, 0.5, 0.25]);
+    }
+
+    #[test]
+    fn bad_op_overhead_names_device_and_field() {
+        for (json, want) in [
+            (
+                r#"{"devices":[{"id":"g0","speed":1,"op_overhead":-1}],"bandwidth":1}"#,
+                "device 'g0': op_overhead",
+            ),
+            (
+                r#"{"devices":[{"id":"g0","kind":"gpu","speed":1}],"bandwidth":1,"kinds":{"gpu":{"op_overhead":-2}}}"#,
+                "kinds.gpu.op_overhead (device 'g0')",
+            ),
+            (
+                r#"{"devices":[{"id":"g0","speed":1,"op_overhead":1e400}],"bandwidth":1}"#,
+                "op_overhead",
+            ),
+        ] {
+            let e = Cluster::from_json(json, "c").unwrap_err().to_string();
+            assert!(e.contains(want), "{e}");
+        }
     }
 
     /// a(mem 1) -> b(mem 2) and a -> c(mem 4) as one tensor "t" (5 B), a -> c as a second
