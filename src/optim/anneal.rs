@@ -20,7 +20,7 @@ use crate::error::Result;
 use crate::model::cluster::{exceeds, DevIx};
 use crate::rng::Rng;
 
-use super::{by_priority, capacity, Best, Candidate, Decoder, Progress, SearchUnits};
+use super::{by_priority, capacity, metropolis, Best, Candidate, Decoder, Progress, SearchUnits};
 
 /// Evaluations without a new best before the search restarts from the best.
 const RESTART: u64 = 2000;
@@ -63,14 +63,7 @@ pub fn anneal(
     let mut cur = start;
     cur.expand(units, &mut placement, &mut priority);
     let mut cur_val = dec.decode(&placement, &by_priority(priority.clone()));
-    if cur_val < best.makespan {
-        *best = Best {
-            placement: placement.clone(),
-            order: by_priority(priority.clone()),
-            makespan: cur_val,
-        };
-        dec.improved(cur_val);
-    }
+    best.offer(&placement, by_priority(priority.clone()), cur_val, dec);
     let mut best_cand = cur.clone();
     let mut best_val = cur_val;
     let m0 = cur_val.min(best.makespan);
@@ -187,16 +180,8 @@ pub fn anneal(
         let order = by_priority(priority.clone());
         let val = dec.decode(&placement, &order);
         let temperature = t0 * m0 * (1.0 - used);
-        let accept = val <= cur_val
-            || (temperature > 0.0 && rng.unit() < libm::exp(-(val - cur_val) / temperature));
-        if val < best.makespan {
-            *best = Best {
-                placement: placement.clone(),
-                order,
-                makespan: val,
-            };
-            dec.improved(val);
-        }
+        let accept = metropolis(val, cur_val, temperature, rng);
+        best.offer(&placement, order, val, dec);
         if val < best_val {
             best_val = val;
             best_cand = next.clone();

@@ -28,7 +28,7 @@ use crate::model::groups::Groups;
 use crate::rng::Rng;
 use crate::sim::Trace;
 
-use super::{by_priority, capacity, Best, Decoder, Progress, SearchUnits};
+use super::{by_priority, capacity, metropolis, Best, Decoder, Progress, SearchUnits};
 
 /// Decodes without a new best before the search restarts from its best.
 const RESTART: u64 = 150;
@@ -147,14 +147,7 @@ pub fn local(
         return Ok(());
     };
     let mut path = critical_path(problem, &place, &t);
-    if cur_val < best.makespan {
-        *best = Best {
-            placement: place.clone(),
-            order: by_priority(prio.clone()),
-            makespan: cur_val,
-        };
-        dec.improved(cur_val);
-    }
+    best.offer(&place, by_priority(prio.clone()), cur_val, dec);
     let m0 = cur_val.min(best.makespan);
     let (mut best_place, mut best_prio, mut best_val) = (place.clone(), prio.clone(), cur_val);
     let mut stale = 0u64;
@@ -285,16 +278,8 @@ pub fn local(
         let order = by_priority(next_prio.clone());
         let (val, t) = dec.decode_traced(&next_place, &order);
         let temperature = limits.t0 * m0 * (1.0 - used);
-        let accept = val <= cur_val
-            || (temperature > 0.0 && rng.unit() < libm::exp(-(val - cur_val) / temperature));
-        if val < best.makespan {
-            *best = Best {
-                placement: next_place.clone(),
-                order,
-                makespan: val,
-            };
-            dec.improved(val);
-        }
+        let accept = metropolis(val, cur_val, temperature, rng);
+        best.offer(&next_place, order, val, dec);
         if val < best_val {
             best_val = val;
             best_place = next_place.clone();

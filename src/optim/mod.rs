@@ -25,6 +25,7 @@ use crate::error::Result;
 use crate::model::cluster::DevIx;
 use crate::model::problem::Problem;
 use crate::plan::{Order, Placement};
+use crate::rng::Rng;
 
 pub mod anneal;
 pub mod bb;
@@ -59,6 +60,28 @@ pub struct Best {
     pub placement: Placement,
     pub order: Order,
     pub makespan: f64,
+}
+
+impl Best {
+    /// Keeps a decoded plan when it beats the best so far, and tells the decoder (whose
+    /// history records each improvement).
+    pub fn offer(&mut self, placement: &[DevIx], order: Order, makespan: f64, dec: &mut Decoder) {
+        if makespan < self.makespan {
+            *self = Best {
+                placement: placement.to_vec(),
+                order,
+                makespan,
+            };
+            dec.improved(makespan);
+        }
+    }
+}
+
+/// Metropolis acceptance, as annealing and the local search take a candidate: always when it
+/// is no worse than the current one, else with probability `exp(-(val - cur) / temperature)`
+/// (drawing from `rng` only then, so the stream stays as it was).
+pub fn metropolis(val: f64, cur: f64, temperature: f64, rng: &mut Rng) -> bool {
+    val <= cur || (temperature > 0.0 && rng.unit() < libm::exp(-(val - cur) / temperature))
 }
 
 /// Each device's memory capacity.
