@@ -10,13 +10,13 @@
 
 use std::time::Instant;
 
+mod common;
+
 use placesim::compare;
-use placesim::model::cluster::{Cluster, ClusterGen};
 use placesim::model::graph::Graph;
 use placesim::model::problem::Problem;
 use placesim::model::synthetic::{layered_dag, SyntheticSpec};
 use placesim::model::LinkModel;
-use placesim::rng::Rng;
 use placesim::scenario::{ClusterSource, GraphSource, Scenario};
 
 fn median_ms(reps: usize, mut f: impl FnMut()) -> f64 {
@@ -31,21 +31,8 @@ fn median_ms(reps: usize, mut f: impl FnMut()) -> f64 {
     times[reps / 2]
 }
 
-fn cluster(devices: usize) -> Cluster {
-    let spec = ClusterGen {
-        devices,
-        speed: [10.0, 100.0],
-        memory: None,
-        memory_fraction: None,
-        bandwidth: [10.0, 60.0],
-        latency: [0.0, 0.0],
-        kinds: vec![],
-    };
-    Cluster::generate(&spec, &mut Rng::new(1)).unwrap()
-}
-
 fn bench_graph(graph: &Graph, devices: usize, reps: usize) {
-    let c = cluster(devices);
+    let c = common::cluster(devices);
     let p = Problem::new(graph, &c).unwrap();
     println!(
         "\n{} ({} ops, {} edges) on {devices} devices",
@@ -143,7 +130,7 @@ fn bench_orderings() {
 
 /// Pesto21 §3.3 coarsening of the 20k-op synthetic graph to 200 vertices.
 fn bench_coarsening(graph: &Graph) {
-    let c = cluster(4);
+    let c = common::cluster(4);
     let p = Problem::new(graph, &c).unwrap();
     let mut co = None;
     let ms = median_ms(3, || {

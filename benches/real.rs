@@ -21,12 +21,13 @@
 use std::collections::BTreeMap;
 use std::time::Instant;
 
+mod common;
+
 use placesim::compare;
-use placesim::model::cluster::{Cluster, ClusterGen};
+use placesim::model::cluster::Cluster;
 use placesim::model::graph::Graph;
 use placesim::model::problem::Problem;
 use placesim::model::LinkModel;
-use placesim::rng::Rng;
 use placesim::scenario::{ClusterSource, GraphSource, Scenario};
 
 const HW_PRESET: &str = "hw_2node_8xV100_10gbe";
@@ -69,19 +70,6 @@ fn ms(t: Start) -> f64 {
         (Some(a), Some(b)) => (b - a) as f64 / 1e6,
         _ => t.0.elapsed().as_secs_f64() * 1e3,
     }
-}
-
-fn generated(devices: usize) -> Cluster {
-    let spec = ClusterGen {
-        devices,
-        speed: [10.0, 100.0],
-        memory: None,
-        memory_fraction: None,
-        bandwidth: [10.0, 60.0],
-        latency: [0.0, 0.0],
-        kinds: vec![],
-    };
-    Cluster::generate(&spec, &mut Rng::new(1)).unwrap()
 }
 
 /// Placers left out of every comparison (`-- exclude a,b`): none unless asked.
@@ -228,8 +216,8 @@ fn bundled(only: Option<&str>) {
         let Ok(g) = Graph::from_json(&std::fs::read_to_string(&f).unwrap(), &stem) else {
             continue; // a cluster file
         };
-        row(&g, "8 gen", &generated(8));
-        row(&g, "50 gen", &generated(50));
+        row(&g, "8 gen", &common::cluster(8));
+        row(&g, "50 gen", &common::cluster(50));
         if Problem::new(&g, &hw).is_ok() {
             row(&g, HW_PRESET, &hw);
         }
@@ -288,7 +276,7 @@ fn bench_shapes(n: usize) {
     println!("\nDegenerate shapes, {n} ops, 8 generated devices: the whole default comparison (CPU ms, one thread), and the slowest placer.\n");
     println!("| shape | default ms | slowest placer |");
     println!("|---|---:|---|");
-    let c = generated(8);
+    let c = common::cluster(8);
     for (name, json) in shapes(n) {
         let g = Graph::from_json(&json, name).unwrap();
         let (whole, _) = whole_default(&g, &c);
