@@ -8,6 +8,8 @@
 //!   a candidate over them (a device and a priority per unit);
 //! - [`anneal`]: the anytime search, simulated annealing over candidates;
 //! - [`local`]: critical-path local search on the full graph from the best warm start;
+//! - [`cut`]: layer-cut warm starts, the cut points searched by simulation among those
+//!   that fit memory;
 //! - [`cp`]: the constraint model of §3.2.2's problem with the simulator's semantics,
 //!   posted one constraint family at a time, and its search (Pumpkin, a lazy-clause-
 //!   generation solver);
@@ -30,6 +32,7 @@ use crate::rng::Rng;
 pub mod anneal;
 pub mod bb;
 pub mod cp;
+pub mod cut;
 pub mod decoder;
 pub mod local;
 pub mod search_units;

@@ -97,6 +97,7 @@ use crate::model::LinkModel;
 use crate::optim::anneal::{anneal, Limits};
 use crate::optim::bb::Exact;
 use crate::optim::cp::{self, CpInstance};
+use crate::optim::cut::layer_cut;
 use crate::optim::local::{self, local};
 use crate::optim::{by_priority, project, Best, Decoder, Progress, SearchUnits, TOL};
 use crate::params::{ParamKind, ParamSpec, Params};
@@ -264,6 +265,11 @@ fn warm_starts(problem: &Problem, ctx: &mut PlaceContext, dec: &mut Decoder) -> 
                 makespan,
             });
         }
+    }
+    // A layer cut whose cut points are searched (`optim::cut`): Expert's split, but one
+    // that fits memory and is the best of a few dozen simulated.
+    if let Some(b) = layer_cut(dec, &rank) {
+        out.push(b);
     }
     if out.is_empty() {
         return Err(Error::placement(
