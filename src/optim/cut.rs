@@ -366,3 +366,106 @@ fn descent(ctx: &Ctx, line: &Line, dec: &mut Decoder, priorities: &[Vec<f64>]) -
     }
     best.map(|(_, b)| b)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::heft_rank_u;
+    use crate::model::problem::Problem;
+    use crate::model::LinkModel;
+    use crate::pair::Pair;
+    use crate::testutil::{cluster, graph};
+
+    /// Four layers of two parallel branches and a join (`a_l` cost 3, `b_l` cost 2, `j_l`
+    /// cost 1, 2 bytes per edge), memory front-loaded (layer 0's ops 4 each, layer 1's 2,
+    /// later ones 1); a CPU ten times slower and two GPUs of 12 bytes.
+    fn layered() -> (crate::model::graph::Graph, crate::model::cluster::Cluster) {
+        let mut nodes = Vec::new();
+        let mut edges = Vec::new();
+        for l in 0..4 {
+            let mem = [4, 2, 1, 1][l];
+            for (op, cost) in [("a", 3), ("b", 2), ("j", 1)] {
+                nodes.push(format!(
+                    r#"{{"id":"{op}{l}","cost":{cost},"mem":{mem},"layer":{l}}}"#
+                ));
+            }
+            edges.push(format!(r#"{{"src":"a{l}","dst":"j{l}","bytes":2}}"#));
+            edges.push(format!(r#"{{"src":"b{l}","dst":"j{l}","bytes":2}}"#));
+            if l > 0 {
+                let p = l - 1;
+                edges.push(format!(r#"{{"src":"j{p}","dst":"a{l}","bytes":2}}"#));
+                edges.push(format!(r#"{{"src":"j{p}","dst":"b{l}","bytes":2}}"#));
+            }
+        }
+        let g = graph(&format!(
+            r#"{{"nodes":[{}],"edges":[{}]}}"#,
+            nodes.join(","),
+            edges.join(",")
+        ));
+        let c = cluster(
+            r#"{"devices":[{"id":"cpu","kind":"cpu","speed":0.1},{"id":"g0","kind":"gpu","speed":1,"memory":12},{"id":"g1","kind":"gpu","speed":1,"memory":12}],"bandwidth":1}"#,
+        );
+        (g, c)
+    }
+
+    /// The best cut is at least as good as every memory-feasible prefix cut of the
+    /// topological order (brute force, both priorities), fits memory, uses only the GPUs,
+    /// and is found although the equal half split (layers 0-1 on one GPU: 18 bytes) does
+    /// not fit.
+    #[test]
+    fn finds_the_best_memory_feasible_cut() {
+        let (g, c) = layered();
+        let mut p = Problem::new(&g, &c).unwrap();
+        p.footprint = p.mem.clone();
+        let pair = Pair::default().with_links(LinkModel::Fcfs);
+        let mut dec = Decoder::new(&p, pair, 1);
+        let rank = heft_rank_u(&p);
+        assert_eq!(accelerators(&p), vec![1, 2]);
+        let best = layer_cut(&mut dec, &rank).expect("a cut fits");
+        let mut load = [0.0; 3];
+        for v in 0..p.node_count() {
+            load[best.placement[v] as usize] += p.footprint[v];
+        }
+        assert_eq!(load[0], 0.0, "{:?}", best.placement);
+        assert!(load[1] <= 12.0 && load[2] <= 12.0, "{load:?}");
+        assert_eq!(dec.decode(&best.placement, &best.order), best.makespan);
+        // Brute force over the prefix cuts of the topological order.
+        let pos = topo_position(&p);
+        let topo: Vec<f64> = pos.iter().map(|&x| -(x as f64)).collect();
+        let order = g.topo_order().to_vec();
+        let mut brute = f64::INFINITY;
+        let mut half_fits = true;
+        for cut in 1..order.len() {
+            let mut place = vec![2 as DevIx; order.len()];
+            for &v in &order[..cut] {
+                place[v as usize] = 1;
+            }
+            let on0: f64 = order[..cut].iter().map(|&v| p.footprint[v as usize]).sum();
+            let fits = on0 <= 12.0 && p.footprint.iter().sum::<f64>() - on0 <= 12.0;
+            if cut == order.len() / 2 {
+                half_fits = fits;
+            }
+            if fits {
+                for prio in [&rank, &topo] {
+                    brute = brute.min(dec.decode(&place, &by_priority(prio.clone())));
+                }
+            }
+        }
+        assert!(!half_fits);
+        assert!(brute.is_finite());
+        assert!(best.makespan <= brute, "{} > {brute}", best.makespan);
+    }
+
+    /// One accelerator (or none): no cut.
+    #[test]
+    fn no_cut_without_two_accelerators() {
+        let (g, _) = layered();
+        let c = cluster(
+            r#"{"devices":[{"id":"cpu","kind":"cpu","speed":0.1},{"id":"g0","kind":"gpu","speed":1}],"bandwidth":1}"#,
+        );
+        let p = Problem::new(&g, &c).unwrap();
+        let mut dec = Decoder::new(&p, Pair::default(), 1);
+        assert!(layer_cut(&mut dec, &heft_rank_u(&p)).is_none());
+        assert_eq!(dec.evals, 0);
+    }
+}
