@@ -14,7 +14,8 @@
 //!   show how far the default stops from what more search finds.
 //!
 //! - the real graphs: the shipped Pesto21 scenarios (RNNLM, Transformer, NASNet inference on
-//!   Pesto21's machine), every placer of the scenario with the `random`, `given`, `pct` and
+//!   Pesto21's machine, and on that machine with 4 GPUs: two more copies of its GPU, NVLink
+//!   between every GPU pair; no NASNet training graph is bundled), every placer of the scenario with the `random`, `given`, `pct` and
 //!   `heft` orders, pesto with default settings: per graph the best other pair, `pesto x
 //!   given`, the gain, pesto's seconds, its history's length and its status
 //!   (`-- real` runs only these).
@@ -109,73 +110,109 @@ fn write_instances(dir: &str) {
     }
 }
 
-/// The shipped Pesto21 scenarios: one table row per graph.
+/// Pesto21's machine for `stem` grown to `gpus` GPUs: more copies of its last GPU, every
+/// GPU pair joined by the same link type as its first two (NVLink 2).
+fn more_gpus(text: &str, gpus: usize) -> String {
+    let mut c: serde_json::Value = serde_json::from_str(text).unwrap();
+    let devices = c["devices"].as_array_mut().unwrap();
+    let gpu = devices.last().unwrap().clone();
+    let have = devices.iter().filter(|d| d["kind"] == "gpu").count();
+    for i in have..gpus {
+        let mut d = gpu.clone();
+        d["id"] = format!("gpu{i}").into();
+        devices.push(d);
+    }
+    let link = c["links"][0]["type"].clone();
+    let links: Vec<serde_json::Value> = (0..gpus)
+        .flat_map(|a| (0..gpus).filter(move |&b| b != a).map(move |b| (a, b)))
+        .map(|(a, b)| serde_json::json!({"src": format!("gpu{a}"), "dst": format!("gpu{b}"), "type": link}))
+        .collect();
+    c["links"] = links.into();
+    c.to_string()
+}
+
+/// The shipped Pesto21 scenarios, on Pesto21's machine and on the same machine with 4
+/// GPUs: one table row per graph and machine.
 fn real_graphs() {
     let root = env!("CARGO_MANIFEST_DIR");
     println!(
         "real graphs (scenarios/pesto21_*.json, orders random/given/pct/heft, pesto defaults):"
     );
     println!(
-        "  {:<26} {:>28} {:>10} {:>10} {:>8} {:>8} {:>8}  status",
-        "graph", "best other pair", "ms", "pesto ms", "gain", "seconds", "history"
+        "  {:<26} {:<8} {:>28} {:>10} {:>10} {:>8} {:>8} {:>8}  status",
+        "graph", "machine", "best other pair", "ms", "pesto ms", "gain", "seconds", "history"
     );
-    for stem in [
-        "rnnlm_ops_train",
-        "transformer2_ops_train",
-        "nasnet_mobile_ops_infer",
-    ] {
-        let read = |p: &str| std::fs::read_to_string(format!("{root}/{p}")).unwrap();
-        let mut s: Scenario =
-            serde_json::from_str(&read(&format!("scenarios/pesto21_{stem}.json")))
-                .expect("a shipped scenario parses");
-        s.schedulers = ["random", "given", "pct", "heft"]
-            .map(String::from)
-            .to_vec();
-        let cluster_file = match &s.cluster {
-            ClusterSource::File(f) => f.trim_start_matches("../").to_string(),
-            _ => panic!("{stem}: the shipped scenario names a cluster file"),
-        };
-        let g = Graph::from_json(&read(&format!("graphs/{stem}.json")), stem).unwrap();
-        let c = Cluster::from_json(&read(&cluster_file), "c").unwrap();
-        let out = compare::run(&s.resolve().unwrap(), &g, Some(&c), &mut |_, _| true).unwrap();
-        let v = serde_json::to_value(&out).unwrap();
-        let rows = v["results"].as_array().unwrap();
-        let pair = |r: &serde_json::Value| {
-            format!(
-                "{} x {}",
-                r["placer"].as_str().unwrap(),
-                r["scheduler"].as_str().unwrap()
-            )
-        };
-        let pesto = rows
-            .iter()
-            .find(|r| pair(r) == "pesto x given")
-            .expect("pesto x given ran");
-        let other = rows
-            .iter()
-            .filter(|r| r["placer"] != "pesto" && r["makespan"].is_number())
-            .min_by(|a, b| {
-                a["makespan"]
-                    .as_f64()
-                    .unwrap()
-                    .total_cmp(&b["makespan"].as_f64().unwrap())
-            })
-            .expect("a baseline ran");
-        let (pm, om) = (
-            pesto["makespan"].as_f64().unwrap(),
-            other["makespan"].as_f64().unwrap(),
-        );
-        println!(
-            "  {stem:<26} {:>28} {:>10.4} {:>10.4} {:>7.1}% {:>8.2} {:>8}  {}",
-            pair(other),
-            om * 1e3,
-            pm * 1e3,
-            100.0 * (1.0 - pm / om),
-            pesto["placement_seconds"].as_f64().unwrap_or(0.0),
-            pesto["plan"]["history"].as_array().map_or(0, |h| h.len()),
-            pesto["plan"]["status"].as_str().unwrap_or("?"),
-        );
+    for gpus in [2, 4] {
+        for stem in [
+            "rnnlm_ops_train",
+            "transformer2_ops_train",
+            "nasnet_mobile_ops_infer",
+        ] {
+            real_row(root, stem, gpus);
+        }
     }
+}
+
+/// One row of the real-graph table: `stem`'s shipped scenario on its machine with `gpus`
+/// GPUs (2: the shipped machine).
+fn real_row(root: &str, stem: &str, gpus: usize) {
+    let read = |p: &str| std::fs::read_to_string(format!("{root}/{p}")).unwrap();
+    let mut s: Scenario = serde_json::from_str(&read(&format!("scenarios/pesto21_{stem}.json")))
+        .expect("a shipped scenario parses");
+    s.schedulers = ["random", "given", "pct", "heft"]
+        .map(String::from)
+        .to_vec();
+    let cluster_file = match &s.cluster {
+        ClusterSource::File(f) => f.trim_start_matches("../").to_string(),
+        _ => panic!("{stem}: the shipped scenario names a cluster file"),
+    };
+    let g = Graph::from_json(&read(&format!("graphs/{stem}.json")), stem).unwrap();
+    let text = read(&cluster_file);
+    let text = if gpus > 2 {
+        more_gpus(&text, gpus)
+    } else {
+        text
+    };
+    let c = Cluster::from_json(&text, "c").unwrap();
+    let out = compare::run(&s.resolve().unwrap(), &g, Some(&c), &mut |_, _| true).unwrap();
+    let v = serde_json::to_value(&out).unwrap();
+    let rows = v["results"].as_array().unwrap();
+    let pair = |r: &serde_json::Value| {
+        format!(
+            "{} x {}",
+            r["placer"].as_str().unwrap(),
+            r["scheduler"].as_str().unwrap()
+        )
+    };
+    let pesto = rows
+        .iter()
+        .find(|r| pair(r) == "pesto x given")
+        .expect("pesto x given ran");
+    let other = rows
+        .iter()
+        .filter(|r| r["placer"] != "pesto" && r["makespan"].is_number())
+        .min_by(|a, b| {
+            a["makespan"]
+                .as_f64()
+                .unwrap()
+                .total_cmp(&b["makespan"].as_f64().unwrap())
+        })
+        .expect("a baseline ran");
+    let (pm, om) = (
+        pesto["makespan"].as_f64().unwrap(),
+        other["makespan"].as_f64().unwrap(),
+    );
+    println!(
+        "  {stem:<26} {:<8} {:>28} {:>10.4} {:>10.4} {:>7.1}% {:>8.2} {:>8}  {}",
+        format!("{gpus} GPUs"),
+        pair(other),
+        om * 1e3,
+        pm * 1e3,
+        100.0 * (1.0 - pm / om),
+        pesto["placement_seconds"].as_f64().unwrap_or(0.0),
+        pesto["plan"]["history"].as_array().map_or(0, |h| h.len()),
+        pesto["plan"]["status"].as_str().unwrap_or("?"),
+    );
 }
 
 fn main() {
