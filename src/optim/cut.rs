@@ -236,20 +236,24 @@ fn line_of(ctx: &Ctx, key: &dyn Fn(NodeIx) -> (f64, f64)) -> Line {
     let mut units: Vec<(f64, f64, u32)> = (0..ctx.groups.len() as u32)
         .filter(|u| !isolated.contains(u))
         .map(|u| {
-            let (a, b) = ctx.groups.members[u as usize]
-                .iter()
-                .map(|&v| key(v))
-                .fold((f64::INFINITY, f64::INFINITY), |x, y| {
+            let (a, b) = ctx.groups.members[u as usize].iter().map(|&v| key(v)).fold(
+                (f64::INFINITY, f64::INFINITY),
+                |x, y| {
                     if y.0 < x.0 || (y.0 == x.0 && y.1 < x.1) {
                         y
                     } else {
                         x
                     }
-                });
+                },
+            );
             (a, b, u)
         })
         .collect();
-    units.sort_by(|x, y| x.0.total_cmp(&y.0).then(x.1.total_cmp(&y.1)).then(x.2.cmp(&y.2)));
+    units.sort_by(|x, y| {
+        x.0.total_cmp(&y.0)
+            .then(x.1.total_cmp(&y.1))
+            .then(x.2.cmp(&y.2))
+    });
     let units: Vec<u32> = units.into_iter().map(|x| x.2).collect();
     let work = |u: u32| -> f64 {
         ctx.groups.members[u as usize]
@@ -312,7 +316,14 @@ fn try_cut(
 fn two_way(ctx: &Ctx, line: &Line, dec: &mut Decoder, priorities: &[Vec<f64>]) -> Option<Best> {
     let mut best = None;
     for i in 1..GRID {
-        try_cut(ctx, line, &[i as f64 / GRID as f64], dec, priorities, &mut best);
+        try_cut(
+            ctx,
+            line,
+            &[i as f64 / GRID as f64],
+            dec,
+            priorities,
+            &mut best,
+        );
     }
     let centre = best.as_ref().map(|(c, _): &(Vec<f64>, Best)| c[0])?;
     let step = 1.0 / (GRID * FINE) as f64;

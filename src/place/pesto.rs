@@ -30,7 +30,9 @@
 //!   `tf-greedy` and `single` (through the registry; those that fail, e.g. for memory or
 //!   for a graph without layers, are skipped), each decoded with HEFT's upward rank as
 //!   priority and, for a planning placer, with its own order's priorities and with its
-//!   whole order (HEFT's strict sequences: `heft × given` itself). The best decoded one is
+//!   whole order (HEFT's strict sequences: `heft × given` itself); and the best layer cut
+//!   that fits memory (`optim::cut`: `k - 1` cuts of a topological order over the
+//!   accelerators, the cut points chosen by simulation). The best decoded one is
 //!   the incumbent, so the result is never worse than the best warm start under the same
 //!   decoder, `heft × given` included; when that one wins, the plan carries its sequences.
 //!   The search starts from its projection onto units (majority device, memory repaired;
