@@ -385,8 +385,14 @@ fn never_worse_than_a_warm_start_and_deterministic() {
         let mut c = ctx(LinkModel::Fcfs);
         let mut dec = Decoder::new(&p, c.pair.clone(), 1);
         let warm = warm_starts(&p, &mut c, &mut dec).unwrap();
-        // Every warm start but expert (these graphs have no layers), heft twice more.
-        assert_eq!(warm.len(), WARM.len() - 1 + 2);
+        // Every warm start but expert (these graphs have no layers), heft twice more, and
+        // the layer cut when one fits.
+        let mut d2 = Decoder::new(&p, c.pair.clone(), 1);
+        let cut = layer_cut(&mut d2, &heft_rank_u(&p));
+        assert_eq!(warm.len(), WARM.len() - 1 + 2 + cut.is_some() as usize);
+        if let Some(cut) = cut {
+            assert!(warm.iter().any(|w| w.makespan == cut.makespan));
+        }
         assert!(r.makespan <= warm[0].makespan);
     }
 }
