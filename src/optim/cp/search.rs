@@ -215,9 +215,17 @@ pub fn solve(
     if budget.cancelled {
         return Err(Error::Cancelled);
     }
+    // A rounded-down model with the fifo rule is no relaxation: rounding may swap two
+    // producers' ends, and the rule then forbids the rounded image of a real schedule. Its
+    // schedules are still candidates; its bound is not used.
+    let lower = if exact || !inst.fifo {
+        lower as f64 / scale
+    } else {
+        0.0
+    };
     Ok(CpOutcome {
         best,
-        lower: lower as f64 / scale,
+        lower,
         proven,
         exact,
         steps: budget.used,
@@ -246,8 +254,11 @@ pub fn time_scale(durations: &[f64], horizon: f64) -> (f64, bool) {
     scales
         .into_iter()
         .find(|&s| s * horizon <= (1u32 << 26) as f64 && integral(s))
-        .map_or((1e6 / horizon, false), |s| (s, true))
+        .map_or((ROUNDED_STEPS / horizon, false), |s| (s, true))
 }
+
+/// Steps of horizon when durations have to be rounded (see [`time_scale`]).
+const ROUNDED_STEPS: f64 = 1e6;
 
 /// The solver's deterministic budget (one step per decision or conflict), the optional
 /// wall-clock cap and the user's cancel.
