@@ -35,6 +35,7 @@ Usage:
   python3 -m venv /work/venv-21 && /work/venv-21/bin/pip install ortools
   /work/venv-21/bin/python tools/cpsat_referee.py --graph g.json --cluster c.json \
       [--seconds 60] [--workers 2] [--replay target/ci/placesim] [--write-pinned out.json]
+  /work/venv-21/bin/python tools/cpsat_referee.py --merge runs.jsonl > benches/data/cpsat_random.json
 """
 import argparse
 import json
@@ -374,10 +375,34 @@ def find_makespan(v):
     return None
 
 
+def merge(paths):
+    """One JSON of the runs' lines, by instance (`nN_kK_sS`), ops, devices and seed."""
+    runs = {}
+    for path in paths:
+        with open(path) as f:
+            for line in f:
+                if line.strip():
+                    r = json.loads(line)
+                    name = r["graph"].removesuffix(".graph.json")
+                    r["instance"] = name
+                    r["seed"] = int(name.rsplit("_s", 1)[1])
+                    runs[name] = r
+    key = lambda r: (r["ops"], r["devices"], r["seed"])
+    print(json.dumps({
+        "command": "tools/cpsat_referee.py --graph benches/data/random/NAME.graph.json "
+                   "--cluster benches/data/random/NAME.cluster.json --seconds S --workers 2 "
+                   "--replay target/ci/placesim (S and the workers per instance: limit_seconds, workers), then --merge",
+        "instances": sorted(runs.values(), key=key),
+    }, indent=1))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--graph", required=True)
-    ap.add_argument("--cluster", required=True)
+    ap.add_argument("--graph")
+    ap.add_argument("--cluster")
+    ap.add_argument("--merge", nargs="+", metavar="JSONL",
+                    help="instead of solving: merge the one-line outputs of earlier runs "
+                         "(files of them; later lines win) into one JSON (benches/data/cpsat_random.json)")
     ap.add_argument("--seconds", type=float, default=60.0)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--seed", type=int, default=0)
@@ -386,9 +411,14 @@ def main():
     ap.add_argument("--free-links", action="store_true", help="any order on each link (no fifo rule)")
     ap.add_argument("--write-pinned", metavar="FILE", help="write the pinned, chained graph here")
     a = ap.parse_args()
+    if a.merge:
+        return merge(a.merge)
+    if not (a.graph and a.cluster):
+        fail("--graph and --cluster are required")
     p = load(a.graph, a.cluster)
     out, sched = solve(p, a.seconds, a.workers, a.seed, fifo=not a.free_links)
-    out.update(graph=os.path.basename(a.graph), ops=p["n"], devices=p["k"])
+    out.update(graph=os.path.basename(a.graph), ops=p["n"], devices=p["k"],
+               limit_seconds=a.seconds, workers=a.workers)
     if sched is not None and (a.replay or a.write_pinned):
         g = pinned_graph(p, *sched)
         path = a.write_pinned

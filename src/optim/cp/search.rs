@@ -8,12 +8,14 @@
 //!
 //! Time is integral: the model's scale is the smallest of 1, 2, 4, 5, 8, 10, ... 10^6 at
 //! which every duration is an integer (relative 1e-9) within 2^26 steps of horizon. The
-//! model is then exactly the simulator's problem with a free order on every device and link:
+//! model is then exactly the simulator's problem with a free order on every device and link
+//! (first come, first served on links under the `fifo` link order, `CpInstance::fifo`):
 //! a schedule of it replayed strictly takes exactly its times, and every schedule the
 //! simulator makes is one of it. When no such scale exists (real-valued run times)
-//! durations are rounded down: the model is a relaxation whose optimum is a valid bound,
-//! its schedules are candidates, and the branch and bound (`optim::bb`), in the simulator's
-//! own arithmetic, does the proof. Pesto21 §3.2.2 solves its ILP with CPLEX instead.
+//! durations are rounded down: the model is a relaxation whose optimum is a valid bound
+//! (not with the fifo rule, which rounding can break: then no bound is reported), its
+//! schedules are candidates, and the branch and bound (`optim::bb`), in the simulator's own
+//! arithmetic and with free link order, does the proof. Pesto21 §3.2.2 solves its ILP with CPLEX instead.
 //!
 //! What it is not: the constraints (`model`), or what a proof is reported as (the placer).
 
