@@ -20,9 +20,14 @@
 //!   given`, the gain, pesto's seconds, its history's length and its status
 //!   (`-- real` runs only these).
 //!
+//! - the random instances (`-- random` runs only these): `benches/data/random` (written by
+//!   `../shared/peers/gen_random.py`, 20-150 ops, 2 and 4 GPUs, fcfs links), per instance
+//!   pesto's default makespan, seconds, status and bound against the CP-SAT referee's best
+//!   (`tools/cpsat_referee.py`, replayed by placesim; `benches/data/cpsat_random.json`).
+//!
 //! `cargo bench --bench pesto -- quick` runs fewer instances; `-- exact` only the exact rows.
-//! `cargo bench --bench pesto -- write DIR` writes the 20-op exact-mode instances (graph,
-//! cluster, scenario) with the native comparison of each, for `benches/pesto_wasm.mjs`,
+//! `cargo bench --bench pesto -- write DIR` writes the 20-op instances (graph, cluster,
+//! scenario with pesto's default settings) with the native comparison of each, for `benches/pesto_wasm.mjs`,
 //! which runs them in wasm (`make bench-wasm`).
 
 use std::time::Instant;
@@ -76,7 +81,7 @@ fn run(n: usize, k: usize, seed: u64, params: &[(&str, f64)]) {
     );
 }
 
-/// Writes the 20-op exact-mode instances to `dir`: `NAME.graph.json`, `NAME.cluster.json`,
+/// Writes the 20-op instances to `dir` with pesto's default settings: `NAME.graph.json`, `NAME.cluster.json`,
 /// `NAME.scenario.json` and `NAME.native.json` (the comparison natively, and its seconds).
 fn write_instances(dir: &str) {
     std::fs::create_dir_all(dir).unwrap();
@@ -94,7 +99,8 @@ fn write_instances(dir: &str) {
             s.placers = vec!["pesto".into()];
             s.schedulers = vec!["given".into()];
             s.links = LinkModel::Fcfs;
-            s.params.insert("pesto.mode".into(), 2.0);
+            // Default settings: the exact model runs by itself on 20 ops (issue 21's "proven
+            // by default in under a second, natively and in wasm").
             let t = Instant::now();
             let native =
                 compare::run(&s.resolve().unwrap(), &g, Some(&c), &mut |_, _| true).unwrap();
@@ -215,15 +221,86 @@ fn real_row(root: &str, stem: &str, gpus: usize) {
     );
 }
 
+/// The random instances of `benches/data/random` (`gen_random.py`, 20-150 ops, 2 and 4
+/// heterogeneous GPUs, fcfs links, fifo link order): `pesto x given` with default settings
+/// against the best schedule the CP-SAT referee (`tools/cpsat_referee.py`) found, as
+/// placesim replayed it (`benches/data/cpsat_random.json`, which names its command).
+fn random_instances() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let read = |p: &str| std::fs::read_to_string(format!("{root}/{p}")).unwrap();
+    let referee: serde_json::Value = serde_json::from_str(&read("benches/data/cpsat_random.json"))
+        .expect("benches/data/cpsat_random.json parses");
+    println!("random instances (benches/data/random, fcfs links, fifo link order, pesto defaults) against the CP-SAT referee:");
+    println!(
+        "  {:<12} {:>4} {:>2} {:>4} {:>10} {:>7} {:<80} {:>10} {:>10} {:>8}",
+        "instance",
+        "ops",
+        "k",
+        "seed",
+        "pesto",
+        "seconds",
+        "status",
+        "bound",
+        "cp-sat",
+        "vs cp-sat"
+    );
+    for r in referee["instances"]
+        .as_array()
+        .expect("an 'instances' array")
+    {
+        let name = r["instance"].as_str().unwrap();
+        let g = Graph::from_json(
+            &read(&format!("benches/data/random/{name}.graph.json")),
+            name,
+        )
+        .unwrap();
+        let c = Cluster::from_json(
+            &read(&format!("benches/data/random/{name}.cluster.json")),
+            "c",
+        )
+        .unwrap();
+        let mut s = Scenario::new(
+            GraphSource::File(format!("{name}.graph.json")),
+            ClusterSource::File(format!("{name}.cluster.json")),
+        );
+        s.placers = vec!["pesto".into()];
+        s.schedulers = vec!["given".into()];
+        s.links = LinkModel::Fcfs;
+        let out = compare::run(&s.resolve().unwrap(), &g, Some(&c), &mut |_, _| true).unwrap();
+        let v = serde_json::to_value(&out).unwrap();
+        let row = &v["results"][0];
+        let plan = &row["plan"];
+        let makespan = row["makespan"].as_f64().unwrap();
+        let best = r["replayed"].as_f64();
+        println!(
+            "  {name:<12} {:>4} {:>2} {:>4} {makespan:>10.4} {:>7.2} {:<80} {:>10.4} {:>10} {:>8}",
+            r["ops"],
+            r["devices"],
+            r["seed"],
+            row["placement_seconds"].as_f64().unwrap_or(0.0),
+            plan["status"].as_str().unwrap_or("?"),
+            plan["bound"].as_f64().unwrap_or(0.0),
+            best.map_or("none".into(), |b| format!("{b:.4}")),
+            best.map_or("".into(), |b| format!(
+                "{:+.2}%",
+                100.0 * (makespan / b - 1.0)
+            )),
+        );
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     if let Some(i) = args.iter().position(|a| a == "write") {
         let dir = args.get(i + 1).expect("write DIR");
-        println!("writing the exact-mode instances to {dir}:");
+        println!("writing the 20-op instances (pesto defaults) to {dir}:");
         return write_instances(dir);
     }
     if args.iter().any(|a| a == "real") {
         return real_graphs();
+    }
+    if args.iter().any(|a| a == "random") {
+        return random_instances();
     }
     let quick = std::env::args().any(|a| a == "quick");
     let only_exact = std::env::args().any(|a| a == "exact");

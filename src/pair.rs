@@ -114,6 +114,11 @@ impl Pair {
         Pair { links, ..self }
     }
 
+    /// The name of the pair's link order (`fifo`, `given`, ...).
+    pub fn link_order_name(&self) -> &'static str {
+        self.link_order.name
+    }
+
     /// The link model the pair is simulated under.
     pub fn links(&self) -> LinkModel {
         self.links

@@ -541,7 +541,9 @@ fn prove(
     let model = dec.pair.links();
     let (inst, hint, horizon) = match &units.coarse {
         None => {
-            let inst = CpInstance::of_problem(problem, model);
+            // The fifo rule only where it holds: the instance's own sends.
+            let fifo = dec.pair.link_order_name() == "fifo";
+            let inst = CpInstance::of_problem(problem, model).with_fifo(fifo);
             (inst, best.placement.clone(), best.makespan)
         }
         Some(c) => {

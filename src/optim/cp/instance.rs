@@ -38,6 +38,11 @@ pub struct CpInstance {
     pub messages: Vec<(u32, Vec<u32>, f64)>,
     /// Whether a message of more than 0 bytes occupies its directed link (`fcfs`).
     pub fcfs: bool,
+    /// Whether each link sends first come, first served (the `fifo` link order): of two
+    /// sends on one link, the one whose producer ended first goes first, and one producer's
+    /// sends go in message order (as the simulator announces them). Only for the instance
+    /// itself ([`CpInstance::with_fifo`]); without it the model orders links freely.
+    pub fifo: bool,
     /// Symmetry class of each device (identical devices share one).
     pub class: Vec<usize>,
 }
@@ -92,8 +97,17 @@ impl CpInstance {
             allowed,
             messages,
             fcfs: links == LinkModel::Fcfs,
+            fifo: false,
             class,
         }
+    }
+
+    /// The same instance with links sending first come, first served (`fifo`), under
+    /// `fcfs` links: the model's schedules then replay as the simulator sends, and its
+    /// optimum is the `fifo` problem's (a larger one than the free order's).
+    pub fn with_fifo(mut self, fifo: bool) -> CpInstance {
+        self.fifo = fifo && self.fcfs;
+        self
     }
 
     /// A coarse graph (`units` over its vertices): vertices run their members back to
@@ -144,6 +158,7 @@ impl CpInstance {
             allowed,
             messages,
             fcfs: links == LinkModel::Fcfs,
+            fifo: false,
             class,
         }
     }

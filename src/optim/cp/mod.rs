@@ -23,3 +23,55 @@ pub mod search;
 
 pub use instance::{CpInstance, CpSchedule};
 pub use search::{solve, Budget, CpOutcome};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clock::Clock;
+    use crate::model::cluster::Cluster;
+    use crate::model::graph::Graph;
+    use crate::model::problem::Problem;
+    use crate::model::LinkModel;
+
+    /// The fifo rule: A(1) -> B(1) pinned to g0, A -> C(1) 5 bytes and B -> D(10) 1 byte,
+    /// C and D pinned to g1, bandwidth 1. A's send is ready first (A precedes B), so under
+    /// `fifo` it goes first: [1, 6], B's [6, 7], C [6, 7], D [7, 17]: 17. A free link order
+    /// sends B's first ([2, 3], then A's [3, 8]): D [3, 13], C [13, 14]: 14.
+    #[test]
+    fn the_fifo_rule_sends_the_earlier_producer_first() {
+        let g = Graph::from_json(
+            r#"{"nodes":[{"id":"a","cost":1,"device":"g0"},{"id":"b","cost":1,"device":"g0"},
+                         {"id":"c","cost":1,"device":"g1"},{"id":"d","cost":10,"device":"g1"}],
+                "edges":[{"src":"a","dst":"b","bytes":1},{"src":"a","dst":"c","bytes":5},
+                         {"src":"b","dst":"d","bytes":1}]}"#,
+            "g",
+        )
+        .unwrap();
+        let c = Cluster::from_json(
+            r#"{"devices":[{"id":"g0","speed":1},{"id":"g1","speed":1}],"bandwidth":1}"#,
+            "c",
+        )
+        .unwrap();
+        let p = Problem::new(&g, &c).unwrap();
+        let clock = Clock::start();
+        let budget = Budget {
+            limit: 100_000,
+            seconds: 0.0,
+            clock: &clock,
+        };
+        for (fifo, optimum) in [(true, 17.0), (false, 14.0)] {
+            let inst = CpInstance::of_problem(&p, LinkModel::Fcfs).with_fifo(fifo);
+            assert_eq!(inst.fifo, fifo);
+            let out = solve(&p, &inst, 100.0, &[0, 0, 1, 1], &budget, &mut |_| Ok(())).unwrap();
+            assert!(out.proven && out.exact, "fifo {fifo}");
+            assert_eq!(out.lower, optimum, "fifo {fifo}");
+            let s = out.best.expect("a schedule");
+            let first = s.sends[0].1;
+            // Message 1 is a -> c (5 bytes), message 2 is b -> d.
+            assert_eq!(first, if fifo { 1 } else { 2 }, "fifo {fifo}");
+        }
+        // Parallel links have no queue: the rule does not apply.
+        let inst = CpInstance::of_problem(&p, LinkModel::Parallel).with_fifo(true);
+        assert!(!inst.fifo);
+    }
+}

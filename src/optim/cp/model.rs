@@ -15,7 +15,9 @@
 //! - `devices`: one op at a time per device (eq. (4)), as implications on the placement
 //!   literals, for pairs the graph does not order;
 //! - `congestion`: under `fcfs`, one send of more than 0 bytes at a time per directed link
-//!   (eq. (7); 0-byte sends are latency-only signals, as in the simulator);
+//!   (eq. (7); 0-byte sends are latency-only signals, as in the simulator); with the `fifo`
+//!   link order, in the order their producers ended (ties free; one producer's in message
+//!   order);
 //! - `redundant`: each device's load at most the makespan, the total load at most `k`
 //!   times it, and a cumulative of capacity `k` over the tasks at their shortest run times
 //!   (without them a 15-op instance took minutes).
@@ -81,7 +83,7 @@ pub fn post(problem: &Problem, inst: &CpInstance, scale: f64, horizon: i32) -> M
     let sends = messages(&mut m, problem, &places, &tasks);
     let mut order_lits = devices(&mut m, &places, &tasks);
     if inst.fcfs {
-        order_lits.extend(congestion(&mut m, inst, &sends));
+        order_lits.extend(congestion(&mut m, inst, &sends, &tasks.end));
     }
     redundant(&mut m, problem, &places, &tasks);
     Model {
@@ -425,7 +427,16 @@ fn devices(m: &mut Posting, places: &Places, tasks: &Tasks) -> Vec<Literal> {
 /// Congestion (eq. (7), `fcfs` links only): two sends of more than 0 bytes to one device
 /// that may cross the same link run one after the other when they do. Returns the order
 /// literals.
-fn congestion(m: &mut Posting, inst: &CpInstance, sends: &[Send]) -> Vec<Literal> {
+///
+/// With `inst.fifo` the links send first come, first served, as the `fifo` link order does:
+/// `b` may go before `a` only if `b`'s producer ended no later than `a`'s (ties either way),
+/// and one producer's sends go in message order.
+fn congestion(
+    m: &mut Posting,
+    inst: &CpInstance,
+    sends: &[Send],
+    end: &[DomainId],
+) -> Vec<Literal> {
     let mut order_lits: Vec<Literal> = Vec::new();
     for i in 0..sends.len() {
         for j in i + 1..sends.len() {
@@ -447,6 +458,19 @@ fn congestion(m: &mut Posting, inst: &CpInstance, sends: &[Send]) -> Vec<Literal
             let l2 = m.solver.new_literal();
             m.before_if(l1, a.end, b.start);
             m.before_if(l2, b.end, a.start);
+            if inst.fifo {
+                let (pa, pb) = (
+                    inst.messages[a.msg as usize].0,
+                    inst.messages[b.msg as usize].0,
+                );
+                if pa == pb {
+                    // Ready together: announced in message order (a's is the lower).
+                    m.solver.add_clause([l2.get_false_predicate()], m.tag);
+                } else {
+                    m.before_if(l1, end[pa as usize], end[pb as usize]);
+                    m.before_if(l2, end[pb as usize], end[pa as usize]);
+                }
+            }
             for (ya, yb) in shared {
                 m.solver.add_clause(
                     [

@@ -8,12 +8,14 @@
 //!
 //! Time is integral: the model's scale is the smallest of 1, 2, 4, 5, 8, 10, ... 10^6 at
 //! which every duration is an integer (relative 1e-9) within 2^26 steps of horizon. The
-//! model is then exactly the simulator's problem with a free order on every device and link:
+//! model is then exactly the simulator's problem with a free order on every device and link
+//! (first come, first served on links under the `fifo` link order, `CpInstance::fifo`):
 //! a schedule of it replayed strictly takes exactly its times, and every schedule the
 //! simulator makes is one of it. When no such scale exists (real-valued run times)
-//! durations are rounded down: the model is a relaxation whose optimum is a valid bound,
-//! its schedules are candidates, and the branch and bound (`optim::bb`), in the simulator's
-//! own arithmetic, does the proof. Pesto21 §3.2.2 solves its ILP with CPLEX instead.
+//! durations are rounded down: the model is a relaxation whose optimum is a valid bound
+//! (not with the fifo rule, which rounding can break: then no bound is reported), its
+//! schedules are candidates, and the branch and bound (`optim::bb`), in the simulator's own
+//! arithmetic and with free link order, does the proof. Pesto21 §3.2.2 solves its ILP with CPLEX instead.
 //!
 //! What it is not: the constraints (`model`), or what a proof is reported as (the placer).
 
@@ -215,9 +217,17 @@ pub fn solve(
     if budget.cancelled {
         return Err(Error::Cancelled);
     }
+    // A rounded-down model with the fifo rule is no relaxation: rounding may swap two
+    // producers' ends, and the rule then forbids the rounded image of a real schedule. Its
+    // schedules are still candidates; its bound is not used.
+    let lower = if exact || !inst.fifo {
+        lower as f64 / scale
+    } else {
+        0.0
+    };
     Ok(CpOutcome {
         best,
-        lower: lower as f64 / scale,
+        lower,
         proven,
         exact,
         steps: budget.used,
@@ -246,8 +256,11 @@ pub fn time_scale(durations: &[f64], horizon: f64) -> (f64, bool) {
     scales
         .into_iter()
         .find(|&s| s * horizon <= (1u32 << 26) as f64 && integral(s))
-        .map_or((1e6 / horizon, false), |s| (s, true))
+        .map_or((ROUNDED_STEPS / horizon, false), |s| (s, true))
 }
+
+/// Steps of horizon when durations have to be rounded (see [`time_scale`]).
+const ROUNDED_STEPS: f64 = 1e6;
 
 /// The solver's deterministic budget (one step per decision or conflict), the optional
 /// wall-clock cap and the user's cancel.
