@@ -32,18 +32,23 @@
 //!   them; the CPU's 40-times-longer times would make every transfer look cheap.
 //! - On devices of different speeds, SCT's waiting rule compares each op's fastest devices
 //!   only (`etf.rs`); on identical devices it is Baechi's.
-//! - The LP is solved by `microlp` (pure Rust, deterministic: no time limit, so the same
-//!   bits natively and in wasm). Its optimum is rarely unique: an edge off every critical
-//!   path may take any `x`. A simplex returns a vertex, which put such edges at 0 (a
-//!   favourite) far more often than Baechi's interior point (cvxopt/MOSEK), whose answer
-//!   lies inside the optimal face. So the objective also rewards `x` by 1e-6 of the mean op
-//!   time per unit (`TIE`), which keeps only the favourites the makespan needs. Measured
-//!   against Baechi's own LP (run as docs/pesto.md says, with cvxopt) on 40
-//!   random 8-17-op DAGs (seeds 1-40, two identical devices): the
-//!   favourite sets are equal on 25; 137 of Baechi's 152 favourites are ours and we add 2
-//!   (without the reward: 4 equal, 149 of 152 and 75 added). What remains are ties.
-//! - Fallback: above `m-sct.lp_edges` LP edges (the simplex grows superlinearly; a size cap
-//!   keeps the result deterministic where a time limit would not), or if the solver returns
+//! - The LP is solved by Clarabel's interior point method (the `clarabel` crate, pure Rust,
+//!   its default settings and no time limit, so the same iterations natively and in wasm),
+//!   on Baechi's rows ([`solve_lp`]). Its optimum is far from unique: an edge off every
+//!   critical path may take any `x` in a range. Baechi's interior point (cvxopt's; MOSEK in
+//!   its paper runs) answers inside that optimal face, not at a vertex, and so does
+//!   Clarabel's; a simplex (placesim's `microlp` before) answered at a vertex, which put
+//!   such edges at 0 or 1 and agreed with Baechi's favourites far less. Where two edges
+//!   tie exactly (a child with two identical parents: `x_a + x_b >= 1`), an interior point
+//!   stops with both slightly above 0.5 (cvxopt: `0.5 + 3.7e-7` on RNNLM), so neither is a
+//!   favourite, in both solvers. Measured on the three shipped Pesto21 instances against
+//!   Baechi's LP solved by cvxopt (docs/pesto.md, m-SCT against Baechi's own code): the
+//!   favourite sets differ by one edge on RNNLM (placesim has 1347 of Baechi's 1348; the
+//!   one left out has `x` 0.500003, cvxopt 0.499997), three on the Transformer (all 1658
+//!   of Baechi's and three more, at 0.49994 where cvxopt has 0.50002) and none on NASNet
+//!   (2288).
+//! - Fallback: above `m-sct.lp_edges` LP edges (a size cap bounds the solve and keeps the
+//!   result deterministic where a time limit would not), or if the solver returns
 //!   an error, each op's favourite child is the successor over its largest edge (by `c_ij`,
 //!   ties to the lower edge; docs/pesto.md, reading 3.2), then the same assignment as step 2.
 //! - Transfers and memory as m-ETF's (`etf.rs`): Baechi's one channel per device
@@ -82,9 +87,6 @@ pub const INFO: PlacerInfo = PlacerInfo {
 };
 
 pub struct MSct;
-
-/// The weight of the LP's tie break toward fewer favourites, relative to the mean op time.
-const TIE: f64 = 1e-6;
 
 /// One LP edge: every graph edge from `src` to `dst` together.
 #[derive(Debug, Clone, PartialEq)]
@@ -126,12 +128,11 @@ fn lp_edges(problem: &Problem) -> Vec<LpEdge> {
     edges
 }
 
-/// The relaxed SCT LP's `x` per edge (step 1), or the solver's error.
-fn solve_lp(problem: &Problem, edges: &[LpEdge]) -> std::result::Result<Vec<f64>, String> {
-    use microlp::{ComparisonOp, OptimizationDirection, Problem as Lp};
-    let n = problem.node_count();
+/// The LP's op times `p_i`: the mean of `exec(i, d)` over the GPUs `i` may use (over every
+/// device it may use when it may use no GPU).
+fn op_times(problem: &Problem) -> Vec<f64> {
     let gpus = gpus(problem);
-    let p: Vec<f64> = (0..n as NodeIx)
+    (0..problem.node_count() as NodeIx)
         .map(|v| {
             let (sum, count) = gpus
                 .iter()
@@ -144,41 +145,97 @@ fn solve_lp(problem: &Problem, edges: &[LpEdge]) -> std::result::Result<Vec<f64>
                 sum / count as f64
             }
         })
-        .collect();
-    // Among optimal solutions, prefer x near 1 (fewer favourites): a reward of TIE times
-    // the mean op time per unit of x, far below any makespan difference that matters.
-    let tie = -TIE * p.iter().sum::<f64>() / n.max(1) as f64;
-    let mut lp = Lp::new(OptimizationDirection::Minimize);
-    let x: Vec<_> = edges.iter().map(|_| lp.add_var(tie, (0.0, 1.0))).collect();
-    let s: Vec<_> = (0..n)
-        .map(|_| lp.add_var(0.0, (0.0, f64::INFINITY)))
-        .collect();
-    let w = lp.add_var(1.0, (0.0, f64::INFINITY));
+        .collect()
+}
+
+/// The relaxed SCT LP's `x` per edge (step 1), or the solver's error.
+///
+/// The rows are Baechi's, in its order, each `a·z <= b` over `z = (x, s, w)`: `x_e <= 1`
+/// and `-x_e <= 0` per edge, `-s_v <= 0` per op, the precedence row per edge, one
+/// "at most one favourite" row per op with out-edges and one per op with in-edges (also for
+/// one edge, where the row repeats `-x_e <= 0`), and `s_v - w <= -p_v` per op. An
+/// interior point's answer depends on the rows, redundant ones included (each adds a
+/// barrier term), so none is dropped or merged.
+fn solve_lp(problem: &Problem, edges: &[LpEdge]) -> std::result::Result<Vec<f64>, String> {
+    use clarabel::algebra::CscMatrix;
+    use clarabel::solver::{
+        DefaultSettingsBuilder, DefaultSolver, IPSolver, NonnegativeConeT, SolverStatus,
+    };
+    let n = problem.node_count();
+    let m = edges.len();
+    let p = op_times(problem);
+    let (s, w) = (m, m + n);
+    let mut rows = Rows::default();
+    for i in 0..m {
+        rows.push(&[(i, 1.0)], 1.0);
+        rows.push(&[(i, -1.0)], 0.0);
+    }
+    for v in 0..n {
+        rows.push(&[(s + v, -1.0)], 0.0);
+    }
     let mut out: Vec<Vec<usize>> = vec![Vec::new(); n];
     let mut inc: Vec<Vec<usize>> = vec![Vec::new(); n];
     for (i, e) in edges.iter().enumerate() {
         // s_src - s_dst + c x <= -p_src
         let (a, b) = (e.src as usize, e.dst as usize);
-        lp.add_constraint(
-            [(s[a], 1.0), (s[b], -1.0), (x[i], e.comm)],
-            ComparisonOp::Le,
-            -p[a],
-        );
+        rows.push(&[(s + a, 1.0), (s + b, -1.0), (i, e.comm)], -p[a]);
         out[a].push(i);
         inc[b].push(i);
     }
-    for group in out.iter().chain(inc.iter()).filter(|g| g.len() > 1) {
-        let terms: Vec<_> = group.iter().map(|&i| (x[i], 1.0)).collect();
-        lp.add_constraint(terms, ComparisonOp::Ge, group.len() as f64 - 1.0);
+    for group in out.iter().chain(inc.iter()).filter(|g| !g.is_empty()) {
+        // -Σ x <= 1 - |group|
+        let terms: Vec<_> = group.iter().map(|&i| (i, -1.0)).collect();
+        rows.push(&terms, 1.0 - group.len() as f64);
     }
-    for v in 0..n {
-        lp.add_constraint([(s[v], 1.0), (w, -1.0)], ComparisonOp::Le, -p[v]);
+    for (v, &pv) in p.iter().enumerate() {
+        rows.push(&[(s + v, 1.0), (w, -1.0)], -pv);
     }
-    let outcome = lp.solve().map_err(|e| e.to_string())?;
-    let solution = outcome
-        .solution()
-        .ok_or_else(|| "the LP stopped without a solution".to_string())?;
-    Ok(x.iter().map(|&v| solution.var_value(v)).collect())
+    let cols = m + n + 1;
+    let count = rows.rhs.len();
+    let a = CscMatrix::new_from_triplets(count, cols, rows.row, rows.col, rows.val);
+    let quadratic = CscMatrix::<f64>::zeros((cols, cols));
+    let mut objective = vec![0.0; cols];
+    objective[w] = 1.0;
+    // Clarabel's defaults, no time limit (so the same iterations natively and in wasm).
+    let settings = DefaultSettingsBuilder::default()
+        .verbose(false)
+        .build()
+        .map_err(|e| e.to_string())?;
+    let mut solver = DefaultSolver::new(
+        &quadratic,
+        &objective,
+        &a,
+        &rows.rhs,
+        &[NonnegativeConeT(count)],
+        settings,
+    )
+    .map_err(|e| e.to_string())?;
+    solver.solve();
+    match solver.solution.status {
+        SolverStatus::Solved | SolverStatus::AlmostSolved => Ok(solver.solution.x[..m].to_vec()),
+        status => Err(format!("the LP stopped: {status:?}")),
+    }
+}
+
+/// An LP's rows `a·z <= b` as triplets.
+#[derive(Default)]
+struct Rows {
+    row: Vec<usize>,
+    col: Vec<usize>,
+    val: Vec<f64>,
+    rhs: Vec<f64>,
+}
+
+impl Rows {
+    fn push(&mut self, terms: &[(usize, f64)], rhs: f64) {
+        let r = self.rhs.len();
+        for &(c, v) in terms {
+            self.row.push(r);
+            self.col.push(c);
+            self.val.push(v);
+        }
+        self.rhs.push(rhs);
+    }
 }
 
 /// Favourite child per op from the edges chosen as favourite, in order (step 2).
@@ -287,7 +344,7 @@ mod tests {
         );
         let x = solve_lp(&p, &edges).unwrap();
         assert!(
-            (x[0] - 0.2).abs() < 1e-9 && (x[1] - 0.8).abs() < 1e-9,
+            (x[0] - 0.2).abs() < 1e-6 && (x[1] - 0.8).abs() < 1e-6,
             "{x:?}"
         );
         assert_eq!(favourites(&p, usize::MAX), vec![Some(1), None, None]);
@@ -319,7 +376,7 @@ mod tests {
         let p = Problem::new(&g, &c).unwrap();
         let edges = lp_edges(&p);
         let x = solve_lp(&p, &edges).unwrap();
-        assert!((x[0] - 3.25 / 9.25).abs() < 1e-9, "{x:?}");
+        assert!((x[0] - 3.25 / 9.25).abs() < 1e-6, "{x:?}");
         assert_eq!(favourites(&p, usize::MAX)[0], Some(2));
         // The fallback: a's largest edge goes to f, then y's largest (0.6 B) goes to f too,
         // and a loses its favourite (Baechi's one parent per child).
