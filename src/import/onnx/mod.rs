@@ -53,6 +53,73 @@ pub struct Options {
     /// Go on when ops that carry FLOPs (or feed them) cannot be sized: they cost 0 and the
     /// report says which share of the model is missing. Off, such a model is an error.
     pub allow_unsized: bool,
+    /// The precision floating-point tensors (weights, activations, gradients) are counted
+    /// at; `None`: each tensor's own type in the model.
+    pub dtype: Option<Dtype>,
+}
+
+/// A floating-point precision to count a model's tensors at (`--dtype`): the bytes of every
+/// floating-point tensor, on edges and in `mem`; integer tensors (shapes, indices, quantized
+/// weights) keep their type. FLOPs do not change.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dtype {
+    Float64,
+    Float32,
+    Float16,
+    Bfloat16,
+    /// Either 8-bit float format (E4M3, E5M2).
+    Float8,
+}
+
+impl Dtype {
+    /// The names `parse` reads, first the canonical one.
+    const NAMES: &'static [(Dtype, &'static [&'static str])] = &[
+        (Dtype::Float64, &["float64", "fp64", "double"]),
+        (Dtype::Float32, &["float32", "fp32", "float"]),
+        (Dtype::Float16, &["float16", "fp16", "half"]),
+        (Dtype::Bfloat16, &["bfloat16", "bf16"]),
+        (Dtype::Float8, &["float8", "fp8"]),
+    ];
+
+    /// `float16`, `fp16`, `bf16`... (case-insensitive).
+    pub fn parse(s: &str) -> crate::error::Result<Dtype> {
+        let want = s.trim().to_ascii_lowercase();
+        Self::NAMES
+            .iter()
+            .find(|(_, names)| names.contains(&want.as_str()))
+            .map(|&(d, _)| d)
+            .ok_or_else(|| {
+                let names: Vec<&str> = Self::NAMES.iter().map(|(_, n)| n[0]).collect();
+                crate::error::Error::Scenario(format!(
+                    "a dtype must be one of {}, got '{s}'",
+                    names.join(", ")
+                ))
+            })
+    }
+
+    /// Its canonical name (`float16`).
+    pub fn name(self) -> &'static str {
+        Self::NAMES
+            .iter()
+            .find(|(d, _)| *d == self)
+            .map_or("", |(_, n)| n[0])
+    }
+
+    /// Bytes per element.
+    pub fn bytes(self) -> f64 {
+        match self {
+            Dtype::Float64 => 8.0,
+            Dtype::Float32 => 4.0,
+            Dtype::Float16 | Dtype::Bfloat16 => 2.0,
+            Dtype::Float8 => 1.0,
+        }
+    }
+}
+
+/// Floating-point ONNX element types (FLOAT, FLOAT16, DOUBLE, BFLOAT16, the FLOAT8 variants,
+/// FLOAT4E2M1): what a [`Dtype`] recounts.
+pub(super) fn is_float(data_type: i32) -> bool {
+    matches!(data_type, 1 | 10 | 11 | 16 | 17..=20 | 23)
 }
 
 impl Options {
@@ -240,8 +307,14 @@ pub(super) fn tensor_values(t: &TensorProto, n: usize) -> Option<Vec<f64>> {
     (v.len() == n).then_some(v)
 }
 
-fn tensor_bytes(info: &Info) -> f64 {
-    match (&info.shape, elem_bytes(info.dtype)) {
+/// A tensor's bytes: its elements times its type's size, or the asked precision's for a
+/// floating-point tensor.
+fn tensor_bytes(info: &Info, dtype: Option<Dtype>) -> f64 {
+    let size = match dtype {
+        Some(d) if is_float(info.dtype) => Some(d.bytes()),
+        _ => elem_bytes(info.dtype),
+    };
+    match (&info.shape, size) {
         (Some(s), Some(b)) => elems(s) * b,
         _ => 0.0,
     }
@@ -606,7 +679,7 @@ fn build(
     for t in &g.initializer {
         let info = tensor_info(t)
             .ok_or_else(|| bad(format!("initializer '{}' has a negative dimension", t.name)))?;
-        let b = tensor_bytes(&info);
+        let b = tensor_bytes(&info, opts.dtype);
         if t.data_location == 1 || !t.external_data.is_empty() {
             external.0 += 1;
             external.1 += b;
@@ -720,7 +793,7 @@ fn build(
         });
         match weight {
             Some(info) if !infos.contains_key(n.output[0].as_str()) => {
-                let b = tensor_bytes(&info);
+                let b = tensor_bytes(&info, opts.dtype);
                 weight_consts.0 += 1;
                 weight_consts.1 += b;
                 report.param_bytes += b;
@@ -869,7 +942,7 @@ fn build(
                     .get(x.as_str())
                     .cloned()
                     .flatten()
-                    .map_or(0.0, |t| tensor_bytes(&t));
+                    .map_or(0.0, |t| tensor_bytes(&t, opts.dtype));
                 edges.push(EdgeSpec {
                     src: ids[p].clone(),
                     dst: id.clone(),
@@ -907,9 +980,14 @@ fn build(
     }
     check_lost(&nodes, &ids, &producer, &lost, &report, opts, &change)
         .map(|note| report.notes.extend(note))?;
+    if let Some(d) = opts.dtype {
+        report.notes.push(dtype_note(g, d));
+    }
     if opts.train {
         let outputs = output_tensors(&nodes, &order, &ids);
-        train::add_training(&mut specs, &mut edges, &outputs, &params, &infos);
+        train::add_training(
+            &mut specs, &mut edges, &outputs, &params, &infos, opts.dtype,
+        );
     }
     let mut b = GraphBuilder::new();
     for s in specs {
@@ -920,6 +998,35 @@ fn build(
     }
     let graph = b.build(name)?;
     Ok(Imported { graph, report })
+}
+
+/// What `--dtype` changed: the precision asked and the model's own floating-point types
+/// (of its initializers and inputs).
+fn dtype_note(g: &proto::GraphProto, d: Dtype) -> String {
+    let own: BTreeSet<&str> = g
+        .initializer
+        .iter()
+        .map(|t| t.data_type)
+        .chain(g.input.iter().filter_map(|v| {
+            v.r#type
+                .as_ref()
+                .and_then(|t| t.tensor_type.as_ref())
+                .map(|t| t.elem_type)
+        }))
+        .filter(|&t| is_float(t))
+        .map(proto::type_name)
+        .collect();
+    let own: Vec<&str> = own.into_iter().collect();
+    format!(
+        "floating-point tensors counted at {} ({} bytes per element; the model's own: {})",
+        d.name(),
+        d.bytes(),
+        if own.is_empty() {
+            "none".to_string()
+        } else {
+            own.join(", ")
+        }
+    )
 }
 
 /// Whether an op type carries FLOPs of its own (unknown and custom ops are taken to).

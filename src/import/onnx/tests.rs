@@ -1061,3 +1061,56 @@ fn shape_arithmetic_through_where_slices_and_transposes() {
     assert_eq!(cost(&gr, "r1"), 4.0);
     assert_eq!(cost(&gr, "r2"), 14.0);
 }
+
+#[test]
+fn dtype_recounts_floating_point_tensors_only() {
+    use super::Dtype;
+    let own = imp("tiny_cnn", &Options::default());
+    let half = Options {
+        train: true,
+        dtype: Some(Dtype::Float16),
+        ..Options::default()
+    };
+    let Imported { graph: g, report } = imp("tiny_cnn", &half);
+    // Weights, activations and gradients at 2 bytes instead of float32's 4; FLOPs unchanged.
+    assert_eq!(report.param_bytes, own.report.param_bytes / 2.0);
+    assert_eq!(node(&g, "/conv1/Conv").mem, 896.0 / 2.0);
+    assert_eq!(
+        edge_bytes(&g, "/conv1/Conv", "/bn1/BatchNormalization"),
+        4096.0
+    );
+    assert_eq!(
+        edge_bytes(&g, "gradient//conv1/Conv", "update//conv1/Conv"),
+        448.0
+    );
+    assert_eq!(cost(&g, "/conv1/Conv"), cost(&own.graph, "/conv1/Conv"));
+    assert!(
+        report
+            .lines()
+            .iter()
+            .any(|l| l.contains("counted at float16") && l.contains("own: float32")),
+        "{:?}",
+        report.lines()
+    );
+    // Integer tensors keep their type: the MLP's int64 shape arithmetic.
+    let eight = Options {
+        dtype: Some(Dtype::Float64),
+        ..Options::default()
+    };
+    let (m32, m64) = (
+        imp("mlp", &Options::default()).graph,
+        imp("mlp", &eight).graph,
+    );
+    let ints = |g: &Graph| edge_bytes(g, "/view/Shape", "/view/Gather");
+    assert!(ints(&m32) > 0.0);
+    assert_eq!(ints(&m32), ints(&m64));
+    assert_eq!(
+        edge_bytes(&m64, "/fc2/Gemm", "/view/Reshape"),
+        2.0 * edge_bytes(&m32, "/fc2/Gemm", "/view/Reshape")
+    );
+    // Names and a bad one.
+    assert_eq!(Dtype::parse("BF16").unwrap(), Dtype::Bfloat16);
+    assert_eq!(Dtype::parse("fp8").unwrap().bytes(), 1.0);
+    let e = Dtype::parse("int8").unwrap_err().to_string();
+    assert!(e.contains("'int8'") && e.contains("bfloat16"), "{e}");
+}
