@@ -8,21 +8,23 @@ measured with onnxruntime on one CPU thread, then predicts other models' step ti
 For every model:
 
 1. **Measured**: onnxruntime (CPU provider, `intra_op_num_threads=1`, sequential executor)
-   runs the model on random inputs at its own static shapes with its profiler on: one
-   warm-up run, then `--reps` runs; the step time is the **median** of the profiler's
-   `model_run` times, an op's time the median of its node's `*_kernel_time` (the machine is
-   shared, so single runs are noisy). Graph optimizations are **off** (`ORT_DISABLE_ALL`), so
-   onnxruntime runs the model's own nodes, one kernel per ONNX node, which is the graph
-   placesim imports. The median wall time of a session with onnxruntime's default
-   optimizations (fusions, constant folding, blocked layouts) is printed too, as a reference
-   for what a tuned runtime does with the same graph.
+   runs the model on random inputs at its own static shapes, one warm-up run before each
+   series. Graph optimizations are **off** (`ORT_DISABLE_ALL`): onnxruntime runs the model's
+   own nodes, one kernel per ONNX node, the graph placesim imports. The machine is shared
+   (2 cores, other jobs), so wall times measure the other jobs too: the **step time** is the
+   median CPU time of the calling thread (onnxruntime runs every kernel on it with one
+   intra-op thread) over `--reps` runs without the profiler, which costs ~0.1 ms per node;
+   an **op's time** is the minimum over `--reps` profiled runs of its node's `*_kernel_time`
+   (a wall time: a run the scheduler interrupts only takes longer). Printed too: the median
+   wall time, and the median CPU time with onnxruntime's default optimizations (fusions,
+   constant folding, blocked layouts), what a tuned runtime does with the same graph.
 2. **Fit** (the `--fit` model only): a device with one fixed cost per op (`op_overhead`) and
    one FLOP/s per op family (FAMILIES below): the overhead and the families' seconds per FLOP
    by least squares on the ops' *relative* errors (so the many small ops fix the overhead),
    then each family's FLOP/s re-derived as its FLOPs over its measured time minus the
    overheads, and the step time not spent in kernels (the executor between nodes) spread
-   over the ops as more overhead (so the fit model's step time is matched). A family absent from the fit model
-   takes the element-wise family's speed (all of them are memory-bound on a CPU). The device
+   over the ops as more overhead (so the fit model's step time is matched). A family absent
+   from the fit model takes the element-wise family's speed (all memory-bound on a CPU). The device
    is written as a cluster JSON (`--cluster-out`): `speed` the matrix family's FLOP/s,
    `kinds.cpu.op_speed` the other families' speeds as factors of it, `kinds.cpu.op_overhead`.
 3. **Simulated**: `placesim import MODEL` and `placesim run --placer single --scheduler fifo`
@@ -100,12 +102,15 @@ def random_inputs(session):
 
 
 def timed_runs(session, feeds, reps):
+    """(wall, CPU) seconds of each of `reps` runs after a warm-up. With one intra-op thread
+    onnxruntime runs every kernel on the calling thread, so the thread's CPU time is the
+    step's work, whatever else the machine runs meanwhile."""
     session.run(None, feeds)  # warm-up: allocations, first-touch of the weights
     times = []
     for _ in range(reps):
-        t0 = time.perf_counter()
+        w0, c0 = time.perf_counter(), time.thread_time()
         session.run(None, feeds)
-        times.append(time.perf_counter() - t0)
+        times.append((time.perf_counter() - w0, time.thread_time() - c0))
     return times
 
 
@@ -119,22 +124,23 @@ def wait_for_quiet(limit, patience):
 
 
 def measure(path, reps, with_optimized=True):
-    """Step times (s) of `reps` profiled runs, the optimized session's wall times, and each
-    node's median kernel time (s) over the profiled runs."""
+    """CPU and wall step times (s) of `reps` runs, the optimized session's CPU times, and each
+    node's shortest kernel time (s) over `reps` profiled runs."""
     session = ort_session(path, optimized=False)
     feeds = random_inputs(session)
+    steps = timed_runs(session, feeds, reps)
     del session
     optimized = None
     if with_optimized:
         session = ort_session(path, optimized=True)
-        optimized = timed_runs(session, feeds, reps)
+        optimized = [cpu for _, cpu in timed_runs(session, feeds, reps)]
         del session
     with tempfile.TemporaryDirectory() as tmp:
         session = ort_session(path, optimized=False, profile_prefix=os.path.join(tmp, "prof"))
         timed_runs(session, feeds, reps)
         with open(session.end_profiling()) as f:
             events = json.load(f)
-    # The profiler's model_run events: the first is the warm-up.
+    # The profiler's model_run events, one per run in order: the first is the warm-up.
     runs = sorted((e for e in events if e.get("name") == "model_run"), key=lambda e: e["ts"])[1:]
     per_node = {}
     op_of = {}
@@ -146,8 +152,8 @@ def measure(path, reps, with_optimized=True):
         name = e["name"][: -len("_kernel_time")]
         per_node.setdefault(name, []).append(e["dur"] * 1e-6)
         op_of[name] = e["args"].get("op_name", "?")
-    return {"step": [r["dur"] * 1e-6 for r in runs], "optimized": optimized,
-            "nodes": {n: statistics.median(ts) for n, ts in per_node.items()}, "op_of": op_of}
+    return {"step": [cpu for _, cpu in steps], "wall": [w for w, _ in steps], "optimized": optimized,
+            "nodes": {n: min(ts) for n, ts in per_node.items()}, "op_of": op_of}
 
 
 def placesim_graph(path):
@@ -266,8 +272,8 @@ def main(argv=None):
           + ", ".join(f"{fam} {s / 1e9:.2f} GFLOP/s" for fam, s in sorted(speeds.items()))
           + (f"; absent from it, at the {FALLBACK} speed: {', '.join(absent)}" if absent else ""))
     print()
-    print("| model | ops | FLOPs | load | measured step (median, min-max) | simulated | error | kernels (sum of medians) | onnxruntime optimized (median) |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("| model | ops | FLOPs | load | measured step: CPU time, median (min-max) | wall, median | simulated | error | kernels (sum of minima) | onnxruntime optimized |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     results = {"fit": args.fit, "overhead": overhead, "speeds": speeds, "models": []}
     per_type = {}
     tops = []
@@ -280,7 +286,7 @@ def main(argv=None):
             try:
                 m, g = measure(path, args.reps), placesim_graph(path)
             except (SystemExit, Exception) as e:  # noqa: BLE001: a model that fails is a row
-                print(f"| {label(path)} | | | | | | | | failed: {str(e)[:120]} |")
+                print(f"| {label(path)} | | | | | | | | | failed: {str(e)[:120]} |")
                 continue
         sim = simulate(g, cpath)
         step = statistics.median(m["step"])
@@ -290,7 +296,7 @@ def main(argv=None):
         opt = statistics.median(m["optimized"]) if m["optimized"] else None
         name = label(path) + (" (fit)" if path == args.fit else "")
         print(f"| {name} | {len(g['nodes'])} | {flops:.3g} | {loads[path]:.1f} | {step * 1e3:.1f} ms ({min(m['step']) * 1e3:.1f}-"
-              f"{max(m['step']) * 1e3:.1f}) | {sim * 1e3:.1f} ms | {pct(sim, step)} | {kernels * 1e3:.1f} ms"
+              f"{max(m['step']) * 1e3:.1f}) | {statistics.median(m['wall']) * 1e3:.1f} ms | {sim * 1e3:.1f} ms | {pct(sim, step)} | {kernels * 1e3:.1f} ms"
               f" | {f'{opt * 1e3:.1f} ms' if opt else ''} |")
         ops = []
         for nid, op, cost, t in rows:
@@ -301,7 +307,7 @@ def main(argv=None):
                 agg[0] += 1
                 agg[1] += t
                 agg[2] += pr
-        results["models"].append({"model": path, "ops": len(g["nodes"]), "flops": flops, "steps": m["step"],
+        results["models"].append({"model": path, "ops": len(g["nodes"]), "flops": flops, "steps": m["step"], "wall": m["wall"],
                                   "optimized": m["optimized"], "simulated": sim, "unmatched": missing, "load": loads[path],
                                   "per_op": ops})
         for o in sorted(ops, key=lambda o: -o["measured"])[: args.top]:

@@ -441,6 +441,49 @@ fn layer_label(n: &proto::NodeProto, id: &str) -> String {
 /// The scope of a node name: everything before its last `/`, leading `/` dropped
 /// (`/layer1/layer1.0/conv1/Conv` -> `layer1/layer1.0/conv1`); a name without `/` is its own
 /// scope.
+/// The layer of an op when names carry no scopes (`Conv_12`): `None` when the op starts
+/// a layer of its own (an op with a weight matrix: a Conv, Gemm, MatMul, RNN... reading an
+/// initializer after its first input; or an op no other op feeds), else the latest layer
+/// among the ops that feed it (the Relu after a Conv joins the Conv; a residual Add joins
+/// its branch's last Conv, not the skip).
+fn structural_layer(
+    n: &proto::NodeProto,
+    i: usize,
+    producer: &BTreeMap<&str, usize>,
+    layer_of: &[Option<i64>],
+    init_bytes: &BTreeMap<&str, f64>,
+) -> Option<i64> {
+    let matrix = matches!(
+        n.op_type.as_str(),
+        "Conv"
+            | "ConvTranspose"
+            | "Gemm"
+            | "MatMul"
+            | "Einsum"
+            | "LSTM"
+            | "GRU"
+            | "RNN"
+            | "ConvInteger"
+            | "MatMulInteger"
+            | "QLinearConv"
+            | "QLinearMatMul"
+    );
+    if matrix
+        && n.input
+            .iter()
+            .skip(1)
+            .any(|x| init_bytes.contains_key(x.as_str()))
+    {
+        return None;
+    }
+    n.input
+        .iter()
+        .filter_map(|x| producer.get(x.as_str()))
+        .filter(|&&p| p != i)
+        .filter_map(|&p| layer_of[p])
+        .max()
+}
+
 fn scope(id: &str) -> &str {
     let trimmed = id.trim_start_matches('/');
     match trimmed.rfind('/') {
@@ -843,6 +886,12 @@ fn build(
     let mut specs: Vec<NodeSpec> = Vec::with_capacity(nodes.len());
     let mut edges: Vec<EdgeSpec> = Vec::new();
     let mut layers: BTreeMap<String, i64> = BTreeMap::new();
+    // Names that carry no scope at all (`Conv_12`): layers from the structure instead.
+    let structural = nodes
+        .iter()
+        .zip(&ids)
+        .all(|(n, id)| layer_label(n, id) == id.trim_start_matches('/'));
+    let mut layer_of: Vec<Option<i64>> = vec![None; nodes.len()];
     let mut claimed: BTreeSet<&str> = BTreeSet::new();
     let mut params: BTreeMap<String, f64> = BTreeMap::new();
     let mut unsized_ops: BTreeMap<String, Unsized> = BTreeMap::new();
@@ -952,7 +1001,13 @@ fn build(
             }
         }
         let next = layers.len() as i64;
-        let layer = *layers.entry(layer_label(n, id)).or_insert(next);
+        let layer = if structural {
+            structural_layer(n, i, &producer, &layer_of, &init_bytes)
+                .unwrap_or_else(|| *layers.entry(id.clone()).or_insert(next))
+        } else {
+            *layers.entry(layer_label(n, id)).or_insert(next)
+        };
+        layer_of[i] = Some(layer);
         specs.push(NodeSpec {
             id: id.clone(),
             op: n.op_type.clone(),
@@ -963,6 +1018,13 @@ fn build(
         });
     }
     report.unsized_ops = unsized_ops.into_values().collect();
+    if structural && nodes.len() > 1 {
+        report.notes.push(format!(
+            "node names carry no scopes ('/') and no module metadata: {} layers derived from \
+             the structure (an op with a weight matrix starts one; the ops after it join it)",
+            layers.len()
+        ));
+    }
     if let Some((node, tensor)) = blocked_by_external.first() {
         // The external file is not read (only sizes are needed), so an op whose shape depends
         // on an external initializer's values stays unsized: say which, and how to avoid it.

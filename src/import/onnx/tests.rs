@@ -853,11 +853,15 @@ fn a_batch_baked_into_reshapes_is_propagated_or_refused() {
             && e.contains("dynamic_axes"),
         "{e}"
     );
-    // Exported batch unchanged: no note.
+    // Exported batch unchanged: no note about the batch.
     let mut same = Options::default();
     same.add_input_shape("x=1x2x2").unwrap();
     let r = with_opts(&static_batch(vec![], "f"), &same).unwrap().report;
-    assert!(r.notes.is_empty(), "{:?}", r.notes);
+    assert!(
+        !r.notes.iter().any(|n| n.contains("batch")),
+        "{:?}",
+        r.notes
+    );
 }
 
 #[test]
@@ -1113,4 +1117,51 @@ fn dtype_recounts_floating_point_tensors_only() {
     assert_eq!(Dtype::parse("fp8").unwrap().bytes(), 1.0);
     let e = Dtype::parse("int8").unwrap_err().to_string();
     assert!(e.contains("'int8'") && e.contains("bfloat16"), "{e}");
+}
+
+#[test]
+fn unscoped_names_get_layers_from_the_structure() {
+    // Names without '/' or metadata (`MatMul_0`): an op with a weight matrix starts a
+    // layer, the ops after it join the latest layer that feeds them.
+    let nodes = vec![
+        op("Relu", "Relu_0", &["x"], &["x0"]),
+        op("MatMul", "MatMul_1", &["x0", "w1"], &["a"]),
+        op("Relu", "Relu_2", &["a"], &["b"]),
+        op("MatMul", "MatMul_3", &["b", "w2"], &["c"]),
+        op("Add", "Add_4", &["c", "b"], &["d"]),
+        op("MatMul", "MatMul_5", &["d", "d2"], &["e"]),
+        op("Transpose", "Transpose_6", &["d"], &["d2"]),
+    ];
+    let mut m = model(nodes, 13);
+    let g0 = m.graph.as_mut().unwrap();
+    g0.input = vec![vi("x", &[4, 4])];
+    g0.initializer = vec![float_init("w1", &[4, 4]), float_init("w2", &[4, 4])];
+    let Imported { graph: g, report } = run(&m).unwrap();
+    let layer = |id: &str| node(&g, id).layer.unwrap();
+    assert_eq!(layer("MatMul_1"), layer("Relu_2"));
+    assert_ne!(layer("MatMul_1"), layer("MatMul_3"));
+    // The residual Add joins its branch's MatMul, not the skip's layer.
+    assert_eq!(layer("Add_4"), layer("MatMul_3"));
+    // A MatMul of two activations has no weights: it joins too.
+    assert_eq!(layer("MatMul_5"), layer("MatMul_3"));
+    assert_eq!(layer("Transpose_6"), layer("MatMul_3"));
+    // An op nothing feeds is its own layer.
+    assert_ne!(layer("Relu_0"), layer("MatMul_1"));
+    let distinct: BTreeSet<i64> = g.nodes.iter().map(|n| n.layer.unwrap()).collect();
+    assert_eq!(distinct.len(), 3);
+    assert!(
+        report
+            .lines()
+            .iter()
+            .any(|l| l.contains("3 layers derived from the structure")),
+        "{:?}",
+        report.lines()
+    );
+    // One scoped name anywhere: layers from the names, as before.
+    let named = imp("tiny_cnn", &Options::default());
+    assert!(!named
+        .report
+        .lines()
+        .iter()
+        .any(|l| l.contains("derived from the structure")));
 }
