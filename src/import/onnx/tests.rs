@@ -2,8 +2,10 @@
 //! (`tests/fixtures/onnx/`, written by `tools/onnx_fixtures.py`), and against models built
 //! here for each way a file can be wrong.
 
+use super::layers::scope;
 use super::proto::*;
 use super::*;
+use crate::model::graph::Graph;
 
 fn fixture(name: &str) -> Bytes {
     let path = format!(
