@@ -13,9 +13,10 @@ For every model:
    own nodes, one kernel per ONNX node, the graph placesim imports. The machine is shared
    (2 cores, other jobs), so wall times measure the other jobs too: the **step time** is the
    median CPU time of the calling thread (onnxruntime runs every kernel on it with one
-   intra-op thread) over `--reps` runs without the profiler, which costs ~0.1 ms per node;
-   an **op's time** is the minimum over `--reps` profiled runs of its node's `*_kernel_time`
-   (a wall time: a run the scheduler interrupts only takes longer). Printed too: the median
+   intra-op thread) over `--reps` runs without the profiler; an **op's time** is the median
+   over `--reps` profiled runs of its node's `*_kernel_time`, a wall time, times its run's
+   CPU / wall share (as if the other jobs took the core evenly over the run: long ops come
+   out right, short ones that ran uninterrupted too short). Printed too: the median
    wall time, and the median CPU time with onnxruntime's default optimizations (fusions,
    constant folding, blocked layouts), what a tuned runtime does with the same graph.
 2. **Fit** (the `--fit` model only): a device with one fixed cost per op (`op_overhead`) and
@@ -125,7 +126,7 @@ def wait_for_quiet(limit, patience):
 
 def measure(path, reps, with_optimized=True):
     """CPU and wall step times (s) of `reps` runs, the optimized session's CPU times, and each
-    node's shortest kernel time (s) over `reps` profiled runs."""
+    node's median kernel time (s) over `reps` profiled runs, scaled by the run's CPU share."""
     session = ort_session(path, optimized=False)
     feeds = random_inputs(session)
     steps = timed_runs(session, feeds, reps)
@@ -137,7 +138,7 @@ def measure(path, reps, with_optimized=True):
         del session
     with tempfile.TemporaryDirectory() as tmp:
         session = ort_session(path, optimized=False, profile_prefix=os.path.join(tmp, "prof"))
-        timed_runs(session, feeds, reps)
+        times = timed_runs(session, feeds, reps)
         with open(session.end_profiling()) as f:
             events = json.load(f)
     # The profiler's model_run events, one per run in order: the first is the warm-up.
@@ -147,13 +148,17 @@ def measure(path, reps, with_optimized=True):
     for e in events:
         if e.get("cat") != "Node" or not e["name"].endswith("_kernel_time"):
             continue
-        if not any(r["ts"] <= e["ts"] <= r["ts"] + r["dur"] for r in runs):
+        run = next((k for k, r in enumerate(runs) if r["ts"] <= e["ts"] <= r["ts"] + r["dur"]), None)
+        if run is None or run >= len(times):
             continue  # the warm-up run
+        # A wall time, scaled by its run's CPU / wall share: what the op takes on a core of
+        # its own, if the other jobs took the core evenly over the run.
+        wall, cpu = times[run]
         name = e["name"][: -len("_kernel_time")]
-        per_node.setdefault(name, []).append(e["dur"] * 1e-6)
+        per_node.setdefault(name, []).append(e["dur"] * 1e-6 * min(cpu / wall, 1.0))
         op_of[name] = e["args"].get("op_name", "?")
     return {"step": [cpu for _, cpu in steps], "wall": [w for w, _ in steps], "optimized": optimized,
-            "nodes": {n: min(ts) for n, ts in per_node.items()}, "op_of": op_of}
+            "nodes": {n: statistics.median(ts) for n, ts in per_node.items()}, "op_of": op_of}
 
 
 def placesim_graph(path):
@@ -272,7 +277,7 @@ def main(argv=None):
           + ", ".join(f"{fam} {s / 1e9:.2f} GFLOP/s" for fam, s in sorted(speeds.items()))
           + (f"; absent from it, at the {FALLBACK} speed: {', '.join(absent)}" if absent else ""))
     print()
-    print("| model | ops | FLOPs | load | measured step: CPU time, median (min-max) | wall, median | simulated | error | kernels (sum of minima) | onnxruntime optimized |")
+    print("| model | ops | FLOPs | load | measured step: CPU time, median (min-max) | wall, median | simulated | error | kernels (sum) | onnxruntime optimized |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     results = {"fit": args.fit, "overhead": overhead, "speeds": speeds, "models": []}
     per_type = {}

@@ -3,7 +3,7 @@
 //!
 //! Not here: numbering the layers (the build, `mod.rs`).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use super::proto;
 
@@ -31,21 +31,32 @@ pub(super) fn layer_label(n: &proto::NodeProto, id: &str) -> String {
     modules.unwrap_or_else(|| scope(id).to_string())
 }
 
-/// The scope of a node name: everything before its last `/`, leading `/` dropped
-/// (`/layer1/layer1.0/conv1/Conv` -> `layer1/layer1.0/conv1`); a name without `/` is its own
-/// scope.
-/// The layer of an op when names carry no scopes (`Conv_12`): `None` when the op starts
-/// a layer of its own (an op with a weight matrix: a Conv, Gemm, MatMul, RNN... reading an
-/// initializer after its first input; or an op no other op feeds), else the latest layer
-/// among the ops that feed it (the Relu after a Conv joins the Conv; a residual Add joins
-/// its branch's last Conv, not the skip).
+/// Where an op goes when layers come from the structure ([`structural_layer`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Place {
+    /// A layer of its own.
+    New,
+    /// An existing layer.
+    Join(i64),
+    /// Its first consumer's layer: an op that reads only constants (an `Identity` of a
+    /// weight, a `Constant`), decided once its consumers have theirs.
+    Consumer,
+}
+
+/// The layer of an op when names carry no scopes (`Conv_12`). `constant`: the tensors known
+/// before the model runs (initializers, weight constants, and what ops reading only those
+/// write). An op reading only constants takes its consumer's layer; an op with a weight
+/// matrix (a Conv, Gemm, MatMul, RNN... reading a constant after its first input) starts a
+/// layer; any other op joins the latest layer among the ops that feed it (the Relu after a
+/// Conv joins the Conv; a residual Add joins its branch's last Conv, not the skip), or
+/// starts one when nothing feeds it.
 pub(super) fn structural_layer(
     n: &proto::NodeProto,
     i: usize,
     producer: &BTreeMap<&str, usize>,
     layer_of: &[Option<i64>],
-    init_bytes: &BTreeMap<&str, f64>,
-) -> Option<i64> {
+    constant: &BTreeSet<&str>,
+) -> Place {
     let matrix = matches!(
         n.op_type.as_str(),
         "Conv"
@@ -61,13 +72,12 @@ pub(super) fn structural_layer(
             | "QLinearConv"
             | "QLinearMatMul"
     );
-    if matrix
-        && n.input
-            .iter()
-            .skip(1)
-            .any(|x| init_bytes.contains_key(x.as_str()))
-    {
-        return None;
+    let is_const = |x: &String| constant.contains(x.as_str());
+    if n.input.iter().filter(|x| !x.is_empty()).all(is_const) {
+        return Place::Consumer;
+    }
+    if matrix && n.input.iter().skip(1).any(is_const) {
+        return Place::New;
     }
     n.input
         .iter()
@@ -75,8 +85,12 @@ pub(super) fn structural_layer(
         .filter(|&&p| p != i)
         .filter_map(|&p| layer_of[p])
         .max()
+        .map_or(Place::New, Place::Join)
 }
 
+/// The scope of a node name: everything before its last `/`, leading `/` dropped
+/// (`/layer1/layer1.0/conv1/Conv` -> `layer1/layer1.0/conv1`); a name without `/` is its own
+/// scope.
 pub(super) fn scope(id: &str) -> &str {
     let trimmed = id.trim_start_matches('/');
     match trimmed.rfind('/') {

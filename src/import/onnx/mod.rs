@@ -31,7 +31,7 @@ use crate::error::{Error, Result};
 use crate::model::graph::{GraphBuilder, NodeSpec};
 
 use infer::{elems, Info};
-use layers::{layer_label, structural_layer};
+use layers::{layer_label, structural_layer, Place};
 use lost::{check_lost, inputs_text};
 use options::{is_float, ALLOW_IT, SIZE_IT};
 pub use options::{Dtype, OptionField, Options};
@@ -390,6 +390,7 @@ fn build(
         .zip(&ids)
         .all(|(n, id)| layer_label(n, id) == id.trim_start_matches('/'));
     let mut layer_of: Vec<Option<i64>> = vec![None; nodes.len()];
+    let mut constant: BTreeSet<&str> = init_bytes.keys().copied().collect();
     let mut claimed: BTreeSet<&str> = BTreeSet::new();
     let mut params: BTreeMap<String, f64> = BTreeMap::new();
     let mut unsized_ops: BTreeMap<String, Unsized> = BTreeMap::new();
@@ -500,20 +501,53 @@ fn build(
         }
         let next = layers.len() as i64;
         let layer = if structural {
-            structural_layer(n, i, &producer, &layer_of, &init_bytes)
-                .unwrap_or_else(|| *layers.entry(id.clone()).or_insert(next))
+            match structural_layer(n, i, &producer, &layer_of, &constant) {
+                Place::Join(l) => Some(l),
+                Place::New => Some(*layers.entry(id.clone()).or_insert(next)),
+                Place::Consumer => {
+                    constant.extend(n.output.iter().map(String::as_str));
+                    None
+                }
+            }
         } else {
-            *layers.entry(layer_label(n, id)).or_insert(next)
+            Some(*layers.entry(layer_label(n, id)).or_insert(next))
         };
-        layer_of[i] = Some(layer);
+        layer_of[i] = layer;
         specs.push(NodeSpec {
             id: id.clone(),
             op: n.op_type.clone(),
             cost: Some(cost),
             mem,
-            layer: Some(layer),
+            layer,
             ..NodeSpec::default()
         });
+    }
+    if structural {
+        // Ops reading only constants take their first consumer's layer (later ones first,
+        // so a chain of them resolves), or one of their own when nothing reads them.
+        let at: BTreeMap<&str, usize> = specs
+            .iter()
+            .enumerate()
+            .map(|(k, s)| (s.id.as_str(), k))
+            .collect();
+        let mut consumers: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+        for e in &edges {
+            consumers
+                .entry(at[e.src.as_str()])
+                .or_default()
+                .push(at[e.dst.as_str()]);
+        }
+        for k in (0..specs.len()).rev() {
+            if specs[k].layer.is_none() {
+                let first = consumers
+                    .get(&k)
+                    .and_then(|c| c.iter().filter_map(|&d| specs[d].layer).min());
+                let next = layers.len() as i64;
+                specs[k].layer = Some(
+                    first.unwrap_or_else(|| *layers.entry(specs[k].id.clone()).or_insert(next)),
+                );
+            }
+        }
     }
     report.unsized_ops = unsized_ops.into_values().collect();
     if structural && nodes.len() > 1 {

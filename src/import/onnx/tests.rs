@@ -1126,6 +1126,8 @@ fn unscoped_names_get_layers_from_the_structure() {
     // Names without '/' or metadata (`MatMul_0`): an op with a weight matrix starts a
     // layer, the ops after it join the latest layer that feeds them.
     let nodes = vec![
+        // A weight through an Identity (PyTorch's TorchScript exporter writes these).
+        op("Identity", "Identity_7", &["w2raw"], &["w2"]),
         op("Relu", "Relu_0", &["x"], &["x0"]),
         op("MatMul", "MatMul_1", &["x0", "w1"], &["a"]),
         op("Relu", "Relu_2", &["a"], &["b"]),
@@ -1137,7 +1139,7 @@ fn unscoped_names_get_layers_from_the_structure() {
     let mut m = model(nodes, 13);
     let g0 = m.graph.as_mut().unwrap();
     g0.input = vec![vi("x", &[4, 4])];
-    g0.initializer = vec![float_init("w1", &[4, 4]), float_init("w2", &[4, 4])];
+    g0.initializer = vec![float_init("w1", &[4, 4]), float_init("w2raw", &[4, 4])];
     let Imported { graph: g, report } = run(&m).unwrap();
     let layer = |id: &str| node(&g, id).layer.unwrap();
     assert_eq!(layer("MatMul_1"), layer("Relu_2"));
@@ -1147,8 +1149,9 @@ fn unscoped_names_get_layers_from_the_structure() {
     // A MatMul of two activations has no weights: it joins too.
     assert_eq!(layer("MatMul_5"), layer("MatMul_3"));
     assert_eq!(layer("Transpose_6"), layer("MatMul_3"));
-    // An op nothing feeds is its own layer.
+    // An op nothing feeds is its own layer; one that reads only constants is its consumer's.
     assert_ne!(layer("Relu_0"), layer("MatMul_1"));
+    assert_eq!(layer("Identity_7"), layer("MatMul_3"));
     let distinct: BTreeSet<i64> = g.nodes.iter().map(|n| n.layer.unwrap()).collect();
     assert_eq!(distinct.len(), 3);
     assert!(
