@@ -190,13 +190,14 @@ test-exporters: cli
 # zoo (exported into ZOO when missing: torch and TensorFlow, one process each).
 ZOO ?= target/zoo
 CALIBRATE_FIT ?= torchvision_resnet50
-CALIBRATE_REPS ?= 7
+CALIBRATE_REPS ?= 9
+CALIBRATE_FLAGS ?=
 calibrate-cpu: cli
 	@[ -x $(EXPORT_VENV)/bin/python ] || python3 -m venv $(EXPORT_VENV)
 	@[ -f $(ZOO)/torchvision_resnet50.onnx ] || { $(EXPORT_VENV)/bin/pip install -q $(EXPORT_PACKAGES) && \
 	  PLACESIM=$(abspath $(CLI)) $(EXPORT_VENV)/bin/python tests/onnx_crosscheck.py --zoo $(ZOO) torchvision && \
 	  PLACESIM=$(abspath $(CLI)) $(EXPORT_VENV)/bin/python tests/onnx_crosscheck.py --zoo $(ZOO) keras; }
-	PLACESIM=$(abspath $(CLI)) $(EXPORT_VENV)/bin/python tools/calibrate_cpu.py --reps $(CALIBRATE_REPS) \
+	PLACESIM=$(abspath $(CLI)) $(EXPORT_VENV)/bin/python tools/calibrate_cpu.py --reps $(CALIBRATE_REPS) $(CALIBRATE_FLAGS) \
 	  --fit $(ZOO)/$(CALIBRATE_FIT).onnx $(ZOO)/*.onnx --cluster-out $(ZOO)/this_cpu.json
 
 # Debian's Chromium drives the browser tests (playwright-core never downloads a browser).

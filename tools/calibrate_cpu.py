@@ -23,8 +23,8 @@ For every model:
    one FLOP/s per op family (FAMILIES below): the overhead and the families' seconds per FLOP
    by least squares on the ops' *relative* errors (so the many small ops fix the overhead),
    then each family's FLOP/s re-derived as its FLOPs over its measured time minus the
-   overheads, and the step time not spent in kernels (the executor between nodes) spread
-   over the ops as more overhead (so the fit model's step time is matched). A family absent
+   overheads, and the overhead and speeds scaled together so that the ops add up to the
+   fit model's step time (the executor between kernels, the scaling of wall times). A family absent
    from the fit model takes the element-wise family's speed (all memory-bound on a CPU). The device
    is written as a cluster JSON (`--cluster-out`): `speed` the matrix family's FLOP/s,
    `kinds.cpu.op_speed` the other families' speeds as factors of it, `kinds.cpu.op_overhead`.
@@ -199,9 +199,10 @@ def fit(rows, step):
         flops = sum(c for _, op, c, _ in rows if FAMILY_OF.get(op) == f)
         secs = sum(max(t - overhead, 0.0) for _, op, c, t in rows if FAMILY_OF.get(op) == f)
         speeds[f] = flops / secs
-    # What the step takes besides the kernels (the executor between nodes), per op.
-    gap = max(step - sum(t for *_, t in rows), 0.0) / len(rows)
-    return overhead + gap, speeds
+    # The ops' times add up to the step's only roughly (the executor between kernels, the
+    # CPU-share scaling): the overhead and the speeds scaled together to the step time.
+    scale = step / sum(t for *_, t in rows)
+    return overhead * scale, {f: s / scale for f, s in speeds.items()}
 
 
 def cluster(overhead, speeds):
