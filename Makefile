@@ -7,6 +7,7 @@
 #   make bench-real    every default pair on every bundled graph and the degenerate shapes
 #   make bench-wasm    pesto's exact mode on 20-op instances, natively and in wasm
 #   make test-exporters  the ONNX exporters and importer against torch, Keras and onnx (installs them; GBs)
+#   make calibrate-cpu the cost model against onnxruntime on this CPU (EXPORT_VENV, ZOO; minutes)
 #   make measure       wasm size, time to interactive, run times in headless Chromium
 #   make fuzz          cargo-fuzz targets of the loaders, >= 10^7 executions (nightly; fuzz/)
 #   make fuzz-smoke    each fuzz target for 20 s (CI)
@@ -27,7 +28,7 @@ CLI := $(TARGET_DIR)/$(PROFILE)/placesim
 WASM_BINDGEN_VERSION := $(shell awk '/^name = "wasm-bindgen"$$/ {getline; gsub(/[" ]/, "", $$0); sub(/version=/, "", $$0); print; exit}' Cargo.lock)
 WASM_BINDGEN := $(or $(shell command -v wasm-bindgen 2>/dev/null),$(HOME)/.cargo/bin/wasm-bindgen)
 
-.PHONY: site serve test lint test-rust bench bench-real bench-wasm test-browser test-exporters wasm-target wasm-bindgen-cli pkg graphs cli measure chromium clean-site
+.PHONY: site serve test lint test-rust bench bench-real bench-wasm test-browser test-exporters calibrate-cpu wasm-target wasm-bindgen-cli pkg graphs cli measure chromium clean-site
 
 site: pkg graphs
 
@@ -182,6 +183,22 @@ test-exporters: cli
 	PLACESIM=$(abspath $(CLI)) $(EXPORT_VENV)/bin/python tests/exporters_test.py -v -k pytorch
 	PLACESIM=$(abspath $(CLI)) $(EXPORT_VENV)/bin/python tests/exporters_test.py -v -k keras
 	PLACESIM=$(abspath $(CLI)) $(EXPORT_VENV)/bin/python tests/onnx_crosscheck.py -v
+
+# How close the cost model is to a real run (docs/onnx.md): tools/calibrate_cpu.py fits a
+# "this CPU" device on CALIBRATE_FIT measured with onnxruntime on one thread, then predicts
+# every other model of the zoo. Not in `make test`: it measures for minutes and needs the
+# zoo (exported into ZOO when missing: torch and TensorFlow, one process each).
+ZOO ?= target/zoo
+CALIBRATE_FIT ?= torchvision_resnet50
+CALIBRATE_REPS ?= 9
+CALIBRATE_FLAGS ?=
+calibrate-cpu: cli
+	@[ -x $(EXPORT_VENV)/bin/python ] || python3 -m venv $(EXPORT_VENV)
+	@[ -f $(ZOO)/torchvision_resnet50.onnx ] || { $(EXPORT_VENV)/bin/pip install -q $(EXPORT_PACKAGES) && \
+	  PLACESIM=$(abspath $(CLI)) $(EXPORT_VENV)/bin/python tests/onnx_crosscheck.py --zoo $(ZOO) torchvision && \
+	  PLACESIM=$(abspath $(CLI)) $(EXPORT_VENV)/bin/python tests/onnx_crosscheck.py --zoo $(ZOO) keras; }
+	PLACESIM=$(abspath $(CLI)) $(EXPORT_VENV)/bin/python tools/calibrate_cpu.py --reps $(CALIBRATE_REPS) $(CALIBRATE_FLAGS) \
+	  --fit $(ZOO)/$(CALIBRATE_FIT).onnx $(ZOO)/*.onnx --cluster-out $(ZOO)/this_cpu.json
 
 # Debian's Chromium drives the browser tests (playwright-core never downloads a browser).
 CHROMIUM ?= /usr/bin/chromium

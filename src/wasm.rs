@@ -135,7 +135,10 @@ struct ImportedGraph {
 /// An uploaded graph file's bytes (an ONNX model, or graph JSON) as graph JSON text and the
 /// import's notes (ops not sized, external data), through the library's graph-file path
 /// (`scenario::load::graph_file`); throws the engine's error. `batch`: the size of dynamic
-/// first dimensions (0: none given); `input_shapes`: `NAME=DIMS` texts (as `--input-shape`).
+/// first dimensions (0: none given); `input_shapes`: `NAME=DIMS` texts (as `--input-shape`);
+/// `allow_unsized`: go on when ops that carry FLOPs cannot be sized (as `--allow-unsized`);
+/// `dtype`: the precision floating-point tensors are counted at (as `--dtype`; empty: the
+/// model's own).
 #[wasm_bindgen(unchecked_return_type = "{text: string, notes: string[]}")]
 pub fn import_graph(
     bytes: Vec<u8>,
@@ -143,10 +146,18 @@ pub fn import_graph(
     train: bool,
     batch: u32,
     input_shapes: Vec<String>,
+    allow_unsized: bool,
+    dtype: &str,
 ) -> Result<JsValue, JsError> {
+    use crate::import::onnx::Dtype;
     let mut options = crate::import::onnx::Options {
         train,
         batch: (batch > 0).then_some(u64::from(batch)),
+        allow_unsized,
+        dtype: (!dtype.is_empty())
+            .then(|| Dtype::parse(dtype))
+            .transpose()
+            .map_err(js_err)?,
         ..Default::default()
     };
     for s in &input_shapes {

@@ -145,7 +145,7 @@ class CrossCheck(unittest.TestCase):
         self.assertLessEqual(abs(ours - theirs), 0.10 * theirs)
 
 
-# --- the zoo: real models, exported here (python3 tests/onnx_crosscheck.py --zoo DIR) ------
+# --- the zoo: real models, exported here (python3 tests/onnx_crosscheck.py --zoo DIR [NAME|torchvision|keras ...]) --
 
 TORCHVISION = ["resnet50", "mobilenet_v3_large", "efficientnet_b0", "convnext_tiny", "densenet121",
                "regnet_y_400mf", "vit_b_16", "swin_t", "squeezenet1_0", "inception_v3"]
@@ -230,7 +230,7 @@ def zoo(out_dir, only=None):
     rows = []
     jobs = [("torchvision", n) for n in TORCHVISION] + [("keras", n) for n in KERAS]
     for kind, name in jobs:
-        if only and name not in only:
+        if only and name not in only and kind not in only:
             continue
         path = os.path.join(out_dir, f"{kind}_{name}.onnx")
         try:

@@ -2,6 +2,9 @@
 """Writes the hardware presets, graphs/clusters/hw_*.json: clusters of real devices in
 physical units (speed in FLOP/s, memory in bytes, bandwidth in B/s, latency in s), for
 graphs whose `cost` is FLOPs and whose bytes are bytes (ONNX imports, the bundled op graphs).
+Each device says which precision its FLOP/s are for (`precision`: float16 or bfloat16 for a
+GPU's tensor-core rate, float32 for the CPU), and each cluster's name repeats it; import a
+model with `placesim import --dtype float16` to count its tensors at that precision.
 
 Every figure below has its source in a comment. A device's `speed` is its dense peak for
 the precision stated, times EFFICIENCY; ops that are limited by memory bandwidth rather than
@@ -26,19 +29,19 @@ GIB = 1024**3
 DEVICES = {
     # NVIDIA Tesla V100 SXM2 datasheet (2017): 125 TFLOP/s fp16 tensor, 15.7 fp32;
     # HBM2 900 GB/s; 16 GB (a 32 GB version exists).
-    "V100": {"kind": "gpu", "peak": 125e12, "memory": 16 * GIB, "mem_bw": 900 * GB},
+    "V100": {"kind": "gpu", "precision": "float16", "peak": 125e12, "memory": 16 * GIB, "mem_bw": 900 * GB},
     # NVIDIA A100 SXM4 80GB datasheet (2020): 312 TFLOP/s fp16/bf16 tensor dense, 19.5 fp32;
     # HBM2e 2,039 GB/s; 80 GB.
-    "A100": {"kind": "gpu", "peak": 312e12, "memory": 80 * GIB, "mem_bw": 2039 * GB},
+    "A100": {"kind": "gpu", "precision": "float16", "peak": 312e12, "memory": 80 * GIB, "mem_bw": 2039 * GB},
     # NVIDIA H100 SXM5 datasheet (2022): 989 TFLOP/s bf16 tensor dense (1,979 with
     # sparsity), 67 fp32; HBM3 3.35 TB/s; 80 GB.
-    "H100": {"kind": "gpu", "peak": 989e12, "memory": 80 * GIB, "mem_bw": 3350 * GB},
+    "H100": {"kind": "gpu", "precision": "bfloat16", "peak": 989e12, "memory": 80 * GIB, "mem_bw": 3350 * GB},
     # NVIDIA T4 datasheet (2018): 65 TFLOP/s fp16 tensor, 8.1 fp32; GDDR6 320 GB/s; 16 GB.
-    "T4": {"kind": "gpu", "peak": 65e12, "memory": 16 * GIB, "mem_bw": 320 * GB},
+    "T4": {"kind": "gpu", "precision": "float16", "peak": 65e12, "memory": 16 * GIB, "mem_bw": 320 * GB},
     # A two-socket-class server CPU, one Intel Xeon Platinum 8380 (Ice Lake, 2021): 40 cores
     # x 2.3 GHz x 32 fp32 FLOP/cycle (two AVX-512 FMA units) = 2.94 TFLOP/s fp32 peak;
     # 8 channels DDR4-3200 = 204.8 GB/s; 512 GB of host memory assumed.
-    "CPU": {"kind": "cpu", "peak": 2.944e12, "memory": 512 * GIB, "mem_bw": 204.8 * GB},
+    "CPU": {"kind": "cpu", "precision": "float32", "peak": 2.944e12, "memory": 512 * GIB, "mem_bw": 204.8 * GB},
 }
 
 LINKS = {
@@ -87,9 +90,22 @@ OP_OVERHEAD = {"gpu": 10e-6, "cpu": 2e-6}
 BYTES_PER_ELEMENT = {"gpu": 4, "cpu": 8}
 
 
+# The precision of each device's `speed` (its peak above): a device's `precision` field, in
+# the names `placesim import --dtype` takes, so a model imported with that --dtype has the
+# tensor bytes its FLOP/s assume. A100: fp16 and bf16 tensor rates are equal (312 TFLOP/s).
+# Informational: the engine does not read it (docs/format.md).
+SHORT = {"float16": "fp16", "bfloat16": "bf16", "float32": "fp32"}
+
+
 def device(did, model):
     d = DEVICES[model]
-    return {"id": did, "kind": d["kind"], "speed": d["peak"] * EFFICIENCY, "memory": d["memory"]}
+    return {"id": did, "kind": d["kind"], "speed": d["peak"] * EFFICIENCY, "memory": d["memory"],
+            "precision": d["precision"]}
+
+
+def precision_text(models):
+    """`FLOP/s at fp16 (A100), fp32 (CPU)`: the cluster name's statement of its precisions."""
+    return "FLOP/s at " + ", ".join(f"{SHORT[DEVICES[m]['precision']]} ({m})" for m in reversed(models))
 
 
 def kinds(models):
@@ -112,7 +128,7 @@ def link(src, dst, kind):
 def cluster(name, devices, models, default, links):
     used = sorted({l["type"] for l in links} | {default})
     return {
-        "name": name,
+        "name": f"{name}; {precision_text(models)}",
         "devices": devices,
         "bandwidth": LINKS[default]["bandwidth"],
         "latency": LINKS[default]["latency"],

@@ -39,6 +39,7 @@ export async function loadGraph(ctx, known) {
   const { state } = ctx;
   show($('graph-error'), '');
   $('hash-ask').hidden = true;
+  $('unsized-ask').hidden = true;
   ctx.graphText = null;
   ctx.graphName = null;
   $('graph-info').textContent = '';
@@ -82,10 +83,13 @@ export async function loadGraph(ctx, known) {
 
 /**
  * An uploaded file's graph JSON text and import notes: an ONNX model (`.onnx`, or protobuf's
- * first byte 0x08) is imported by the engine in a worker; graph JSON is read as text.
- * @param {Context} ctx @param {File} file @returns {Promise<{text: string, notes: string[]}>}
+ * first byte 0x08) is imported by the engine in a worker with the ONNX import options;
+ * `allowUnsized`: go on when ops that carry FLOPs cannot be sized (they cost 0).
+ * Graph JSON is read as text.
+ * @param {Context} ctx @param {File} file @param {boolean} [allowUnsized]
+ * @returns {Promise<{text: string, notes: string[]}>}
  */
-export async function readFile(ctx, file) {
+export async function readFile(ctx, file, allowUnsized = false) {
   if (file.size > 200 * 1024 * 1024) throw new Error(`${file.name}: larger than 200 MB`);
   const head = new Uint8Array(await file.slice(0, 1).arrayBuffer());
   if (!/\.onnx$/i.test(file.name) && head[0] !== 0x08) return { text: await file.text(), notes: [] };
@@ -96,17 +100,41 @@ export async function readFile(ctx, file) {
     train: /** @type {HTMLInputElement} */ ($('onnx-train')).checked,
     batch: Number.isInteger(batch) && batch > 0 ? batch : 0,
     shapes: /** @type {HTMLInputElement} */ ($('onnx-shapes')).value.split(',').map((x) => x.trim()).filter(Boolean),
+    dtype: /** @type {HTMLSelectElement} */ ($('onnx-dtype')).value,
+    allowUnsized,
   });
   return /** @type {{text: string, notes: string[]}} */ (m.result);
 }
 
-/** @param {Context} ctx @param {File} file */
-async function upload(ctx, file) {
+/**
+ * An ONNX model whose ops that carry FLOPs could not be sized: the error, and an offer to
+ * import this file anyway with those ops at cost 0 (the engine's "unsized ops allowed").
+ * The file stays with the button only, until the next upload.
+ * @param {Context} ctx @param {File} file @param {string} message
+ */
+function offerUnsized(ctx, file, message) {
+  show($('graph-error'), message);
+  const ask = $('unsized-ask');
+  ask.hidden = !/could not be sized/.test(message);
+  /** @type {HTMLButtonElement} */ ($('unsized-go')).onclick = ask.hidden ? null : () => {
+    ask.hidden = true;
+    upload(ctx, file, true);
+  };
+}
+
+/** @param {Context} ctx @param {File} file @param {boolean} [allowUnsized] */
+async function upload(ctx, file, allowUnsized = false) {
   const { state } = ctx;
   show($('graph-error'), '');
+  offerUnsized(ctx, file, '');
   let text;
   let notes;
-  try { ({ text, notes } = await readFile(ctx, file)); } catch (e) { show($('graph-error'), e.message); return; }
+  try {
+    ({ text, notes } = await readFile(ctx, file, allowUnsized));
+  } catch (e) {
+    offerUnsized(ctx, file, e.message);
+    return;
+  }
   const stem = file.name.replace(/\.(json|onnx)$/i, '') || 'graph';
   let r;
   try {

@@ -22,7 +22,7 @@
 //                 validates a graph's text: {info, sha256, hashed}; with `hash`, its SHA-256
 //                 and whether a link names it by hash (too large to embed); with `linked`
 //                 ({sha256, name}), an error unless it is that file
-//               {id, type: 'import', bytes, name, train, batch, shapes}  an uploaded file's
+//               {id, type: 'import', bytes, name, train, batch, shapes, allowUnsized, dtype}  an uploaded file's
 //                 bytes (an ONNX model) as graph JSON: {text, notes} (engine's import_graph with
 //                 the page's import options: training step, batch size (0: none), NAME=DIMS shapes)
 // Messages out: {type: 'ready'} once the wasm is loaded, then per request
@@ -144,7 +144,7 @@ function run(msg) {
     return { result: graph_sha256(msg.text), ms: performance.now() - t0 };
   }
   if (msg.type === 'import') {
-    return { result: import_graph(msg.bytes, msg.name, !!msg.train, msg.batch ?? 0, msg.shapes ?? []), ms: performance.now() - t0 };
+    return { result: import_graph(msg.bytes, msg.name, !!msg.train, msg.batch ?? 0, msg.shapes ?? [], !!msg.allowUnsized, msg.dtype ?? ''), ms: performance.now() - t0 };
   }
   throw new Error(`unknown request '${msg.type}'`);
 }

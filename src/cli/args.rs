@@ -84,6 +84,11 @@ pub enum Command {
         /// share of ops and of FLOP-carrying ops missing. Without it such a model is an error.
         #[arg(long = "allow-unsized")]
         allow_unsized: bool,
+        /// Count floating-point tensors (edges, weights) at this precision: float32, float16,
+        /// bfloat16, float64, float8 (default: the model's own). FLOPs do not change; each
+        /// hardware preset says which precision its FLOP/s are for.
+        #[arg(long)]
+        dtype: Option<String>,
     },
     /// List the strategies and their parameters.
     List,

@@ -18,11 +18,13 @@ pub fn import(
     batch: Option<u64>,
     shapes: &[String],
     allow_unsized: bool,
+    dtype: Option<&str>,
 ) -> Result<()> {
     let mut options = onnx::Options {
         train,
         batch,
         allow_unsized,
+        dtype: dtype.map(onnx::Dtype::parse).transpose()?,
         ..onnx::Options::default()
     };
     if batch == Some(0) {

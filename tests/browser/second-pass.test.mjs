@@ -283,5 +283,17 @@ test('an upload runs like a preset; a cut link and import errors read as plain w
   const err = await page.$eval('#graph-error', (e) => (e.hidden ? '' : e.textContent));
   assert.match(err, /input shape 'nosuchinput' names no input of the model/);
   assert.ok(!/--[a-z]/.test(err), err);
+  assert.ok(await page.isHidden('#unsized-ask'), 'no offer for an error that is not about sizing');
+  // A model whose FLOPs could not be sized: the error names the node, and the page offers
+  // the import with those ops at cost 0 (the CLI's --allow-unsized), whose notes say so.
+  await page.fill('#onnx-shapes', '');
+  const unsized = await readFile(new URL('../../tests/fixtures/onnx/data_dependent.onnx', import.meta.url));
+  await page.setInputFiles('#graph-file', { name: 'data_dependent.onnx', mimeType: 'application/octet-stream', buffer: unsized });
+  await page.waitForSelector('#unsized-ask:not([hidden])', { timeout: 60000 });
+  assert.match(await page.textContent('#graph-error'), /node 'nz' \(NonZero\) could not be sized/);
+  await page.click('#unsized-go');
+  await page.waitForFunction(() => /data_dependent/.test(document.getElementById('graph-info').textContent), null, { timeout: 60000 });
+  assert.match(await page.textContent('#graph-info'), /not sized \(cost 0\): nz/);
+  assert.ok(await page.isHidden('#graph-error') && await page.isHidden('#unsized-ask'));
   for (const x of [page, cut]) await x.context().close();
 });

@@ -1,5 +1,5 @@
 //! ONNX models in: the protobuf of an `.onnx` file (what PyTorch, Keras via tf2onnx and most
-//! frameworks export) to a placesim [`Graph`]: one node per ONNX node with its FLOPs as
+//! frameworks export) to a placesim [`Graph`](crate::model::graph::Graph): one node per ONNX node with its FLOPs as
 //! `cost`, the bytes of the initializers it reads as `mem`, one edge per tensor use with the
 //! tensor's bytes, the op type, and a layer from the node's name scope. `docs/onnx.md` states
 //! every convention (FLOPs per op, layers, what a training graph adds).
@@ -14,7 +14,12 @@
 
 mod control;
 mod infer;
+mod layers;
+mod lost;
+mod options;
 mod proto;
+mod report;
+mod tensors;
 mod train;
 
 use std::collections::{BTreeMap, BTreeSet, BinaryHeap};
@@ -23,10 +28,16 @@ use bytes::Bytes;
 use prost::Message;
 
 use crate::error::{Error, Result};
-use crate::model::graph::{Graph, GraphBuilder, NodeSpec};
+use crate::model::graph::{GraphBuilder, NodeSpec};
 
 use infer::{elems, Info};
-use proto::{elem_bytes, TensorProto, ValueInfoProto};
+use layers::{layer_label, structural_layer, Place};
+use lost::{check_lost, inputs_text};
+use options::{is_float, ALLOW_IT, SIZE_IT};
+pub use options::{Dtype, OptionField, Options};
+use proto::ValueInfoProto;
+pub use report::{Imported, Report, Unsized};
+use tensors::{input_info, static_info, tensor_bytes, tensor_info, tensor_values};
 
 /// Largest model file read: protobuf's own 2 GiB message limit. Larger models are stored
 /// with external data (the `.onnx` file then holds the graph and the weights' shapes).
@@ -41,139 +52,6 @@ pub const MAX_IR_VERSION: i64 = 14;
 /// How many node names a report line lists per op type.
 const NAMES_SHOWN: usize = 3;
 
-/// What to import besides the model.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Options {
-    /// Add the backward pass and the optimizer updates (a training step).
-    pub train: bool,
-    /// The size of every input's dynamic first dimension.
-    pub batch: Option<u64>,
-    /// Static shapes for inputs by name (override what the model says).
-    pub input_shapes: BTreeMap<String, Vec<u64>>,
-    /// Go on when ops that carry FLOPs (or feed them) cannot be sized: they cost 0 and the
-    /// report says which share of the model is missing. Off, such a model is an error.
-    pub allow_unsized: bool,
-}
-
-impl Options {
-    /// Adds a static input shape written `NAME=DIMS`, DIMS like `1x3x224x224` (the CLI's
-    /// `--input-shape` and the page's import options); every dimension at least 1.
-    pub fn add_input_shape(&mut self, spec: &str) -> crate::error::Result<()> {
-        let bad = || {
-            crate::error::Error::Scenario(format!(
-                "an input shape must be NAME=DIMS with DIMS like 1x3x224x224, got '{spec}'"
-            ))
-        };
-        let (input, dims) = spec.rsplit_once('=').ok_or_else(bad)?;
-        let dims = dims
-            .split('x')
-            .map(|d| d.trim().parse::<u64>().ok().filter(|&d| d > 0))
-            .collect::<Option<Vec<u64>>>()
-            .ok_or_else(bad)?;
-        if input.trim().is_empty() {
-            return Err(bad());
-        }
-        self.input_shapes.insert(input.trim().to_string(), dims);
-        Ok(())
-    }
-}
-
-/// An import option as the engine's messages name it (by its field, never by a front end's
-/// control: the CLI's `--batch`, the page's "Batch size"), so a front end can add its own.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum OptionField {
-    /// [`Options::batch`], "batch" in messages.
-    Batch,
-    /// [`Options::input_shapes`], "input shape" in messages.
-    InputShape,
-    /// [`Options::allow_unsized`], "unsized ops allowed" in messages.
-    AllowUnsized,
-}
-
-/// The advice of an input whose shape is not static.
-const SIZE_IT: &str = "give it a static shape";
-
-/// The words of an error that [`Options::allow_unsized`] would turn into a note.
-const ALLOW_IT: &str = "unsized ops allowed";
-
-impl OptionField {
-    /// The options an import error is about, in the order its message names them: an input
-    /// shape naming no input, a batch no input takes, an input the options must size.
-    pub fn at_fault(e: &Error) -> Vec<OptionField> {
-        let Error::Parse { message, .. } = e else {
-            return Vec::new();
-        };
-        let batch = message
-            .strip_prefix("batch ")
-            .and_then(|rest| rest.split_once(':'))
-            .is_some_and(|(b, _)| b.parse::<u64>().is_ok());
-        if message.starts_with("input shape '") {
-            vec![OptionField::InputShape]
-        } else if batch {
-            vec![OptionField::Batch, OptionField::InputShape]
-        } else if message.starts_with("input '") && message.contains(SIZE_IT) {
-            vec![OptionField::InputShape, OptionField::Batch]
-        } else if message.contains(ALLOW_IT) {
-            vec![OptionField::InputShape, OptionField::AllowUnsized]
-        } else {
-            Vec::new()
-        }
-    }
-}
-
-/// Ops of one type that could not be sized (cost 0).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Unsized {
-    /// Op type, with its domain when not the default one (`com.microsoft.FusedConv`).
-    pub op: String,
-    pub count: usize,
-    /// The first few node ids.
-    pub nodes: Vec<String>,
-}
-
-/// What an import did, for the user to read.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct Report {
-    /// ONNX nodes imported (the forward graph).
-    pub onnx_nodes: usize,
-    /// Forward FLOPs (sum of the ONNX nodes' costs).
-    pub forward_flops: f64,
-    /// Bytes of the initializers (parameters and constants stored as initializers).
-    pub param_bytes: f64,
-    /// Ops that got cost 0 because their shapes or FLOPs are unknown, by op type.
-    pub unsized_ops: Vec<Unsized>,
-    /// Other facts worth a line (external data, shapes taken from the model's value_info).
-    pub notes: Vec<String>,
-}
-
-impl Report {
-    /// The report as lines of text (the CLI prints them on stderr, the page as notes).
-    pub fn lines(&self) -> Vec<String> {
-        let mut out = vec![format!(
-            "ONNX import: {} ops, {:.4e} forward FLOPs, {:.4e} parameter bytes",
-            self.onnx_nodes, self.forward_flops, self.param_bytes
-        )];
-        for u in &self.unsized_ops {
-            let more = if u.count > u.nodes.len() { ", ..." } else { "" };
-            out.push(format!(
-                "ONNX import: {} x {} not sized (cost 0): {}{more}",
-                u.count,
-                u.op,
-                u.nodes.join(", ")
-            ));
-        }
-        out.extend(self.notes.iter().map(|n| format!("ONNX import: {n}")));
-        out
-    }
-}
-
-/// An imported graph and what the import did.
-#[derive(Debug, Clone)]
-pub struct Imported {
-    pub graph: Graph,
-    pub report: Report,
-}
-
 /// Whether a file is an ONNX model rather than graph JSON: its name ends in `.onnx`, or its
 /// first byte is protobuf's tag of `ModelProto.ir_version` (field 1, varint: `0x08`), which
 /// no JSON text starts with.
@@ -185,194 +63,6 @@ fn bad(message: impl Into<String>) -> Error {
     Error::Parse {
         what: "ONNX model".into(),
         message: message.into(),
-    }
-}
-
-/// Shape, type and (small integer) values of a tensor stored in the model.
-fn tensor_info(t: &TensorProto) -> Option<Info> {
-    let shape: Vec<u64> = t
-        .dims
-        .iter()
-        .map(|&d| u64::try_from(d).ok())
-        .collect::<Option<_>>()?;
-    let n = elems(&shape);
-    let external = t.data_location == 1 || !t.external_data.is_empty();
-    let value = if n <= infer::MAX_VALUE_LEN as f64 && !external {
-        tensor_values(t, n as usize)
-    } else {
-        None
-    };
-    Some(Info {
-        dtype: t.data_type,
-        shape: Some(shape),
-        value,
-    })
-}
-
-/// Element values of a small numeric tensor, from its typed field or its raw bytes
-/// (little-endian, as ONNX stores them).
-pub(super) fn tensor_values(t: &TensorProto, n: usize) -> Option<Vec<f64>> {
-    let raw = &t.raw_data;
-    let from_raw = |width: usize, f: fn(&[u8]) -> f64| -> Option<Vec<f64>> {
-        (raw.len() == n * width).then(|| raw.chunks_exact(width).map(f).collect())
-    };
-    let v: Vec<f64> = match t.data_type {
-        infer::INT64 if !t.int64_data.is_empty() => {
-            t.int64_data.iter().map(|&x| x as f64).collect()
-        }
-        infer::INT64 => from_raw(8, |b| {
-            i64::from_le_bytes(b.try_into().unwrap_or([0; 8])) as f64
-        })?,
-        6 if !t.int32_data.is_empty() => t.int32_data.iter().map(|&x| x as f64).collect(),
-        6 => from_raw(4, |b| {
-            i32::from_le_bytes(b.try_into().unwrap_or([0; 4])) as f64
-        })?,
-        infer::FLOAT if !t.float_data.is_empty() => {
-            t.float_data.iter().map(|&x| x as f64).collect()
-        }
-        infer::FLOAT => from_raw(4, |b| {
-            f32::from_le_bytes(b.try_into().unwrap_or([0; 4])) as f64
-        })?,
-        11 if !t.double_data.is_empty() => t.double_data.clone(),
-        11 => from_raw(8, |b| f64::from_le_bytes(b.try_into().unwrap_or([0; 8])))?,
-        _ => return None,
-    };
-    (v.len() == n).then_some(v)
-}
-
-fn tensor_bytes(info: &Info) -> f64 {
-    match (&info.shape, elem_bytes(info.dtype)) {
-        (Some(s), Some(b)) => elems(s) * b,
-        _ => 0.0,
-    }
-}
-
-/// A value_info's static shape, if it has one.
-fn static_info(v: &ValueInfoProto) -> Option<Info> {
-    let t = v.r#type.as_ref()?.tensor_type.as_ref()?;
-    let shape = t
-        .shape
-        .as_ref()?
-        .dim
-        .iter()
-        .map(|d| d.dim_value.and_then(|x| u64::try_from(x).ok()))
-        .collect::<Option<Vec<u64>>>()?;
-    Some(Info::new(t.elem_type, shape))
-}
-
-/// A shape of the declared dims' rank to suggest for an input: its static dims as they are,
-/// a dynamic first dim 1, other dynamic dims 224 for an image (rank 4) and 128 otherwise.
-fn example_shape(dims: &[proto::Dimension]) -> String {
-    if dims.is_empty() {
-        return "1".into();
-    }
-    dims.iter()
-        .enumerate()
-        .map(|(i, d)| match d.dim_value {
-            Some(x) if x > 0 => x.to_string(),
-            _ if i == 0 => "1".into(),
-            _ if dims.len() == 4 => "224".into(),
-            _ => "128".into(),
-        })
-        .collect::<Vec<_>>()
-        .join("x")
-}
-
-/// Declared dims as text, dynamic ones by name (`batch x 3 x 224 x 224`).
-fn dims_text(dims: &[proto::Dimension]) -> String {
-    dims.iter()
-        .map(|d| match (&d.dim_value, &d.dim_param) {
-            (Some(x), _) if *x > 0 => x.to_string(),
-            (_, Some(p)) if !p.is_empty() => p.clone(),
-            _ => "?".into(),
-        })
-        .collect::<Vec<_>>()
-        .join(" x ")
-}
-
-/// The static shape of graph input `v` after the options, or an error naming the input.
-/// An input shape must have the declared rank.
-fn input_info(v: &ValueInfoProto, opts: &Options) -> Result<Info> {
-    let tt = v.r#type.as_ref().and_then(|t| t.tensor_type.as_ref());
-    let dtype = tt.map_or(infer::FLOAT, |t| t.elem_type);
-    let declared = tt.and_then(|t| t.shape.as_ref()).map(|s| s.dim.as_slice());
-    if let Some(shape) = opts.input_shapes.get(&v.name) {
-        if let Some(dims) = declared.filter(|d| d.len() != shape.len()) {
-            return Err(bad(format!(
-                "input shape '{}' has {} dimensions, but the model's input '{}' has rank {} \
-                 ({}): give {} dimensions, like {}={}",
-                v.name,
-                shape.len(),
-                v.name,
-                dims.len(),
-                dims_text(dims),
-                dims.len(),
-                v.name,
-                example_shape(dims)
-            )));
-        }
-        return Ok(Info::new(dtype, shape.clone()));
-    }
-    let hint = |what: String| {
-        let example = declared.map_or_else(|| "1x3x224x224".to_string(), example_shape);
-        bad(format!(
-            "input '{}' has {what}: {SIZE_IT} (input shape {}={example}, or a batch for a \
-             dynamic first dimension)",
-            v.name, v.name
-        ))
-    };
-    let Some(dims) = tt.and_then(|t| t.shape.as_ref()) else {
-        return Err(hint("no shape".into()));
-    };
-    let mut shape = Vec::with_capacity(dims.dim.len());
-    for (i, d) in dims.dim.iter().enumerate() {
-        match (d.dim_value, &opts.batch) {
-            (Some(x), _) if x > 0 => shape.push(x as u64),
-            (_, Some(b)) if i == 0 => shape.push(*b),
-            _ => {
-                let what = match &d.dim_param {
-                    Some(p) if !p.is_empty() => format!("a dynamic dimension '{p}' (dim {i})"),
-                    _ => format!("an unknown dimension (dim {i})"),
-                };
-                return Err(hint(what));
-            }
-        }
-    }
-    Ok(Info::new(dtype, shape))
-}
-
-/// The layer label of a node: the module path PyTorch's torch.export-based exporter records
-/// in the node's `pkg.torch.onnx.name_scopes` (`['', 'layer1', 'layer1.0', 'conv1',
-/// 'conv2d']` -> `layer1/layer1.0/conv1`: the op's own last entry and the root's empty one
-/// dropped), else the scope of its name ([`scope`]).
-fn layer_label(n: &proto::NodeProto, id: &str) -> String {
-    let modules = n
-        .metadata_props
-        .iter()
-        .find(|p| p.key == "pkg.torch.onnx.name_scopes")
-        .map(|p| {
-            // A Python list of strings as text; module names are identifiers and indices.
-            let inner = p.value.trim().trim_start_matches('[').trim_end_matches(']');
-            let mut parts: Vec<&str> = inner
-                .split(',')
-                .map(|s| s.trim().trim_matches(|c| c == '\'' || c == '"'))
-                .collect();
-            parts.pop();
-            parts.retain(|s| !s.is_empty());
-            parts.join("/")
-        })
-        .filter(|path| !path.is_empty());
-    modules.unwrap_or_else(|| scope(id).to_string())
-}
-
-/// The scope of a node name: everything before its last `/`, leading `/` dropped
-/// (`/layer1/layer1.0/conv1/Conv` -> `layer1/layer1.0/conv1`); a name without `/` is its own
-/// scope.
-fn scope(id: &str) -> &str {
-    let trimmed = id.trim_start_matches('/');
-    match trimmed.rfind('/') {
-        Some(i) if i > 0 => &trimmed[..i],
-        _ => trimmed,
     }
 }
 
@@ -512,82 +202,6 @@ fn weight_input(op: &str, pos: usize) -> bool {
     }
 }
 
-/// Ops that move or describe data and carry no FLOPs of their own: one of these that
-/// cannot be sized loses nothing unless an op it feeds is lost too.
-const NO_FLOPS: &[&str] = &[
-    "Shape",
-    "Size",
-    "Reshape",
-    "Flatten",
-    "Transpose",
-    "Concat",
-    "Split",
-    "Slice",
-    "Gather",
-    "GatherElements",
-    "GatherND",
-    "Squeeze",
-    "Unsqueeze",
-    "Identity",
-    "Dropout",
-    "Cast",
-    "CastLike",
-    "Constant",
-    "ConstantOfShape",
-    "Expand",
-    "Tile",
-    "Pad",
-    "Range",
-    "NonZero",
-    "DepthToSpace",
-    "SpaceToDepth",
-    "ScatterND",
-    "ScatterElements",
-    "Trilu",
-    "OneHot",
-    "EyeLike",
-    "SequenceConstruct",
-    "SequenceAt",
-    "SplitToSequence",
-    "ConcatFromSequence",
-];
-
-/// Ops whose output size depends on the values of their input.
-const DATA_DEPENDENT: &[&str] = &["NonZero", "Unique", "NonMaxSuppression", "Compress"];
-
-/// What is known of a node's inputs, for an error: `x: 1x3x224x224`, `shape: int64[4],
-/// values unknown`.
-fn inputs_text(n: &proto::NodeProto, infos: &BTreeMap<&str, Option<Info>>) -> String {
-    n.input
-        .iter()
-        .filter(|x| !x.is_empty())
-        .map(|x| {
-            let what = match infos.get(x.as_str()).cloned().flatten() {
-                None => "shape unknown".to_string(),
-                Some(Info { shape: None, .. }) => "shape unknown".to_string(),
-                Some(Info {
-                    shape: Some(s),
-                    value,
-                    dtype,
-                }) => {
-                    let dims = if s.is_empty() {
-                        "scalar".to_string()
-                    } else {
-                        s.iter().map(u64::to_string).collect::<Vec<_>>().join("x")
-                    };
-                    let small_int = matches!(dtype, 6 | infer::INT64) && elems(&s) <= 64.0;
-                    match value {
-                        None if small_int => format!("{dims}, values unknown"),
-                        _ => dims,
-                    }
-                }
-            };
-            format!("'{x}' {what}")
-        })
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
 /// Imports graph `g` with the options; `change`: see [`batch_change`].
 fn build(
     g: &proto::GraphProto,
@@ -606,7 +220,7 @@ fn build(
     for t in &g.initializer {
         let info = tensor_info(t)
             .ok_or_else(|| bad(format!("initializer '{}' has a negative dimension", t.name)))?;
-        let b = tensor_bytes(&info);
+        let b = tensor_bytes(&info, opts.dtype);
         if t.data_location == 1 || !t.external_data.is_empty() {
             external.0 += 1;
             external.1 += b;
@@ -720,7 +334,7 @@ fn build(
         });
         match weight {
             Some(info) if !infos.contains_key(n.output[0].as_str()) => {
-                let b = tensor_bytes(&info);
+                let b = tensor_bytes(&info, opts.dtype);
                 weight_consts.0 += 1;
                 weight_consts.1 += b;
                 report.param_bytes += b;
@@ -770,6 +384,13 @@ fn build(
     let mut specs: Vec<NodeSpec> = Vec::with_capacity(nodes.len());
     let mut edges: Vec<EdgeSpec> = Vec::new();
     let mut layers: BTreeMap<String, i64> = BTreeMap::new();
+    // Names that carry no scope at all (`Conv_12`): layers from the structure instead.
+    let structural = nodes
+        .iter()
+        .zip(&ids)
+        .all(|(n, id)| layer_label(n, id) == id.trim_start_matches('/'));
+    let mut layer_of: Vec<Option<i64>> = vec![None; nodes.len()];
+    let mut constant: BTreeSet<&str> = init_bytes.keys().copied().collect();
     let mut claimed: BTreeSet<&str> = BTreeSet::new();
     let mut params: BTreeMap<String, f64> = BTreeMap::new();
     let mut unsized_ops: BTreeMap<String, Unsized> = BTreeMap::new();
@@ -869,7 +490,7 @@ fn build(
                     .get(x.as_str())
                     .cloned()
                     .flatten()
-                    .map_or(0.0, |t| tensor_bytes(&t));
+                    .map_or(0.0, |t| tensor_bytes(&t, opts.dtype));
                 edges.push(EdgeSpec {
                     src: ids[p].clone(),
                     dst: id.clone(),
@@ -879,17 +500,63 @@ fn build(
             }
         }
         let next = layers.len() as i64;
-        let layer = *layers.entry(layer_label(n, id)).or_insert(next);
+        let layer = if structural {
+            match structural_layer(n, i, &producer, &layer_of, &constant) {
+                Place::Join(l) => Some(l),
+                Place::New => Some(*layers.entry(id.clone()).or_insert(next)),
+                Place::Consumer => {
+                    constant.extend(n.output.iter().map(String::as_str));
+                    None
+                }
+            }
+        } else {
+            Some(*layers.entry(layer_label(n, id)).or_insert(next))
+        };
+        layer_of[i] = layer;
         specs.push(NodeSpec {
             id: id.clone(),
             op: n.op_type.clone(),
             cost: Some(cost),
             mem,
-            layer: Some(layer),
+            layer,
             ..NodeSpec::default()
         });
     }
+    if structural {
+        // Ops reading only constants take their first consumer's layer (later ones first,
+        // so a chain of them resolves), or one of their own when nothing reads them.
+        let at: BTreeMap<&str, usize> = specs
+            .iter()
+            .enumerate()
+            .map(|(k, s)| (s.id.as_str(), k))
+            .collect();
+        let mut consumers: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+        for e in &edges {
+            consumers
+                .entry(at[e.src.as_str()])
+                .or_default()
+                .push(at[e.dst.as_str()]);
+        }
+        for k in (0..specs.len()).rev() {
+            if specs[k].layer.is_none() {
+                let first = consumers
+                    .get(&k)
+                    .and_then(|c| c.iter().filter_map(|&d| specs[d].layer).min());
+                let next = layers.len() as i64;
+                specs[k].layer = Some(
+                    first.unwrap_or_else(|| *layers.entry(specs[k].id.clone()).or_insert(next)),
+                );
+            }
+        }
+    }
     report.unsized_ops = unsized_ops.into_values().collect();
+    if structural && nodes.len() > 1 {
+        report.notes.push(format!(
+            "node names carry no scopes ('/') and no module metadata: {} layers derived from \
+             the structure (an op with a weight matrix starts one; the ops after it join it)",
+            layers.len()
+        ));
+    }
     if let Some((node, tensor)) = blocked_by_external.first() {
         // The external file is not read (only sizes are needed), so an op whose shape depends
         // on an external initializer's values stays unsized: say which, and how to avoid it.
@@ -907,9 +574,14 @@ fn build(
     }
     check_lost(&nodes, &ids, &producer, &lost, &report, opts, &change)
         .map(|note| report.notes.extend(note))?;
+    if let Some(d) = opts.dtype {
+        report.notes.push(dtype_note(g, d));
+    }
     if opts.train {
         let outputs = output_tensors(&nodes, &order, &ids);
-        train::add_training(&mut specs, &mut edges, &outputs, &params, &infos);
+        train::add_training(
+            &mut specs, &mut edges, &outputs, &params, &infos, opts.dtype,
+        );
     }
     let mut b = GraphBuilder::new();
     for s in specs {
@@ -922,108 +594,33 @@ fn build(
     Ok(Imported { graph, report })
 }
 
-/// Whether an op type carries FLOPs of its own (unknown and custom ops are taken to).
-fn carries_flops(n: &proto::NodeProto) -> bool {
-    let default_domain = n.domain.is_empty() || n.domain == "ai.onnx";
-    !(default_domain && NO_FLOPS.contains(&n.op_type.as_str()))
-}
-
-/// The nodes not sized that lose FLOPs: those that carry FLOPs, and those that feed (through
-/// nodes not sized) one that does. None: the import is an error naming the first of them, unless
-/// unsized ops are allowed; then a note with the share of the model that is missing.
-fn check_lost(
-    nodes: &[&proto::NodeProto],
-    ids: &[String],
-    producer: &BTreeMap<&str, usize>,
-    lost: &[(usize, Option<infer::Fail>, String)],
-    report: &Report,
-    opts: &Options,
-    change: &Option<(String, u64, u64)>,
-) -> Result<Option<String>> {
-    let lost_set: BTreeSet<usize> = lost.iter().map(|l| l.0).collect();
-    // Reverse topological order over the lost nodes: a lost node blocks when it carries
-    // FLOPs or a lost node reading its outputs blocks.
-    let mut blocks: BTreeSet<usize> = BTreeSet::new();
-    for &(i, _, _) in lost.iter().rev() {
-        if carries_flops(nodes[i]) {
-            blocks.insert(i);
-        }
-        if blocks.contains(&i) {
-            for x in nodes[i].input.iter().filter(|x| !x.is_empty()) {
-                if let Some(&p) = producer.get(x.as_str()) {
-                    if lost_set.contains(&p) {
-                        blocks.insert(p);
-                    }
-                }
-            }
-        }
-    }
-    let Some((first, fail, ins)) = lost.iter().find(|l| blocks.contains(&l.0)) else {
-        return Ok(None);
-    };
-    let n = nodes[*first];
-    let flop_ops = nodes.iter().filter(|n| carries_flops(n)).count();
-    let lost_flop_ops = lost.iter().filter(|l| carries_flops(nodes[l.0])).count();
-    let share = format!(
-        "{} of {} ops ({:.0}%) not sized, {} of the {} ops that carry FLOPs ({:.0}%)",
-        lost.len(),
-        nodes.len(),
-        100.0 * lost.len() as f64 / nodes.len() as f64,
-        lost_flop_ops,
-        flop_ops,
-        100.0 * lost_flop_ops as f64 / flop_ops.max(1) as f64
-    );
-    if opts.allow_unsized {
-        return Ok(Some(format!(
-            "{share} (first: node '{}' ({})); their FLOPs are missing from the {:.4e} forward \
-             FLOPs counted, and the edges they write have 0 bytes",
-            ids[*first], n.op_type, report.forward_flops
-        )));
-    }
-    let why = match fail {
-        None => format!(
-            "ops of domain '{}' have no shape rule here (a runtime's fused op: export without \
-             runtime-specific optimizations)",
-            n.domain
-        ),
-        Some(infer::Fail::NoRule) if DATA_DEPENDENT.contains(&n.op_type.as_str()) => format!(
-            "the size of a {}'s output depends on the data, which an import does not see",
-            n.op_type
-        ),
-        Some(infer::Fail::NoRule) => format!(
-            "the importer has no shape rule for op type {} (docs/onnx.md lists the ops it sizes)",
-            n.op_type
-        ),
-        Some(infer::Fail::NotSized) => format!(
-            "its inputs do not give it a shape (inputs: {ins}); a shape or value computed at run \
-             time, or attributes this importer does not read"
-        ),
-    };
-    // The first lost op that carries FLOPs, when the first lost node only feeds it.
-    let feeds = lost
+/// What `--dtype` changed: the precision asked and the model's own floating-point types
+/// (of its initializers and inputs).
+fn dtype_note(g: &proto::GraphProto, d: Dtype) -> String {
+    let own: BTreeSet<&str> = g
+        .initializer
         .iter()
-        .find(|l| blocks.contains(&l.0) && carries_flops(nodes[l.0]))
-        .filter(|l| l.0 != *first)
-        .map_or(String::new(), |(i, _, ins)| {
-            format!(
-                "; it feeds node '{}' ({}), whose inputs are {ins}",
-                ids[*i], nodes[*i].op_type
-            )
-        });
-    let baked = match change {
-        Some((input, old, new)) => format!(
-            "; input '{input}' was exported at batch {old}, and batch {new} may not fit the shapes \
-             baked into the model: re-export with a dynamic batch axis"
-        ),
-        None => String::new(),
-    };
-    Err(bad(format!(
-        "node '{}' ({}) could not be sized: {why}{feeds}{baked}. {share}. Give the inputs static shapes \
-         (input shape NAME=DIMS, with each input's rank), re-export with static shapes (or run \
-         onnx.shape_inference / onnxsim on the model), or import with {ALLOW_IT} (they cost 0 \
-         and the report gives the share missing)",
-        ids[*first], n.op_type
-    )))
+        .map(|t| t.data_type)
+        .chain(g.input.iter().filter_map(|v| {
+            v.r#type
+                .as_ref()
+                .and_then(|t| t.tensor_type.as_ref())
+                .map(|t| t.elem_type)
+        }))
+        .filter(|&t| is_float(t))
+        .map(proto::type_name)
+        .collect();
+    let own: Vec<&str> = own.into_iter().collect();
+    format!(
+        "floating-point tensors counted at {} ({} bytes per element; the model's own: {})",
+        d.name(),
+        d.bytes(),
+        if own.is_empty() {
+            "none".to_string()
+        } else {
+            own.join(", ")
+        }
+    )
 }
 
 /// Each node's first named output, by node id (the tensor its backward pass reads).

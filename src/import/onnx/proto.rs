@@ -179,3 +179,17 @@ pub fn elem_bytes(data_type: i32) -> Option<f64> {
         _ => return None,
     })
 }
+
+/// The ONNX name of a floating-point `TensorProto.DataType` (`float32` for FLOAT), else
+/// `other`.
+pub fn type_name(data_type: i32) -> &'static str {
+    match data_type {
+        1 => "float32",
+        10 => "float16",
+        11 => "float64",
+        16 => "bfloat16",
+        17..=20 => "float8",
+        23 => "float4",
+        _ => "other",
+    }
+}

@@ -2,8 +2,10 @@
 //! (`tests/fixtures/onnx/`, written by `tools/onnx_fixtures.py`), and against models built
 //! here for each way a file can be wrong.
 
+use super::layers::scope;
 use super::proto::*;
 use super::*;
+use crate::model::graph::Graph;
 
 fn fixture(name: &str) -> Bytes {
     let path = format!(
@@ -853,11 +855,15 @@ fn a_batch_baked_into_reshapes_is_propagated_or_refused() {
             && e.contains("dynamic_axes"),
         "{e}"
     );
-    // Exported batch unchanged: no note.
+    // Exported batch unchanged: no note about the batch.
     let mut same = Options::default();
     same.add_input_shape("x=1x2x2").unwrap();
     let r = with_opts(&static_batch(vec![], "f"), &same).unwrap().report;
-    assert!(r.notes.is_empty(), "{:?}", r.notes);
+    assert!(
+        !r.notes.iter().any(|n| n.contains("batch")),
+        "{:?}",
+        r.notes
+    );
 }
 
 #[test]
@@ -1060,4 +1066,107 @@ fn shape_arithmetic_through_where_slices_and_transposes() {
     assert!(report.unsized_ops.is_empty(), "{:?}", report.unsized_ops);
     assert_eq!(cost(&gr, "r1"), 4.0);
     assert_eq!(cost(&gr, "r2"), 14.0);
+}
+
+#[test]
+fn dtype_recounts_floating_point_tensors_only() {
+    use super::Dtype;
+    let own = imp("tiny_cnn", &Options::default());
+    let half = Options {
+        train: true,
+        dtype: Some(Dtype::Float16),
+        ..Options::default()
+    };
+    let Imported { graph: g, report } = imp("tiny_cnn", &half);
+    // Weights, activations and gradients at 2 bytes instead of float32's 4; FLOPs unchanged.
+    assert_eq!(report.param_bytes, own.report.param_bytes / 2.0);
+    assert_eq!(node(&g, "/conv1/Conv").mem, 896.0 / 2.0);
+    assert_eq!(
+        edge_bytes(&g, "/conv1/Conv", "/bn1/BatchNormalization"),
+        4096.0
+    );
+    assert_eq!(
+        edge_bytes(&g, "gradient//conv1/Conv", "update//conv1/Conv"),
+        448.0
+    );
+    assert_eq!(cost(&g, "/conv1/Conv"), cost(&own.graph, "/conv1/Conv"));
+    assert!(
+        report
+            .lines()
+            .iter()
+            .any(|l| l.contains("counted at float16") && l.contains("own: float32")),
+        "{:?}",
+        report.lines()
+    );
+    // Integer tensors keep their type: the MLP's int64 shape arithmetic.
+    let eight = Options {
+        dtype: Some(Dtype::Float64),
+        ..Options::default()
+    };
+    let (m32, m64) = (
+        imp("mlp", &Options::default()).graph,
+        imp("mlp", &eight).graph,
+    );
+    let ints = |g: &Graph| edge_bytes(g, "/view/Shape", "/view/Gather");
+    assert!(ints(&m32) > 0.0);
+    assert_eq!(ints(&m32), ints(&m64));
+    assert_eq!(
+        edge_bytes(&m64, "/fc2/Gemm", "/view/Reshape"),
+        2.0 * edge_bytes(&m32, "/fc2/Gemm", "/view/Reshape")
+    );
+    // Names and a bad one.
+    assert_eq!(Dtype::parse("BF16").unwrap(), Dtype::Bfloat16);
+    assert_eq!(Dtype::parse("fp8").unwrap().bytes(), 1.0);
+    let e = Dtype::parse("int8").unwrap_err().to_string();
+    assert!(e.contains("'int8'") && e.contains("bfloat16"), "{e}");
+}
+
+#[test]
+fn unscoped_names_get_layers_from_the_structure() {
+    // Names without '/' or metadata (`MatMul_0`): an op with a weight matrix starts a
+    // layer, the ops after it join the latest layer that feeds them.
+    let nodes = vec![
+        // A weight through an Identity (PyTorch's TorchScript exporter writes these).
+        op("Identity", "Identity_7", &["w2raw"], &["w2"]),
+        op("Relu", "Relu_0", &["x"], &["x0"]),
+        op("MatMul", "MatMul_1", &["x0", "w1"], &["a"]),
+        op("Relu", "Relu_2", &["a"], &["b"]),
+        op("MatMul", "MatMul_3", &["b", "w2"], &["c"]),
+        op("Add", "Add_4", &["c", "b"], &["d"]),
+        op("MatMul", "MatMul_5", &["d", "d2"], &["e"]),
+        op("Transpose", "Transpose_6", &["d"], &["d2"]),
+    ];
+    let mut m = model(nodes, 13);
+    let g0 = m.graph.as_mut().unwrap();
+    g0.input = vec![vi("x", &[4, 4])];
+    g0.initializer = vec![float_init("w1", &[4, 4]), float_init("w2raw", &[4, 4])];
+    let Imported { graph: g, report } = run(&m).unwrap();
+    let layer = |id: &str| node(&g, id).layer.unwrap();
+    assert_eq!(layer("MatMul_1"), layer("Relu_2"));
+    assert_ne!(layer("MatMul_1"), layer("MatMul_3"));
+    // The residual Add joins its branch's MatMul, not the skip's layer.
+    assert_eq!(layer("Add_4"), layer("MatMul_3"));
+    // A MatMul of two activations has no weights: it joins too.
+    assert_eq!(layer("MatMul_5"), layer("MatMul_3"));
+    assert_eq!(layer("Transpose_6"), layer("MatMul_3"));
+    // An op nothing feeds is its own layer; one that reads only constants is its consumer's.
+    assert_ne!(layer("Relu_0"), layer("MatMul_1"));
+    assert_eq!(layer("Identity_7"), layer("MatMul_3"));
+    let distinct: BTreeSet<i64> = g.nodes.iter().map(|n| n.layer.unwrap()).collect();
+    assert_eq!(distinct.len(), 3);
+    assert!(
+        report
+            .lines()
+            .iter()
+            .any(|l| l.contains("3 layers derived from the structure")),
+        "{:?}",
+        report.lines()
+    );
+    // One scoped name anywhere: layers from the names, as before.
+    let named = imp("tiny_cnn", &Options::default());
+    assert!(!named
+        .report
+        .lines()
+        .iter()
+        .any(|l| l.contains("derived from the structure")));
 }

@@ -22,21 +22,23 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::model::graph::NodeSpec;
 
 use super::infer::Info;
-use super::{tensor_bytes, EdgeSpec};
+use super::{is_float, tensor_bytes, Dtype, EdgeSpec};
 
-/// Floating-point ONNX element types (FLOAT, FLOAT16, DOUBLE, BFLOAT16).
+/// Floating-point outputs have gradients.
 fn differentiable(info: Option<&Info>) -> bool {
-    info.is_none_or(|i| matches!(i.dtype, 1 | 10 | 11 | 16))
+    info.is_none_or(|i| is_float(i.dtype))
 }
 
 /// Appends the backward ops and updates to a forward graph (`specs` in topological order).
-/// `outputs`: each node's first output tensor; `params`: parameter elements per node.
+/// `outputs`: each node's first output tensor; `params`: parameter elements per node;
+/// `dtype`: the precision floating-point tensors are counted at.
 pub(super) fn add_training(
     specs: &mut Vec<NodeSpec>,
     edges: &mut Vec<EdgeSpec>,
     outputs: &BTreeMap<String, String>,
     params: &BTreeMap<String, f64>,
     infos: &BTreeMap<&str, Option<Info>>,
+    dtype: Option<Dtype>,
 ) {
     let info = |id: &str| {
         outputs
@@ -68,7 +70,7 @@ pub(super) fn add_training(
             edges.push(EdgeSpec {
                 src: s.id.clone(),
                 dst: grad(&s.id),
-                bytes: info(&s.id).map_or(0.0, |i| tensor_bytes(&i)),
+                bytes: info(&s.id).map_or(0.0, |i| tensor_bytes(&i, dtype)),
                 tensor: t.clone(),
             });
         }
