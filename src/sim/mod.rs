@@ -330,6 +330,25 @@ pub fn simulate(
         }
         local_start.push(local.len() as u32);
     }
+    // Each op's output tensors that something reads (allocated when it ends: until then no
+    // reader can have run nor any transfer of them been sent, so their counts are still the
+    // initial ones), by size; and the transfers of its outputs, in tensor order.
+    let mut alloc_start: Vec<u32> = Vec::with_capacity(n + 1);
+    let mut alloc: Vec<f64> = Vec::new();
+    let mut sends_start: Vec<u32> = Vec::with_capacity(n + 1);
+    let mut sends: Vec<u32> = Vec::new();
+    alloc_start.push(0);
+    sends_start.push(0);
+    for v in 0..n as NodeIx {
+        for &t in g.out_tensors(v) {
+            if refs[t as usize] > 0 {
+                alloc.push(problem.tensor_bytes[t as usize]);
+            }
+            sends.extend(xfer_start[t as usize]..xfer_start[t as usize + 1]);
+        }
+        alloc_start.push(alloc.len() as u32);
+        sends_start.push(sends.len() as u32);
+    }
 
     let mut pending: Vec<u32> = (0..n as NodeIx)
         .map(|v| g.in_edges(v).len() as u32)
@@ -526,10 +545,10 @@ pub fn simulate(
             finish[d as usize] = now;
             makespan = makespan.max(now);
             touch!(d);
-            for &t in g.out_tensors(v) {
-                if refs[t as usize] > 0 {
-                    change_memory!(d, problem.tensor_bytes[t as usize], now);
-                }
+            for &bytes in
+                &alloc[alloc_start[v as usize] as usize..alloc_start[v as usize + 1] as usize]
+            {
+                change_memory!(d, bytes, now);
             }
             for &e in g.in_edges(v) {
                 let c = edge_copy[e as usize] as usize;
@@ -545,9 +564,10 @@ pub fn simulate(
                     scheduler.ready(w, d, now);
                 }
             }
-            for &t in g.out_tensors(v) {
-                let range = xfer_start[t as usize]..xfer_start[t as usize + 1];
-                for x in range {
+            {
+                for &x in
+                    &sends[sends_start[v as usize] as usize..sends_start[v as usize + 1] as usize]
+                {
                     let tr = &transfers[x as usize];
                     traffic += tr.bytes;
                     if options.record {
