@@ -3,6 +3,7 @@
 #   make site          build the static site under www/ (wasm + JS glue in www/pkg, graphs in www/graphs)
 #   make test          lint (fmt, clippy, tsc over www/), cargo tests, then the headless-browser tests
 #   make test-browser  only the browser tests (builds the site and the CLI first)
+#   make test-full     the cargo tests at full size (slow properties, 50k-op shapes)
 #   make bench         engine benchmark figures (generated graphs)
 #   make bench-real    every default pair on every bundled graph and the degenerate shapes
 #   make bench-wasm    pesto's exact mode on 20-op instances, natively and in wasm
@@ -24,11 +25,14 @@ WASM := $(TARGET_DIR)/$(WASM_TARGET)/release/placesim.wasm
 PROFILE ?= ci
 CLI := $(TARGET_DIR)/$(PROFILE)/placesim
 # tests/shapes.rs sizes its degenerate graphs by PLACESIM_SHAPE_OPS (default 3,000).
+# PLACESIM_TEST_SIZE=full runs the slow property tests at their old, larger size (tests/properties.rs:
+# 48 random cases instead of 16; compare's bit-identity test with 1, 3 and 9 seeds instead of 1
+# and 3): `make test-full`, the same cargo tests at that size and the shapes at 50,000 ops.
 # The wasm-bindgen CLI must be exactly the version of the wasm-bindgen crate in Cargo.lock.
 WASM_BINDGEN_VERSION := $(shell awk '/^name = "wasm-bindgen"$$/ {getline; gsub(/[" ]/, "", $$0); sub(/version=/, "", $$0); print; exit}' Cargo.lock)
 WASM_BINDGEN := $(or $(shell command -v wasm-bindgen 2>/dev/null),$(HOME)/.cargo/bin/wasm-bindgen)
 
-.PHONY: site serve test lint test-rust bench bench-real bench-wasm test-browser test-exporters calibrate-cpu wasm-target wasm-bindgen-cli pkg graphs cli measure chromium clean-site
+.PHONY: site serve test lint test-rust test-full bench bench-real bench-wasm test-browser test-exporters calibrate-cpu wasm-target wasm-bindgen-cli pkg graphs cli measure chromium clean-site
 
 site: pkg graphs
 
@@ -156,6 +160,9 @@ lint: wasm-target pkg
 
 test-rust:
 	$(CARGO) test --profile $(PROFILE) --lib --bins --tests
+
+test-full:
+	PLACESIM_TEST_SIZE=full PLACESIM_SHAPE_OPS=50000 $(CARGO) test --profile $(PROFILE) --lib --bins --tests
 
 bench:
 	$(CARGO) bench --bench engine

@@ -15,8 +15,10 @@
 //! each the whole default comparison on 8 generated devices, with its slowest placer.
 //!
 //! `cargo bench --bench real -- graphs` runs only the bundled graphs, `-- shapes [N]` only
-//! the shapes (N ops), `-- only NAME` only the graph NAME; `-- exclude a,b` leaves placers out
-//! of every comparison (say, one known to be quadratic, to time the others).
+//! the shapes (N ops; `-- shape I` only the I-th, 0-based; `-- repeat R` the least of R runs
+//! of each), `-- only NAME` only the graph NAME; `-- exclude a,b` leaves placers out of every
+//! comparison (say, one known to be quadratic, to time the others); `-- pairs N I` times each
+//! placer and each of its pairs on the I-th shape of N ops (where a shape's time goes).
 
 use std::collections::BTreeMap;
 use std::time::Instant;
@@ -272,14 +274,21 @@ pub fn shapes(n: usize) -> Vec<(&'static str, String)> {
     ]
 }
 
-fn bench_shapes(n: usize) {
-    println!("\nDegenerate shapes, {n} ops, 8 generated devices: the whole default comparison (CPU ms, one thread), and the slowest placer.\n");
+/// `repeat`: runs of each whole comparison, the least time reported (the machine is shared:
+/// the least of several runs is the one least disturbed); `which`: one shape only.
+fn bench_shapes(n: usize, repeat: usize, which: Option<usize>) {
+    println!("\nDegenerate shapes, {n} ops, 8 generated devices: the whole default comparison (CPU ms, one thread, least of {repeat} run(s)), and the slowest placer.\n");
     println!("| shape | default ms | slowest placer |");
     println!("|---|---:|---|");
     let c = common::cluster(8);
-    for (name, json) in shapes(n) {
+    for (i, (name, json)) in shapes(n).into_iter().enumerate() {
+        if which.is_some_and(|w| w != i) {
+            continue;
+        }
         let g = Graph::from_json(&json, name).unwrap();
-        let (whole, _) = whole_default(&g, &c);
+        let whole = (0..repeat.max(1))
+            .map(|_| whole_default(&g, &c).0)
+            .fold(f64::INFINITY, f64::min);
         let resolved = scenario(&g).resolve().unwrap();
         let p = Problem::new(&g, &c).unwrap();
         let mut worst = ("-", 0.0);
@@ -295,6 +304,30 @@ fn bench_shapes(n: usize) {
     }
 }
 
+/// Per pair of one shape (`-- pairs N SHAPE_INDEX`): each placer's time and each pair's
+/// simulation time under the default (parallel) links, CPU ms.
+fn shape_pairs(n: usize, which: usize) {
+    let (name, json) = shapes(n).swap_remove(which);
+    let g = Graph::from_json(&json, name).unwrap();
+    let c = common::cluster(8);
+    let resolved = scenario(&g).resolve().unwrap();
+    let p = Problem::new(&g, &c).unwrap();
+    println!("\n{name}, {n} ops: placer, place ms, then sim ms per scheduler\n");
+    for (pi, placer) in resolved.placers.iter().enumerate() {
+        let t = now();
+        let plan = compare::place(&p, &resolved, pi, 0, &mut |_| true).ok();
+        let t_place = ms(t);
+        let Some((plan, _)) = plan else { continue };
+        let mut line = format!("{:14} {t_place:7.1}", placer.info.name);
+        for &pair in resolved.pairs.iter().filter(|x| x.0 == pi) {
+            let t = now();
+            let _ = compare::simulate(&p, &resolved, &plan, pair, 0, false);
+            line += &format!(" {}={:.1}", resolved.schedulers[pair.1].info.name, ms(t));
+        }
+        println!("{line}");
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let has = |a: &str| args.iter().any(|x| x == a);
@@ -304,6 +337,16 @@ fn main() {
             .and_then(|i| args.get(i + 1))
             .cloned()
     };
+    if let Some(n) = after("pairs") {
+        let which = args
+            .iter()
+            .position(|x| x == "pairs")
+            .and_then(|i| args.get(i + 2))
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(2);
+        shape_pairs(n.parse().unwrap(), which);
+        return;
+    }
     let only = after("only");
     if let Some(x) = after("exclude") {
         let names: Vec<String> = x.split(',').map(String::from).collect();
@@ -321,6 +364,8 @@ fn main() {
         let n = after("shapes")
             .and_then(|s| s.parse().ok())
             .unwrap_or(50_000);
-        bench_shapes(n);
+        let repeat = after("repeat").and_then(|s| s.parse().ok()).unwrap_or(1);
+        let which = after("shape").and_then(|s| s.parse().ok());
+        bench_shapes(n, repeat, which);
     }
 }

@@ -366,7 +366,11 @@ fn every_strategy(seeds: u32) -> (Scenario, Graph) {
 /// sequential run; progress sums to the total from every thread.
 #[test]
 fn parallel_and_split_runs_have_the_bits_of_a_sequential_run() {
-    for seeds in [1, 3, 9] {
+    // The third seed count, 9, only at the full test size (`PLACESIM_TEST_SIZE=full`): 1 and 3
+    // already split items across seeds and reuse a kept seed cache.
+    let full = std::env::var("PLACESIM_TEST_SIZE").is_ok_and(|s| s == "full");
+    let counts: &[u32] = if full { &[1, 3, 9] } else { &[1, 3] };
+    for &seeds in counts {
         let (s, g) = every_strategy(seeds);
         let seq = run(&s.resolve().unwrap(), &g, None, &mut |_, _| true).unwrap();
         let want = bits(&seq);
