@@ -900,6 +900,98 @@ mod tests {
         }
     }
 
+    /// A wide instance: layers of 12 to 40 side-by-side ops, each fed by one to three ops of
+    /// the layer before (shared tensors now and then, sizes that make transfers cost), four to
+    /// eight devices, memory that sometimes binds. Many ready ops wait on channels at once:
+    /// the shape where a channel move raises many stored estimates (issue 24).
+    fn wide_instance(seed: u64) -> (Graph, Cluster) {
+        let mut rng = Rng::derive(seed, &["etf-wide-test"], 0);
+        let layers = 3 + rng.below(3) as usize;
+        let mut nodes = Vec::new();
+        let mut edges = Vec::new();
+        let mut previous: Vec<usize> = Vec::new();
+        for _ in 0..layers {
+            let width = 12 + rng.below(29) as usize;
+            let mut layer = Vec::new();
+            for _ in 0..width {
+                let i = nodes.len();
+                let mut node = format!(r#"{{"id":"n{i}","cost":{}"#, 1 + rng.below(4));
+                if rng.below(4) == 0 {
+                    node += &format!(r#","mem":{}"#, rng.below(4));
+                }
+                nodes.push(node + "}");
+                if !previous.is_empty() {
+                    for _ in 0..1 + rng.below(3) {
+                        let src = previous[rng.below(previous.len() as u64) as usize];
+                        let bytes = 1 + rng.below(8);
+                        let tensor = if rng.below(3) == 0 {
+                            r#","tensor":"out""#
+                        } else {
+                            ""
+                        };
+                        edges.push(format!(
+                            r#"{{"src":"n{src}","dst":"n{i}","bytes":{bytes}{tensor}}}"#
+                        ));
+                    }
+                }
+                layer.push(i);
+            }
+            previous = layer;
+        }
+        let k = 4 + rng.below(5) as usize;
+        let memory = if rng.below(4) == 0 {
+            format!(r#","memory":{}"#, 24 + rng.below(40))
+        } else {
+            String::new()
+        };
+        let devices: Vec<String> = (0..k)
+            .map(|d| {
+                format!(
+                    r#"{{"id":"d{d}","kind":"gpu","speed":{}{memory}}}"#,
+                    1 + rng.below(2)
+                )
+            })
+            .collect();
+        parse(
+            &format!(
+                r#"{{"nodes":[{}],"edges":[{}]}}"#,
+                nodes.join(","),
+                edges.join(",")
+            ),
+            &format!(
+                r#"{{"devices":[{}],"bandwidth":{},"latency":{}}}"#,
+                devices.join(","),
+                1 + rng.below(3),
+                rng.below(2) as f64 * 0.5
+            ),
+        )
+    }
+
+    /// The heaps against the direct loop on wide instances, for every option: the same
+    /// placement, or both an error.
+    #[test]
+    fn heaps_match_the_direct_loop_on_wide_graphs() {
+        let mut placed = 0;
+        for seed in 0..24 {
+            let (g, c) = wide_instance(seed);
+            let p = Problem::new(&g, &c).expect("a wide instance is valid");
+            let none = vec![None; p.node_count()];
+            for opts in ALL {
+                let fast = schedule("m-etf", &p, &none, opts);
+                let simple = schedule_simple("m-etf", &p, &none, opts);
+                match (&fast, &simple) {
+                    (Ok(a), Ok(b)) => {
+                        assert_eq!(a, b, "wide seed {seed} {opts:?}");
+                        placed += 1;
+                    }
+                    (Err(_), Err(_)) => {}
+                    _ => panic!("wide seed {seed} {opts:?}: {fast:?} against {simple:?}"),
+                }
+            }
+        }
+        assert!(placed > 60, "only {placed} wide placements compared");
+    }
+
     /// The heaps against the direct loop, and the legacy options against the loop this one
     /// replaced: the same placement (or both an error) on 400 random instances, for every
     /// option, with and without favourites.
