@@ -132,7 +132,8 @@ fn total_order_bits(x: f64) -> u64 {
 impl ReadyDev {
     fn merge(&mut self) {
         let mut add = std::mem::take(&mut self.heap).into_vec();
-        add.sort_unstable_by(|a, b| b.0.cmp(&a.0));
+        // Ascending `Reverse` entries: worst first, as the run.
+        add.sort_unstable();
         if self.run.is_empty() {
             self.run = add.into_iter().map(|Reverse(e)| e).collect();
             return;
