@@ -21,6 +21,7 @@
 //! [`ReadyHeaps`] is the shared building block: one max-heap per device keyed by a
 //! priority and a tie break, which fifo, pct and heft use.
 
+use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use crate::error::Result;
@@ -30,7 +31,6 @@ use crate::model::problem::Problem;
 use crate::params::{ParamSpec, Params};
 use crate::plan::Order;
 use crate::rng::Rng;
-use crate::util::MaxEntry;
 
 pub mod fifo;
 pub mod given;
@@ -91,37 +91,183 @@ pub fn scheduler(name: &str) -> Result<&'static SchedulerInfo> {
     crate::params::lookup("scheduler", name, SCHEDULERS, |s| s.name)
 }
 
-/// One max-heap of ready ops per device: highest `key` first, then lowest `tie`, then
+/// Ready ops per device, best first: highest `key` first, then lowest `tie`, then
 /// lowest node.
+///
+/// Each entry is packed into integers whose ascending order is that priority order (the key
+/// through `f64::total_cmp`'s bit order, inverted), so every pop returns the maximum of one
+/// strict total order and the sequence does not depend on how the entries are stored.
+/// Stored as a sorted run (best at the end) plus a binary heap of later pushes: when the
+/// heap has grown to the run's size (and past a few entries) it is sorted and merged into
+/// the run, so a burst of pushes (every source ready at time 0) costs one sort and O(1)
+/// pops instead of a pop walking a deep heap each time.
 #[derive(Debug, Clone, Default)]
 pub struct ReadyHeaps {
-    heaps: Vec<BinaryHeap<MaxEntry<f64, (u64, NodeIx)>>>,
+    devs: Vec<ReadyDev>,
+}
+
+/// `(!order(key), tie, node)`: smaller is better.
+type Packed = (u64, u64, NodeIx);
+
+#[derive(Debug, Clone, Default)]
+struct ReadyDev {
+    /// Sorted worst first, so the best entry is last.
+    run: Vec<Packed>,
+    heap: BinaryHeap<Reverse<Packed>>,
+}
+
+/// Below this many entries in the heap it is never merged into the run.
+const MERGE_MIN: usize = 64;
+
+/// `f64::total_cmp`'s order as an unsigned integer order.
+fn total_order_bits(x: f64) -> u64 {
+    let b = x.to_bits();
+    if b >> 63 == 1 {
+        !b
+    } else {
+        b | (1 << 63)
+    }
+}
+
+impl ReadyDev {
+    fn merge(&mut self) {
+        let mut add = std::mem::take(&mut self.heap).into_vec();
+        // Ascending `Reverse` entries: worst first, as the run.
+        add.sort_unstable();
+        if self.run.is_empty() {
+            self.run = add.into_iter().map(|Reverse(e)| e).collect();
+            return;
+        }
+        let old = std::mem::take(&mut self.run);
+        let mut out = Vec::with_capacity(old.len() + add.len());
+        let (mut i, mut j) = (0, 0);
+        while i < old.len() && j < add.len() {
+            if old[i] > add[j].0 {
+                out.push(old[i]);
+                i += 1;
+            } else {
+                out.push(add[j].0);
+                j += 1;
+            }
+        }
+        out.extend_from_slice(&old[i..]);
+        out.extend(add[j..].iter().map(|&Reverse(e)| e));
+        self.run = out;
+    }
+
+    fn pop(&mut self) -> Option<NodeIx> {
+        if self.heap.len() >= MERGE_MIN && self.heap.len() >= self.run.len() {
+            self.merge();
+        }
+        let from_run = match (self.run.last(), self.heap.peek()) {
+            (None, None) => return None,
+            (Some(_), None) => true,
+            (None, Some(_)) => false,
+            (Some(r), Some(Reverse(h))) => r < h,
+        };
+        let e = if from_run {
+            self.run.pop()
+        } else {
+            self.heap.pop().map(|Reverse(e)| e)
+        };
+        e.map(|e| e.2)
+    }
 }
 
 impl ReadyHeaps {
     pub fn new(devices: usize) -> ReadyHeaps {
         ReadyHeaps {
-            heaps: vec![BinaryHeap::new(); devices],
+            devs: vec![ReadyDev::default(); devices],
         }
     }
 
     pub fn push(&mut self, d: DevIx, v: NodeIx, key: f64, tie: u64) {
-        self.heaps[d as usize].push(MaxEntry {
-            key,
-            tie: (tie, v),
-            data: (),
-        });
+        self.devs[d as usize]
+            .heap
+            .push(Reverse((!total_order_bits(key), tie, v)));
     }
 
     pub fn pop(&mut self, d: DevIx) -> Option<NodeIx> {
-        self.heaps[d as usize].pop().map(|e| e.tie.1)
+        self.devs[d as usize].pop()
     }
 
     pub fn len(&self, d: DevIx) -> usize {
-        self.heaps[d as usize].len()
+        let r = &self.devs[d as usize];
+        r.run.len() + r.heap.len()
     }
 
     pub fn is_empty(&self, d: DevIx) -> bool {
-        self.heaps[d as usize].is_empty()
+        self.len(d) == 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::util::MaxEntry;
+
+    #[test]
+    fn total_order_bits_follow_total_cmp() {
+        let xs = [
+            f64::NEG_INFINITY,
+            -3.5,
+            -1e-300,
+            -0.0,
+            0.0,
+            1e-300,
+            2.0,
+            f64::INFINITY,
+            f64::NAN,
+            -f64::NAN,
+        ];
+        for a in xs {
+            for b in xs {
+                assert_eq!(
+                    total_order_bits(a).cmp(&total_order_bits(b)),
+                    a.total_cmp(&b),
+                    "{a} vs {b}"
+                );
+            }
+        }
+    }
+
+    /// Random pushes and pops (bursts past the merge size, repeated keys and ties, -0.0
+    /// and 0.0) give the same sequence as one `BinaryHeap` of `MaxEntry`.
+    #[test]
+    fn same_order_as_one_binary_heap() {
+        let mut rng = Rng::new(7);
+        for round in 0..40 {
+            let mut a = ReadyHeaps::new(2);
+            let mut b: Vec<BinaryHeap<MaxEntry<f64, (u64, NodeIx)>>> = vec![BinaryHeap::new(); 2];
+            let mut next = 0u32;
+            for _ in 0..3000 {
+                let d = rng.below(2) as DevIx;
+                let burst = if rng.below(50) == 0 { 300 } else { 1 };
+                if rng.below(3) > 0 || round % 2 == 0 {
+                    for _ in 0..burst {
+                        let key = [-0.0, 0.0, 1.0, -2.5, 3.0][rng.below(5) as usize];
+                        let tie = rng.below(4);
+                        a.push(d, next, key, tie);
+                        b[d as usize].push(MaxEntry {
+                            key,
+                            tie: (tie, next),
+                            data: (),
+                        });
+                        next += 1;
+                    }
+                }
+                for _ in 0..rng.below(3) {
+                    assert_eq!(a.pop(d), b[d as usize].pop().map(|e| e.tie.1));
+                    assert_eq!(a.len(d), b[d as usize].len());
+                }
+            }
+            for d in 0..2 {
+                while let Some(e) = b[d as usize].pop() {
+                    assert_eq!(a.pop(d), Some(e.tie.1));
+                }
+                assert_eq!(a.pop(d), None);
+                assert!(a.is_empty(d));
+            }
+        }
     }
 }
