@@ -967,6 +967,26 @@ mod tests {
         )
     }
 
+    /// m-ETF's heaps against its direct loop on `p`, for every option: the same placement,
+    /// or both an error. Returns how many placements were compared.
+    fn heaps_agree(p: &Problem, label: &str) -> usize {
+        let none = vec![None; p.node_count()];
+        let mut placed = 0;
+        for opts in ALL {
+            let fast = schedule("m-etf", p, &none, opts);
+            let simple = schedule_simple("m-etf", p, &none, opts);
+            match (&fast, &simple) {
+                (Ok(a), Ok(b)) => {
+                    assert_eq!(a, b, "{label} {opts:?}");
+                    placed += 1;
+                }
+                (Err(_), Err(_)) => {}
+                _ => panic!("{label} {opts:?}: {fast:?} against {simple:?}"),
+            }
+        }
+        placed
+    }
+
     /// The heaps against the direct loop on wide instances, for every option: the same
     /// placement, or both an error.
     #[test]
@@ -975,19 +995,7 @@ mod tests {
         for seed in 0..24 {
             let (g, c) = wide_instance(seed);
             let p = Problem::new(&g, &c).expect("a wide instance is valid");
-            let none = vec![None; p.node_count()];
-            for opts in ALL {
-                let fast = schedule("m-etf", &p, &none, opts);
-                let simple = schedule_simple("m-etf", &p, &none, opts);
-                match (&fast, &simple) {
-                    (Ok(a), Ok(b)) => {
-                        assert_eq!(a, b, "wide seed {seed} {opts:?}");
-                        placed += 1;
-                    }
-                    (Err(_), Err(_)) => {}
-                    _ => panic!("wide seed {seed} {opts:?}: {fast:?} against {simple:?}"),
-                }
-            }
+            placed += heaps_agree(&p, &format!("wide seed {seed}"));
         }
         assert!(placed > 60, "only {placed} wide placements compared");
     }
@@ -1003,19 +1011,8 @@ mod tests {
             let Ok(p) = Problem::new(&g, &c) else {
                 continue;
             };
+            placed += heaps_agree(&p, &format!("seed {seed}"));
             let none = vec![None; p.node_count()];
-            for opts in ALL {
-                let fast = schedule("m-etf", &p, &none, opts);
-                let simple = schedule_simple("m-etf", &p, &none, opts);
-                match (&fast, &simple) {
-                    (Ok(a), Ok(b)) => {
-                        assert_eq!(a, b, "seed {seed} {opts:?}");
-                        placed += 1;
-                    }
-                    (Err(_), Err(_)) => {}
-                    _ => panic!("seed {seed} {opts:?}: {fast:?} against {simple:?}"),
-                }
-            }
             let before = legacy::legacy_schedule("m-etf", &p, &none);
             let now = schedule("m-etf", &p, &none, LEGACY);
             assert_eq!(before.is_ok(), now.is_ok(), "seed {seed}");
