@@ -24,22 +24,29 @@ fn speeds_of(c: &Comparison) -> Vec<Vec<f64>> {
         .collect()
 }
 
+/// a(mem 1) -> b(mem 1) over a 4-byte tensor, on one device `x` of `memory` bytes, with a
+/// one-seed scenario naming that device inline.
+fn a_then_b_on_one_device(memory: u32) -> (Graph, Cluster, Scenario) {
+    let g = testutil::graph(
+        r#"{"nodes":[{"id":"a","cost":1,"mem":1},{"id":"b","cost":1,"mem":1}],
+            "edges":[{"src":"a","dst":"b","bytes":4}]}"#,
+    );
+    let text = format!(r#"{{"devices":[{{"id":"x","speed":1,"memory":{memory}}}],"bandwidth":1}}"#);
+    let c = testutil::cluster(&text);
+    let s = scenario(
+        ClusterSource::Inline(serde_json::from_str(&text).unwrap()),
+        1,
+    );
+    (g, c, s)
+}
+
 /// a(mem 1) -> b(mem 1) over a 4-byte tensor on one device of 6 bytes: `outputs` counts
 /// 1 + 4 and 1, 6 <= 6, fits; `inputs_outputs` counts 5 and 1 + 4, 10 > 6, and the row
 /// fails (m-topo's own check, or the scenario's check after m-etf's Baechi rule); `mem`
 /// counts 1 and 1. The scenario's rule reaches the placers.
 #[test]
 fn the_footprint_rule_decides_feasibility() {
-    let g = testutil::graph(
-        r#"{"nodes":[{"id":"a","cost":1,"mem":1},{"id":"b","cost":1,"mem":1}],
-            "edges":[{"src":"a","dst":"b","bytes":4}]}"#,
-    );
-    let text = r#"{"devices":[{"id":"x","speed":1,"memory":6}],"bandwidth":1}"#;
-    let c = testutil::cluster(text);
-    let mut s = scenario(
-        ClusterSource::Inline(serde_json::from_str(text).unwrap()),
-        1,
-    );
+    let (g, c, mut s) = a_then_b_on_one_device(6);
     s.placers = vec!["m-etf".into(), "m-topo".into()];
     for (rule, fits) in [
         (Footprint::Outputs, true),
@@ -73,16 +80,7 @@ fn the_footprint_rule_decides_feasibility() {
 /// so the peak is 1 + 1 + 4 = 6 > 5, and the row keeps its makespan, flagged out of memory.
 #[test]
 fn live_footprint_reports_the_simulated_peak_as_oom_not_an_error() {
-    let g = testutil::graph(
-        r#"{"nodes":[{"id":"a","cost":1,"mem":1},{"id":"b","cost":1,"mem":1}],
-            "edges":[{"src":"a","dst":"b","bytes":4}]}"#,
-    );
-    let text = r#"{"devices":[{"id":"x","speed":1,"memory":5}],"bandwidth":1}"#;
-    let c = testutil::cluster(text);
-    let mut s = scenario(
-        ClusterSource::Inline(serde_json::from_str(text).unwrap()),
-        1,
-    );
+    let (g, c, mut s) = a_then_b_on_one_device(5);
     s.placers = vec!["m-topo".into()];
     s.footprint = Footprint::Outputs;
     let r = run(&s.resolve().unwrap(), &g, Some(&c), &mut |_, _| true).unwrap();
