@@ -261,14 +261,86 @@ pub fn transfers_of(problem: &Problem, placement: &[DevIx]) -> Vec<Transfer> {
     routing(problem, placement).transfers
 }
 
-/// Simulates one step. `scheduler` and `queue` are initialised here for this run.
-pub fn simulate(
-    problem: &Problem,
-    placement: &[DevIx],
-    scheduler: &mut dyn Scheduler,
-    queue: &mut dyn LinkOrder,
-    options: SimOptions,
-) -> SimResult {
+/// One op's entry in [`Prepared`]: its run time on its own device and where its lists start
+/// in the flat table, 32 bytes (two per cache line).
+#[derive(Debug, Clone, Copy, Default)]
+struct OpRec {
+    /// Run time on its own device.
+    dur: f64,
+    dev: DevIx,
+    /// Start of its lists in [`Prepared::flat`], in this order: the bytes of each output
+    /// something reads (two words each, allocated at its end), the copy each in-edge reads,
+    /// its consumers on its own device (one per edge, out-edge order), the transfers of its
+    /// outputs (tensor order).
+    flat: u32,
+    n_alloc: u32,
+    n_in: u32,
+    n_local: u32,
+    n_sends: u32,
+}
+
+/// One tensor copy: its size and home device, and how many reads (edges and transfers) it
+/// waits for before it is freed.
+#[derive(Debug, Clone, Copy, Default)]
+struct CopyRec {
+    bytes: f64,
+    dev: DevIx,
+    refs: u32,
+}
+
+/// One transfer, as the event loop reads it.
+#[derive(Debug, Clone, Copy, Default)]
+struct XferRec {
+    bytes: f64,
+    /// `cluster.transfer_time(src, dst, bytes)`.
+    dur: f64,
+    tensor: u32,
+    dst: DevIx,
+    link: u32,
+    /// Its consumers: `flat[cons..cons + n_cons]`.
+    cons: u32,
+    n_cons: u32,
+}
+
+/// What runs of one problem under one placement share, whatever their scheduler and link
+/// order: the transfers the placement implies and, gathered in index order into compact
+/// tables, what the event loop reads per op, per tensor copy and per transfer. Build it once
+/// ([`prepare`]) and simulate it under each scheduler ([`simulate_prepared`]): the results
+/// are those of [`simulate`], which prepares and runs once.
+///
+/// Why compact tables: the loop visits ops in the schedulers' order, far from index order on
+/// wide graphs, so each array it reads costs a cache miss per event; one 32-byte record per
+/// op and one flat list per op replace a dozen arrays.
+#[derive(Debug, Clone)]
+pub struct Prepared {
+    placement: Vec<DevIx>,
+    transfers: Vec<Transfer>,
+    links: Vec<(DevIx, DevIx)>,
+    /// One per op, and a last one (zeros) past the end.
+    ops: Vec<OpRec>,
+    flat: Vec<u32>,
+    copies: Vec<CopyRec>,
+    xfers: Vec<XferRec>,
+    /// Each op's in-edge count.
+    pending: Vec<u32>,
+    /// Each device's resident memory (`mem` of its ops), summed in op order.
+    memory: Vec<f64>,
+}
+
+impl Prepared {
+    /// The placement this was prepared for.
+    pub fn placement(&self) -> &[DevIx] {
+        &self.placement
+    }
+
+    /// The transfers the placement implies (as [`transfers_of`]).
+    pub fn transfers(&self) -> &[Transfer] {
+        &self.transfers
+    }
+}
+
+/// Builds the tables runs of `problem` under `placement` share ([`Prepared`]).
+pub fn prepare(problem: &Problem, placement: &[DevIx]) -> Prepared {
     let g = problem.graph;
     let n = g.node_count();
     let k = problem.device_count();
@@ -282,81 +354,148 @@ pub fn simulate(
         consumers,
     } = routing(problem, placement);
     let nx = transfers.len();
-    scheduler.init(problem, placement);
-    queue.init(problem, placement, &transfers, links.len());
-
     // Reference counts and homes of tensor copies.
-    let mut refs = vec![0u32; nt + nx];
+    let mut copies: Vec<CopyRec> = Vec::with_capacity(nt + nx);
+    copies.extend(g.tensors.iter().enumerate().map(|(t, tensor)| CopyRec {
+        bytes: problem.tensor_bytes[t],
+        dev: placement[tensor.src as usize],
+        refs: 0,
+    }));
+    copies.extend(transfers.iter().map(|x| CopyRec {
+        bytes: x.bytes,
+        dev: x.dst,
+        refs: 0,
+    }));
     for &c in &edge_copy {
-        refs[c as usize] += 1;
+        copies[c as usize].refs += 1;
     }
     for x in &transfers {
-        refs[x.tensor as usize] += 1;
+        copies[x.tensor as usize].refs += 1;
     }
-    // The loop visits ops in the schedulers' order, which is far from index order on wide
-    // graphs: what it reads per op and per copy is gathered here first, in index order, into
-    // arrays a few bytes per entry (the same values; fewer cache lines per event).
-    // Each copy's home device and bytes.
-    let copy_dev: Vec<DevIx> = g
-        .tensors
-        .iter()
-        .map(|t| placement[t.src as usize])
-        .chain(transfers.iter().map(|x| x.dst))
-        .collect();
-    let copy_size: Vec<f64> = problem
-        .tensor_bytes
-        .iter()
-        .copied()
-        .chain(transfers.iter().map(|x| x.bytes))
-        .collect();
-    let copy_bytes = |c: usize| -> f64 { copy_size[c] };
-    let copy_device = |c: usize| -> DevIx { copy_dev[c] };
-    // Each op's run time on its own device.
-    let duration_on: Vec<f64> = (0..n as NodeIx)
-        .map(|v| problem.exec(v, placement[v as usize]))
-        .collect();
-    // Each op's consumers on its own device, one per edge (an op reading two outputs of a
-    // producer there appears twice), in out-edge order.
-    let mut local_start: Vec<u32> = Vec::with_capacity(n + 1);
-    let mut local: Vec<NodeIx> = Vec::new();
-    local_start.push(0);
+    let mut ops: Vec<OpRec> = Vec::with_capacity(n + 1);
+    let mut flat: Vec<u32> = Vec::with_capacity(2 * nt + 2 * g.edge_count() + nx);
     for v in 0..n as NodeIx {
         let d = placement[v as usize];
+        let at = flat.len();
+        // Its outputs that something reads, allocated when it ends (until then no reader
+        // can have run nor any transfer of them been sent, so their counts are still the
+        // initial ones), by size.
+        for &t in g.out_tensors(v) {
+            if copies[t as usize].refs > 0 {
+                let b = problem.tensor_bytes[t as usize].to_bits();
+                flat.push(b as u32);
+                flat.push((b >> 32) as u32);
+            }
+        }
+        let n_alloc = (flat.len() - at) / 2;
+        for &e in g.in_edges(v) {
+            flat.push(edge_copy[e as usize]);
+        }
+        let n_in = flat.len() - at - 2 * n_alloc;
         for &e in g.out_edges(v) {
             let w = g.edges[e as usize].dst;
             if placement[w as usize] == d {
-                local.push(w);
+                flat.push(w);
             }
         }
-        local_start.push(local.len() as u32);
-    }
-    // Each op's output tensors that something reads (allocated when it ends: until then no
-    // reader can have run nor any transfer of them been sent, so their counts are still the
-    // initial ones), by size; and the transfers of its outputs, in tensor order.
-    let mut alloc_start: Vec<u32> = Vec::with_capacity(n + 1);
-    let mut alloc: Vec<f64> = Vec::new();
-    let mut sends_start: Vec<u32> = Vec::with_capacity(n + 1);
-    let mut sends: Vec<u32> = Vec::new();
-    alloc_start.push(0);
-    sends_start.push(0);
-    for v in 0..n as NodeIx {
+        let n_local = flat.len() - at - 2 * n_alloc - n_in;
         for &t in g.out_tensors(v) {
-            if refs[t as usize] > 0 {
-                alloc.push(problem.tensor_bytes[t as usize]);
-            }
-            sends.extend(xfer_start[t as usize]..xfer_start[t as usize + 1]);
+            flat.extend(xfer_start[t as usize]..xfer_start[t as usize + 1]);
         }
-        alloc_start.push(alloc.len() as u32);
-        sends_start.push(sends.len() as u32);
+        let n_sends = flat.len() - at - 2 * n_alloc - n_in - n_local;
+        ops.push(OpRec {
+            dur: problem.exec(v, d),
+            dev: d,
+            flat: at as u32,
+            n_alloc: n_alloc as u32,
+            n_in: n_in as u32,
+            n_local: n_local as u32,
+            n_sends: n_sends as u32,
+        });
     }
-
-    let mut pending: Vec<u32> = (0..n as NodeIx)
+    ops.push(OpRec::default());
+    let xfers = transfers
+        .iter()
+        .enumerate()
+        .map(|(x, tr)| {
+            let lo = cons_start[x] as usize;
+            let hi = cons_start[x + 1] as usize;
+            let cons = flat.len() as u32;
+            flat.extend_from_slice(&consumers[lo..hi]);
+            XferRec {
+                bytes: tr.bytes,
+                dur: problem.cluster.transfer_time(tr.src, tr.dst, tr.bytes),
+                tensor: tr.tensor,
+                dst: tr.dst,
+                link: tr.link,
+                cons,
+                n_cons: (hi - lo) as u32,
+            }
+        })
+        .collect();
+    let pending = (0..n as NodeIx)
         .map(|v| g.in_edges(v).len() as u32)
         .collect();
     let mut memory = vec![0.0f64; k];
     for (v, &m) in problem.mem.iter().enumerate() {
         memory[placement[v] as usize] += m;
     }
+    Prepared {
+        placement: placement.to_vec(),
+        transfers,
+        links,
+        ops,
+        flat,
+        copies,
+        xfers,
+        pending,
+        memory,
+    }
+}
+
+/// Simulates one step. `scheduler` and `queue` are initialised here for this run.
+pub fn simulate(
+    problem: &Problem,
+    placement: &[DevIx],
+    scheduler: &mut dyn Scheduler,
+    queue: &mut dyn LinkOrder,
+    options: SimOptions,
+) -> SimResult {
+    simulate_prepared(
+        problem,
+        &prepare(problem, placement),
+        scheduler,
+        queue,
+        options,
+    )
+}
+
+/// Simulates one step of `problem` under the placement `prepared` was built for (by
+/// [`prepare`], from this problem): the result of [`simulate`]. `scheduler` and `queue` are
+/// initialised here for this run.
+pub fn simulate_prepared(
+    problem: &Problem,
+    prepared: &Prepared,
+    scheduler: &mut dyn Scheduler,
+    queue: &mut dyn LinkOrder,
+    options: SimOptions,
+) -> SimResult {
+    let n = problem.graph.node_count();
+    let k = problem.device_count();
+    let placement: &[DevIx] = &prepared.placement;
+    let transfers = &prepared.transfers;
+    let links = &prepared.links;
+    let ops = &prepared.ops;
+    let flat = &prepared.flat;
+    let xfers = &prepared.xfers;
+    assert_eq!(placement.len(), n, "prepared for another problem");
+    let nx = transfers.len();
+    scheduler.init(problem, placement);
+    queue.init(problem, placement, transfers, links.len());
+
+    let mut copies = prepared.copies.clone();
+    let mut pending = prepared.pending.clone();
+    let mut memory = prepared.memory.clone();
     let mut peak = memory.clone();
     let mut curves: Vec<Vec<(f64, f64)>> = if options.record {
         memory.iter().map(|&m| vec![(0.0, m)]).collect()
@@ -448,8 +587,8 @@ pub fn simulate(
     macro_rules! send {
         ($x:expr, $now:expr, $seq:expr) => {{
             let x = $x as usize;
-            let tr = &transfers[x];
-            let duration = problem.cluster.transfer_time(tr.src, tr.dst, tr.bytes);
+            let tr = &xfers[x];
+            let duration = tr.dur;
             let ls = &mut link_stats[tr.link as usize];
             ls.bytes += tr.bytes;
             ls.transfers += 1;
@@ -497,8 +636,9 @@ pub fn simulate(
                     }
                     let view = SimView { now, busy: &busy };
                     if let Some(v) = scheduler.pick(d, &view) {
-                        let duration = if placement[v as usize] == d {
-                            duration_on[v as usize]
+                        let rec = &ops[v as usize];
+                        let duration = if rec.dev == d {
+                            rec.dur
                         } else {
                             problem.exec(v, d)
                         };
@@ -540,82 +680,82 @@ pub fn simulate(
         if ev.what & TRANSFER_BIT == 0 {
             // An op finished.
             let v = ev.what;
-            let d = placement[v as usize];
+            let rec = ops[v as usize];
+            let d = rec.dev;
             busy[d as usize] = false;
             finish[d as usize] = now;
             makespan = makespan.max(now);
             touch!(d);
-            for &bytes in
-                &alloc[alloc_start[v as usize] as usize..alloc_start[v as usize + 1] as usize]
-            {
+            let mut at = rec.flat as usize;
+            for pair in flat[at..at + 2 * rec.n_alloc as usize].chunks_exact(2) {
+                let bytes = f64::from_bits(pair[0] as u64 | (pair[1] as u64) << 32);
                 change_memory!(d, bytes, now);
             }
-            for &e in g.in_edges(v) {
-                let c = edge_copy[e as usize] as usize;
-                refs[c] -= 1;
-                if refs[c] == 0 {
-                    change_memory!(copy_device(c), -copy_bytes(c), now);
+            at += 2 * rec.n_alloc as usize;
+            for &c in &flat[at..at + rec.n_in as usize] {
+                let copy = &mut copies[c as usize];
+                copy.refs -= 1;
+                if copy.refs == 0 {
+                    let (dev, bytes) = (copy.dev, copy.bytes);
+                    change_memory!(dev, -bytes, now);
                 }
             }
-            for &w in &local[local_start[v as usize] as usize..local_start[v as usize + 1] as usize]
-            {
+            at += rec.n_in as usize;
+            for &w in &flat[at..at + rec.n_local as usize] {
                 pending[w as usize] -= 1;
                 if pending[w as usize] == 0 {
                     scheduler.ready(w, d, now);
                 }
             }
-            {
-                for &x in
-                    &sends[sends_start[v as usize] as usize..sends_start[v as usize + 1] as usize]
-                {
-                    let tr = &transfers[x as usize];
-                    traffic += tr.bytes;
-                    if options.record {
-                        xfer_times[x as usize].ready = now;
-                    }
-                    if options.links == LinkModel::Fcfs && tr.bytes > 0.0 {
-                        let l = tr.link as usize;
-                        queue.push(x, now);
-                        if !link_busy[l] && !link_listed[l] {
-                            link_listed[l] = true;
-                            dispatch.push((Dispatch::Link(l as u32), seq));
-                            seq += 1;
-                        }
-                    } else if options.links == LinkModel::Parallel {
-                        // Nothing queues: sending now is sending in dispatch order.
-                        send!(x, now);
-                    } else {
-                        dispatch.push((Dispatch::Send(x), seq));
+            at += rec.n_local as usize;
+            for &x in &flat[at..at + rec.n_sends as usize] {
+                let tr = &xfers[x as usize];
+                traffic += tr.bytes;
+                if options.record {
+                    xfer_times[x as usize].ready = now;
+                }
+                if options.links == LinkModel::Fcfs && tr.bytes > 0.0 {
+                    let l = tr.link as usize;
+                    queue.push(x, now);
+                    if !link_busy[l] && !link_listed[l] {
+                        link_listed[l] = true;
+                        dispatch.push((Dispatch::Link(l as u32), seq));
                         seq += 1;
                     }
+                } else if options.links == LinkModel::Parallel {
+                    // Nothing queues: sending now is sending in dispatch order.
+                    send!(x, now);
+                } else {
+                    dispatch.push((Dispatch::Send(x), seq));
+                    seq += 1;
                 }
             }
         } else {
             // A transfer arrived.
             let x = (ev.what & !TRANSFER_BIT) as usize;
-            let (src_copy, dst, bytes, link) = {
-                let tr = &transfers[x];
-                (tr.tensor as usize, tr.dst, tr.bytes, tr.link)
-            };
-            link_stats[link as usize].finish = now;
-            refs[src_copy] -= 1;
-            if refs[src_copy] == 0 {
-                change_memory!(copy_device(src_copy), -copy_bytes(src_copy), now);
+            let tr = xfers[x];
+            link_stats[tr.link as usize].finish = now;
+            let copy = &mut copies[tr.tensor as usize];
+            copy.refs -= 1;
+            if copy.refs == 0 {
+                let (dev, bytes) = (copy.dev, copy.bytes);
+                change_memory!(dev, -bytes, now);
             }
-            change_memory!(dst, bytes, now);
-            for &w in &consumers[cons_start[x] as usize..cons_start[x + 1] as usize] {
+            change_memory!(tr.dst, tr.bytes, now);
+            let at = tr.cons as usize;
+            for &w in &flat[at..at + tr.n_cons as usize] {
                 pending[w as usize] -= 1;
                 if pending[w as usize] == 0 {
-                    scheduler.ready(w, dst, now);
-                    touch!(dst);
+                    scheduler.ready(w, tr.dst, now);
+                    touch!(tr.dst);
                 }
             }
-            if options.links == LinkModel::Fcfs && bytes > 0.0 {
-                let l = link as usize;
+            if options.links == LinkModel::Fcfs && tr.bytes > 0.0 {
+                let l = tr.link as usize;
                 link_busy[l] = false;
                 if !link_listed[l] {
                     link_listed[l] = true;
-                    dispatch.push((Dispatch::Link(link), seq));
+                    dispatch.push((Dispatch::Link(tr.link), seq));
                     seq += 1;
                 }
             }
@@ -637,9 +777,9 @@ pub fn simulate(
         devices,
         links: link_stats,
         unfinished: n - started,
-        trace: options.record.then_some(Trace {
+        trace: options.record.then(|| Trace {
             ops: op_times,
-            transfers,
+            transfers: transfers.clone(),
             transfer_times: xfer_times,
             memory: curves,
         }),
