@@ -261,22 +261,21 @@ pub fn transfers_of(problem: &Problem, placement: &[DevIx]) -> Vec<Transfer> {
     routing(problem, placement).transfers
 }
 
-/// One op's entry in [`Prepared`]: its run time on its own device and where its lists start
-/// in the flat table, 32 bytes (two per cache line).
-#[derive(Debug, Clone, Copy, Default)]
-struct OpRec {
-    /// Run time on its own device.
-    dur: f64,
-    dev: DevIx,
-    /// Start of its lists in [`Prepared::flat`], in this order: the bytes of each output
-    /// something reads (two words each, allocated at its end), the copy each in-edge reads,
-    /// its consumers on its own device (one per edge, out-edge order), the transfers of its
-    /// outputs (tensor order).
-    flat: u32,
-    n_alloc: u32,
-    n_in: u32,
-    n_local: u32,
-    n_sends: u32,
+/// Words of an op's header in [`Prepared::arena`]: its run time on its own device (two
+/// words), its device, then the lengths of its four lists.
+const HEAD: usize = 7;
+/// Words of one send in an op's list: transfer, link, bytes (two words), duration (two).
+const SEND: usize = 6;
+
+fn push_f64(a: &mut Vec<u32>, x: f64) {
+    let b = x.to_bits();
+    a.push(b as u32);
+    a.push((b >> 32) as u32);
+}
+
+#[inline]
+fn read_f64(a: &[u32], i: usize) -> f64 {
+    f64::from_bits(a[i] as u64 | (a[i + 1] as u64) << 32)
 }
 
 /// One tensor copy: its size and home device, and how many reads (edges and transfers) it
@@ -297,7 +296,7 @@ struct XferRec {
     tensor: u32,
     dst: DevIx,
     link: u32,
-    /// Its consumers: `flat[cons..cons + n_cons]`.
+    /// Its consumers: `cons[cons..cons + n_cons]`.
     cons: u32,
     n_cons: u32,
 }
@@ -309,16 +308,22 @@ struct XferRec {
 /// are those of [`simulate`], which prepares and runs once.
 ///
 /// Why compact tables: the loop visits ops in the schedulers' order, far from index order on
-/// wide graphs, so each array it reads costs a cache miss per event; one 32-byte record per
-/// op and one flat list per op replace a dozen arrays.
+/// wide graphs, so each array it reads costs a cache miss per event. Each op has one
+/// contiguous region of the arena, read when it starts and when it ends: a header (run time,
+/// device, list lengths), then the bytes of each output something reads (allocated at its
+/// end, two words each), the copy each in-edge reads, its consumers on its own device (one
+/// per edge, out-edge order), and the transfers of its outputs in tensor order, each with
+/// what sending it needs (transfer, link, bytes, duration).
 #[derive(Debug, Clone)]
 pub struct Prepared {
     placement: Vec<DevIx>,
     transfers: Vec<Transfer>,
     links: Vec<(DevIx, DevIx)>,
-    /// One per op, and a last one (zeros) past the end.
-    ops: Vec<OpRec>,
-    flat: Vec<u32>,
+    /// Each op's region in `arena`.
+    at: Vec<u32>,
+    arena: Vec<u32>,
+    /// Each transfer's consumers: `cons[xfers[x].cons..][..xfers[x].n_cons]`.
+    cons: Vec<NodeIx>,
     copies: Vec<CopyRec>,
     xfers: Vec<XferRec>,
     /// Each op's in-edge count.
@@ -372,64 +377,71 @@ pub fn prepare(problem: &Problem, placement: &[DevIx]) -> Prepared {
     for x in &transfers {
         copies[x.tensor as usize].refs += 1;
     }
-    let mut ops: Vec<OpRec> = Vec::with_capacity(n + 1);
-    let mut flat: Vec<u32> = Vec::with_capacity(2 * nt + 2 * g.edge_count() + nx);
+    let mut at: Vec<u32> = Vec::with_capacity(n);
+    let mut arena: Vec<u32> =
+        Vec::with_capacity(HEAD * n + 2 * nt + 2 * g.edge_count() + SEND * nx);
     for v in 0..n as NodeIx {
         let d = placement[v as usize];
-        let at = flat.len();
+        let h = arena.len();
+        at.push(u32::try_from(h).expect("simulator tables under 2^32 words"));
+        push_f64(&mut arena, problem.exec(v, d));
+        arena.extend_from_slice(&[d, 0, 0, 0, 0]);
         // Its outputs that something reads, allocated when it ends (until then no reader
         // can have run nor any transfer of them been sent, so their counts are still the
         // initial ones), by size.
+        let mut n_alloc = 0;
         for &t in g.out_tensors(v) {
             if copies[t as usize].refs > 0 {
-                let b = problem.tensor_bytes[t as usize].to_bits();
-                flat.push(b as u32);
-                flat.push((b >> 32) as u32);
+                push_f64(&mut arena, problem.tensor_bytes[t as usize]);
+                n_alloc += 1;
             }
         }
-        let n_alloc = (flat.len() - at) / 2;
-        for &e in g.in_edges(v) {
-            flat.push(edge_copy[e as usize]);
-        }
-        let n_in = flat.len() - at - 2 * n_alloc;
+        let in_edges = g.in_edges(v);
+        arena.extend(in_edges.iter().map(|&e| edge_copy[e as usize]));
+        let before = arena.len();
         for &e in g.out_edges(v) {
             let w = g.edges[e as usize].dst;
             if placement[w as usize] == d {
-                flat.push(w);
+                arena.push(w);
             }
         }
-        let n_local = flat.len() - at - 2 * n_alloc - n_in;
+        let n_local = arena.len() - before;
+        let mut n_sends = 0;
         for &t in g.out_tensors(v) {
-            flat.extend(xfer_start[t as usize]..xfer_start[t as usize + 1]);
+            for x in xfer_start[t as usize]..xfer_start[t as usize + 1] {
+                let tr = &transfers[x as usize];
+                arena.extend_from_slice(&[x, tr.link]);
+                push_f64(&mut arena, tr.bytes);
+                push_f64(
+                    &mut arena,
+                    problem.cluster.transfer_time(tr.src, tr.dst, tr.bytes),
+                );
+                n_sends += 1;
+            }
         }
-        let n_sends = flat.len() - at - 2 * n_alloc - n_in - n_local;
-        ops.push(OpRec {
-            dur: problem.exec(v, d),
-            dev: d,
-            flat: at as u32,
-            n_alloc: n_alloc as u32,
-            n_in: n_in as u32,
-            n_local: n_local as u32,
-            n_sends: n_sends as u32,
-        });
+        arena[h + 3] = n_alloc;
+        arena[h + 4] = in_edges.len() as u32;
+        arena[h + 5] = n_local as u32;
+        arena[h + 6] = n_sends;
     }
-    ops.push(OpRec::default());
+    assert!(
+        arena.len() < TRANSFER_BIT as usize,
+        "simulator tables under 2^31 words"
+    );
     let xfers = transfers
         .iter()
         .enumerate()
         .map(|(x, tr)| {
-            let lo = cons_start[x] as usize;
-            let hi = cons_start[x + 1] as usize;
-            let cons = flat.len() as u32;
-            flat.extend_from_slice(&consumers[lo..hi]);
+            let lo = cons_start[x];
+            let hi = cons_start[x + 1];
             XferRec {
                 bytes: tr.bytes,
                 dur: problem.cluster.transfer_time(tr.src, tr.dst, tr.bytes),
                 tensor: tr.tensor,
                 dst: tr.dst,
                 link: tr.link,
-                cons,
-                n_cons: (hi - lo) as u32,
+                cons: lo,
+                n_cons: hi - lo,
             }
         })
         .collect();
@@ -444,8 +456,9 @@ pub fn prepare(problem: &Problem, placement: &[DevIx]) -> Prepared {
         placement: placement.to_vec(),
         transfers,
         links,
-        ops,
-        flat,
+        at,
+        arena,
+        cons: consumers,
         copies,
         xfers,
         pending,
@@ -485,8 +498,8 @@ pub fn simulate_prepared(
     let placement: &[DevIx] = &prepared.placement;
     let transfers = &prepared.transfers;
     let links = &prepared.links;
-    let ops = &prepared.ops;
-    let flat = &prepared.flat;
+    let arena: &[u32] = &prepared.arena;
+    let cons: &[NodeIx] = &prepared.cons;
     let xfers = &prepared.xfers;
     assert_eq!(placement.len(), n, "prepared for another problem");
     let nx = transfers.len();
@@ -584,15 +597,15 @@ pub fn simulate_prepared(
     }
     // Sends transfer x on its link now (the link is free or the transfer is a signal); its
     // arrival gets event number `$seq` (reserved when the send became possible).
+    // (Transfer x with its bytes, duration and link.)
     macro_rules! send {
-        ($x:expr, $now:expr, $seq:expr) => {{
+        ($x:expr, $bytes:expr, $duration:expr, $link:expr, $now:expr, $seq:expr) => {{
             let x = $x as usize;
-            let tr = &xfers[x];
-            let duration = tr.dur;
-            let ls = &mut link_stats[tr.link as usize];
-            ls.bytes += tr.bytes;
+            let (bytes, duration, link): (f64, f64, u32) = ($bytes, $duration, $link);
+            let ls = &mut link_stats[link as usize];
+            ls.bytes += bytes;
             ls.transfers += 1;
-            if tr.bytes > 0.0 {
+            if bytes > 0.0 {
                 // Zero-byte signals never occupy a link.
                 ls.busy += duration;
             }
@@ -600,15 +613,14 @@ pub fn simulate_prepared(
                 xfer_times[x].start = $now;
                 xfer_times[x].end = $now + duration;
             }
-            if options.links == LinkModel::Fcfs && tr.bytes > 0.0 {
-                link_busy[tr.link as usize] = true;
+            if options.links == LinkModel::Fcfs && bytes > 0.0 {
+                link_busy[link as usize] = true;
             }
             push_event!($now + duration, x as u32 | TRANSFER_BIT, $seq);
         }};
-        ($x:expr, $now:expr) => {{
-            let reserved = seq;
-            seq += 1;
-            send!($x, $now, reserved);
+        ($x:expr, $now:expr, $seq:expr) => {{
+            let tr = &xfers[$x as usize];
+            send!($x, tr.bytes, tr.dur, tr.link, $now, $seq);
         }};
     }
 
@@ -636,9 +648,9 @@ pub fn simulate_prepared(
                     }
                     let view = SimView { now, busy: &busy };
                     if let Some(v) = scheduler.pick(d, &view) {
-                        let rec = &ops[v as usize];
-                        let duration = if rec.dev == d {
-                            rec.dur
+                        let h = prepared.at[v as usize] as usize;
+                        let duration = if arena[h + 2] == d {
+                            read_f64(arena, h)
                         } else {
                             problem.exec(v, d)
                         };
@@ -649,7 +661,7 @@ pub fn simulate_prepared(
                         if options.record {
                             op_times[v as usize] = (now, now + duration);
                         }
-                        push_event!(now + duration, v);
+                        push_event!(now + duration, h as u32);
                     }
                 }
                 touched.clear();
@@ -678,21 +690,20 @@ pub fn simulate_prepared(
         };
         now = ev.time;
         if ev.what & TRANSFER_BIT == 0 {
-            // An op finished.
-            let v = ev.what;
-            let rec = ops[v as usize];
-            let d = rec.dev;
+            // An op finished (`what` is its region in the arena).
+            let h = ev.what as usize;
+            let d = arena[h + 2];
             busy[d as usize] = false;
             finish[d as usize] = now;
             makespan = makespan.max(now);
             touch!(d);
-            let mut at = rec.flat as usize;
-            for pair in flat[at..at + 2 * rec.n_alloc as usize].chunks_exact(2) {
-                let bytes = f64::from_bits(pair[0] as u64 | (pair[1] as u64) << 32);
-                change_memory!(d, bytes, now);
+            let mut i = h + HEAD;
+            for _ in 0..arena[h + 3] {
+                change_memory!(d, read_f64(arena, i), now);
+                i += 2;
             }
-            at += 2 * rec.n_alloc as usize;
-            for &c in &flat[at..at + rec.n_in as usize] {
+            let n_in = arena[h + 4] as usize;
+            for &c in &arena[i..i + n_in] {
                 let copy = &mut copies[c as usize];
                 copy.refs -= 1;
                 if copy.refs == 0 {
@@ -700,22 +711,26 @@ pub fn simulate_prepared(
                     change_memory!(dev, -bytes, now);
                 }
             }
-            at += rec.n_in as usize;
-            for &w in &flat[at..at + rec.n_local as usize] {
+            i += n_in;
+            let n_local = arena[h + 5] as usize;
+            for &w in &arena[i..i + n_local] {
                 pending[w as usize] -= 1;
                 if pending[w as usize] == 0 {
                     scheduler.ready(w, d, now);
                 }
             }
-            at += rec.n_local as usize;
-            for &x in &flat[at..at + rec.n_sends as usize] {
-                let tr = &xfers[x as usize];
-                traffic += tr.bytes;
+            i += n_local;
+            for _ in 0..arena[h + 6] {
+                let (x, link) = (arena[i], arena[i + 1]);
+                let bytes = read_f64(arena, i + 2);
+                let duration = read_f64(arena, i + 4);
+                i += SEND;
+                traffic += bytes;
                 if options.record {
                     xfer_times[x as usize].ready = now;
                 }
-                if options.links == LinkModel::Fcfs && tr.bytes > 0.0 {
-                    let l = tr.link as usize;
+                if options.links == LinkModel::Fcfs && bytes > 0.0 {
+                    let l = link as usize;
                     queue.push(x, now);
                     if !link_busy[l] && !link_listed[l] {
                         link_listed[l] = true;
@@ -724,7 +739,9 @@ pub fn simulate_prepared(
                     }
                 } else if options.links == LinkModel::Parallel {
                     // Nothing queues: sending now is sending in dispatch order.
-                    send!(x, now);
+                    let reserved = seq;
+                    seq += 1;
+                    send!(x, bytes, duration, link, now, reserved);
                 } else {
                     dispatch.push((Dispatch::Send(x), seq));
                     seq += 1;
@@ -743,7 +760,7 @@ pub fn simulate_prepared(
             }
             change_memory!(tr.dst, tr.bytes, now);
             let at = tr.cons as usize;
-            for &w in &flat[at..at + tr.n_cons as usize] {
+            for &w in &cons[at..at + tr.n_cons as usize] {
                 pending[w as usize] -= 1;
                 if pending[w as usize] == 0 {
                     scheduler.ready(w, tr.dst, now);
