@@ -267,6 +267,11 @@ const HEAD: usize = 7;
 /// Words of one send in an op's list: transfer, link, bytes (two words), duration (two).
 const SEND: usize = 6;
 
+/// In an arena list, marks an entry that needs no shared count: a consumer whose only input
+/// this is (ready at once, its `pending` untouched), or a copy read once (freed at once; its
+/// device and bytes follow in the list).
+const ONCE: u32 = 1 << 31;
+
 fn push_f64(a: &mut Vec<u32>, x: f64) {
     let b = x.to_bits();
     a.push(b as u32);
@@ -293,10 +298,14 @@ struct XferRec {
     bytes: f64,
     /// `cluster.transfer_time(src, dst, bytes)`.
     dur: f64,
+    /// The copy it sends (the producer's), or `ONCE` when this transfer is that copy's only
+    /// read: then it is freed on arrival from `src_dev` and `src_bytes`, without its count.
     tensor: u32,
+    src_dev: DevIx,
+    src_bytes: f64,
     dst: DevIx,
     link: u32,
-    /// Its consumers: `cons[cons..cons + n_cons]`.
+    /// Its consumers: `cons[cons..cons + n_cons]`, marked `ONCE` when they have one input.
     cons: u32,
     n_cons: u32,
 }
@@ -311,9 +320,10 @@ struct XferRec {
 /// wide graphs, so each array it reads costs a cache miss per event. Each op has one
 /// contiguous region of the arena, read when it starts and when it ends: a header (run time,
 /// device, list lengths), then the bytes of each output something reads (allocated at its
-/// end, two words each), the copy each in-edge reads, its consumers on its own device (one
-/// per edge, out-edge order), and the transfers of its outputs in tensor order, each with
-/// what sending it needs (transfer, link, bytes, duration).
+/// end, two words each), the copy each in-edge reads (a copy read once: `ONCE | device` and
+/// its bytes, freed without a count), its consumers on its own device (one per edge, out-edge
+/// order; `ONCE` marks those with one input), and the transfers of its outputs in tensor
+/// order, each with what sending it needs (transfer, link, bytes, duration).
 #[derive(Debug, Clone)]
 pub struct Prepared {
     placement: Vec<DevIx>,
@@ -377,6 +387,14 @@ pub fn prepare(problem: &Problem, placement: &[DevIx]) -> Prepared {
     for x in &transfers {
         copies[x.tensor as usize].refs += 1;
     }
+    // A node with one input becomes ready when it arrives: marked, it skips `pending`.
+    let once = |w: NodeIx| -> u32 {
+        if g.in_edges(w).len() == 1 {
+            ONCE | w
+        } else {
+            w
+        }
+    };
     let mut at: Vec<u32> = Vec::with_capacity(n);
     let mut arena: Vec<u32> =
         Vec::with_capacity(HEAD * n + 2 * nt + 2 * g.edge_count() + SEND * nx);
@@ -397,15 +415,24 @@ pub fn prepare(problem: &Problem, placement: &[DevIx]) -> Prepared {
             }
         }
         let in_edges = g.in_edges(v);
-        arena.extend(in_edges.iter().map(|&e| edge_copy[e as usize]));
-        let before = arena.len();
+        for &e in in_edges {
+            let c = edge_copy[e as usize];
+            let copy = &copies[c as usize];
+            if copy.refs == 1 {
+                arena.push(ONCE | copy.dev);
+                push_f64(&mut arena, copy.bytes);
+            } else {
+                arena.push(c);
+            }
+        }
+        let mut n_local = 0u32;
         for &e in g.out_edges(v) {
             let w = g.edges[e as usize].dst;
             if placement[w as usize] == d {
-                arena.push(w);
+                arena.push(once(w));
+                n_local += 1;
             }
         }
-        let n_local = arena.len() - before;
         let mut n_sends = 0;
         for &t in g.out_tensors(v) {
             for x in xfer_start[t as usize]..xfer_start[t as usize + 1] {
@@ -421,11 +448,14 @@ pub fn prepare(problem: &Problem, placement: &[DevIx]) -> Prepared {
         }
         arena[h + 3] = n_alloc;
         arena[h + 4] = in_edges.len() as u32;
-        arena[h + 5] = n_local as u32;
+        arena[h + 5] = n_local;
         arena[h + 6] = n_sends;
     }
     assert!(
-        arena.len() < TRANSFER_BIT as usize,
+        arena.len() < TRANSFER_BIT as usize
+            && n < ONCE as usize
+            && k < ONCE as usize
+            && copies.len() < ONCE as usize,
         "simulator tables under 2^31 words"
     );
     let xfers = transfers
@@ -434,10 +464,13 @@ pub fn prepare(problem: &Problem, placement: &[DevIx]) -> Prepared {
         .map(|(x, tr)| {
             let lo = cons_start[x];
             let hi = cons_start[x + 1];
+            let src = &copies[tr.tensor as usize];
             XferRec {
                 bytes: tr.bytes,
                 dur: problem.cluster.transfer_time(tr.src, tr.dst, tr.bytes),
-                tensor: tr.tensor,
+                tensor: if src.refs == 1 { ONCE } else { tr.tensor },
+                src_dev: src.dev,
+                src_bytes: src.bytes,
                 dst: tr.dst,
                 link: tr.link,
                 cons: lo,
@@ -458,7 +491,7 @@ pub fn prepare(problem: &Problem, placement: &[DevIx]) -> Prepared {
         links,
         at,
         arena,
-        cons: consumers,
+        cons: consumers.iter().map(|&w| once(w)).collect(),
         copies,
         xfers,
         pending,
@@ -702,18 +735,27 @@ pub fn simulate_prepared(
                 change_memory!(d, read_f64(arena, i), now);
                 i += 2;
             }
-            let n_in = arena[h + 4] as usize;
-            for &c in &arena[i..i + n_in] {
-                let copy = &mut copies[c as usize];
-                copy.refs -= 1;
-                if copy.refs == 0 {
-                    let (dev, bytes) = (copy.dev, copy.bytes);
-                    change_memory!(dev, -bytes, now);
+            for _ in 0..arena[h + 4] {
+                let c = arena[i];
+                if c & ONCE != 0 {
+                    change_memory!(c & !ONCE, -read_f64(arena, i + 1), now);
+                    i += 3;
+                } else {
+                    i += 1;
+                    let copy = &mut copies[c as usize];
+                    copy.refs -= 1;
+                    if copy.refs == 0 {
+                        let (dev, bytes) = (copy.dev, copy.bytes);
+                        change_memory!(dev, -bytes, now);
+                    }
                 }
             }
-            i += n_in;
             let n_local = arena[h + 5] as usize;
             for &w in &arena[i..i + n_local] {
+                if w & ONCE != 0 {
+                    scheduler.ready(w & !ONCE, d, now);
+                    continue;
+                }
                 pending[w as usize] -= 1;
                 if pending[w as usize] == 0 {
                     scheduler.ready(w, d, now);
@@ -752,15 +794,24 @@ pub fn simulate_prepared(
             let x = (ev.what & !TRANSFER_BIT) as usize;
             let tr = xfers[x];
             link_stats[tr.link as usize].finish = now;
-            let copy = &mut copies[tr.tensor as usize];
-            copy.refs -= 1;
-            if copy.refs == 0 {
-                let (dev, bytes) = (copy.dev, copy.bytes);
-                change_memory!(dev, -bytes, now);
+            if tr.tensor == ONCE {
+                change_memory!(tr.src_dev, -tr.src_bytes, now);
+            } else {
+                let copy = &mut copies[tr.tensor as usize];
+                copy.refs -= 1;
+                if copy.refs == 0 {
+                    let (dev, bytes) = (copy.dev, copy.bytes);
+                    change_memory!(dev, -bytes, now);
+                }
             }
             change_memory!(tr.dst, tr.bytes, now);
             let at = tr.cons as usize;
             for &w in &cons[at..at + tr.n_cons as usize] {
+                if w & ONCE != 0 {
+                    scheduler.ready(w & !ONCE, tr.dst, now);
+                    touch!(tr.dst);
+                    continue;
+                }
                 pending[w as usize] -= 1;
                 if pending[w as usize] == 0 {
                     scheduler.ready(w, tr.dst, now);
