@@ -201,7 +201,13 @@ impl Pair {
         runs: (u32, bool),
         each: &mut dyn FnMut(u32, SimResult) -> bool,
     ) -> Result<()> {
-        self.iterate_prepared(problem, &sim::prepare(problem, placement), order, runs, each)
+        self.iterate_prepared(
+            problem,
+            &sim::prepare(problem, placement),
+            order,
+            runs,
+            each,
+        )
     }
 
     /// [`Pair::iterate`] on the placement `prepared` was built for ([`sim::prepare`], from

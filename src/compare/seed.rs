@@ -289,8 +289,8 @@ fn seed_sample(
                     let mut times = Vec::with_capacity(iterations as usize);
                     let mut ordering = Vec::new();
                     let base = done as f64;
-                    let prepared = prepared
-                        .get_or_insert_with(|| sim::prepare(&problem, &plan.placement));
+                    let prepared =
+                        prepared.get_or_insert_with(|| sim::prepare(&problem, &plan.placement));
                     let ran = pair(resolved, pair_ix, i).iterate_prepared(
                         &problem,
                         prepared,
