@@ -18,7 +18,9 @@
 //! the shapes (N ops; `-- shape I` only the I-th, 0-based; `-- repeat R` the least of R runs
 //! of each), `-- only NAME` only the graph NAME; `-- exclude a,b` leaves placers out of every
 //! comparison (say, one known to be quadratic, to time the others); `-- pairs N I` times each
-//! placer and each of its pairs on the I-th shape of N ops (where a shape's time goes).
+//! placer and each of its pairs on the I-th shape of N ops (where a shape's time goes);
+//! `-- file PATH` the whole default comparison of a graph file on 8 generated devices (least
+//! of `repeat R` runs), and of it the placers' time and the simulations' (the rest).
 
 use std::collections::BTreeMap;
 use std::time::Instant;
@@ -328,6 +330,34 @@ fn shape_pairs(n: usize, which: usize) {
     }
 }
 
+/// A graph file's whole default comparison on 8 generated devices (`-- file PATH`): CPU ms,
+/// least of `repeat` runs; with the placers' sum (each placer once) and the rest.
+fn bench_file(path: &str, repeat: usize) {
+    let text = std::fs::read_to_string(path).unwrap();
+    let g = Graph::from_json(&text, "file").unwrap();
+    let c = common::cluster(8);
+    let whole = (0..repeat.max(1))
+        .map(|_| whole_default(&g, &c).0)
+        .fold(f64::INFINITY, f64::min);
+    let resolved = scenario(&g).resolve().unwrap();
+    let p = Problem::new(&g, &c).unwrap();
+    let place = (0..repeat.max(1))
+        .map(|_| {
+            let t = now();
+            for pi in 0..resolved.placers.len() {
+                let _ = compare::place(&p, &resolved, pi, 0, &mut |_| true);
+            }
+            ms(t)
+        })
+        .fold(f64::INFINITY, f64::min);
+    println!(
+        "\n{path}: {} ops, {} pairs: default {whole:.0} ms, placers {place:.0} ms, rest {:.0} ms",
+        g.node_count(),
+        resolved.pairs.len(),
+        whole - place
+    );
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let has = |a: &str| args.iter().any(|x| x == a);
@@ -352,6 +382,11 @@ fn main() {
         let names: Vec<String> = x.split(',').map(String::from).collect();
         println!("\n(placers left out: {})", names.join(", "));
         EXCLUDE.set(names).unwrap();
+    }
+    if let Some(path) = after("file") {
+        let repeat = after("repeat").and_then(|s| s.parse().ok()).unwrap_or(1);
+        bench_file(&path, repeat);
+        return;
     }
     let (graphs, shapes_too) = match (has("graphs"), has("shapes")) {
         (false, false) => (true, only.is_none()),

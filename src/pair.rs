@@ -198,6 +198,25 @@ impl Pair {
         problem: &Problem,
         placement: &[DevIx],
         order: Option<&Order>,
+        runs: (u32, bool),
+        each: &mut dyn FnMut(u32, SimResult) -> bool,
+    ) -> Result<()> {
+        self.iterate_prepared(
+            problem,
+            &sim::prepare(problem, placement),
+            order,
+            runs,
+            each,
+        )
+    }
+
+    /// [`Pair::iterate`] on the placement `prepared` was built for ([`sim::prepare`], from
+    /// `problem`): the pairs of one placer share it.
+    pub fn iterate_prepared(
+        &self,
+        problem: &Problem,
+        prepared: &sim::Prepared,
+        order: Option<&Order>,
         (iterations, record): (u32, bool),
         each: &mut dyn FnMut(u32, SimResult) -> bool,
     ) -> Result<()> {
@@ -212,9 +231,9 @@ impl Pair {
                 }
             };
             let mut scheduler = self.scheduler(streams.scheduler, order);
-            let r = sim::simulate(
+            let r = sim::simulate_prepared(
                 problem,
-                placement,
+                prepared,
                 scheduler.as_mut(),
                 queue.as_mut(),
                 self.options(record),

@@ -279,7 +279,9 @@ fn seed_sample(
             return Err(Error::Cancelled);
         }
         let mut pairs = Vec::new();
-        for &pair in resolved.pairs.iter().filter(|p| p.0 == pi) {
+        // The tables every run of this placement reads, built once for its pairs.
+        let mut prepared: Option<sim::Prepared> = None;
+        for &pair_ix in resolved.pairs.iter().filter(|p| p.0 == pi) {
             let outcome = match &placed {
                 Err(e) => Err(e.clone()),
                 Ok((plan, seconds)) => {
@@ -287,12 +289,12 @@ fn seed_sample(
                     let mut times = Vec::with_capacity(iterations as usize);
                     let mut ordering = Vec::new();
                     let base = done as f64;
-                    let ran = iterate(
+                    let prepared =
+                        prepared.get_or_insert_with(|| sim::prepare(&problem, &plan.placement));
+                    let ran = pair(resolved, pair_ix, i).iterate_prepared(
                         &problem,
-                        resolved,
-                        plan,
-                        pair,
-                        i,
+                        prepared,
+                        plan.order.as_ref(),
                         (iterations, false),
                         &mut |j, r| {
                             times.push(r.makespan);

@@ -261,14 +261,101 @@ pub fn transfers_of(problem: &Problem, placement: &[DevIx]) -> Vec<Transfer> {
     routing(problem, placement).transfers
 }
 
-/// Simulates one step. `scheduler` and `queue` are initialised here for this run.
-pub fn simulate(
-    problem: &Problem,
-    placement: &[DevIx],
-    scheduler: &mut dyn Scheduler,
-    queue: &mut dyn LinkOrder,
-    options: SimOptions,
-) -> SimResult {
+/// Words of an op's header in [`Prepared::arena`]: its run time on its own device (two
+/// words), its device, then the lengths of its four lists.
+const HEAD: usize = 7;
+/// Words of one send in an op's list: transfer, link, bytes (two words), duration (two).
+const SEND: usize = 6;
+
+/// In an arena list, marks an entry that needs no shared count: a consumer whose only input
+/// this is (ready at once, its `pending` untouched), or a copy read once (freed at once; its
+/// device and bytes follow in the list).
+const ONCE: u32 = 1 << 31;
+
+fn push_f64(a: &mut Vec<u32>, x: f64) {
+    let b = x.to_bits();
+    a.push(b as u32);
+    a.push((b >> 32) as u32);
+}
+
+#[inline]
+fn read_f64(a: &[u32], i: usize) -> f64 {
+    f64::from_bits(a[i] as u64 | (a[i + 1] as u64) << 32)
+}
+
+/// One tensor copy: its size and home device, and how many reads (edges and transfers) it
+/// waits for before it is freed.
+#[derive(Debug, Clone, Copy, Default)]
+struct CopyRec {
+    bytes: f64,
+    dev: DevIx,
+    refs: u32,
+}
+
+/// One transfer, as the event loop reads it.
+#[derive(Debug, Clone, Copy, Default)]
+struct XferRec {
+    bytes: f64,
+    /// `cluster.transfer_time(src, dst, bytes)`.
+    dur: f64,
+    /// The copy it sends (the producer's), or `ONCE` when this transfer is that copy's only
+    /// read: then it is freed on arrival from `src_dev` and `src_bytes`, without its count.
+    tensor: u32,
+    src_dev: DevIx,
+    src_bytes: f64,
+    dst: DevIx,
+    link: u32,
+    /// Its consumers: `cons[cons..cons + n_cons]`, marked `ONCE` when they have one input.
+    cons: u32,
+    n_cons: u32,
+}
+
+/// What runs of one problem under one placement share, whatever their scheduler and link
+/// order: the transfers the placement implies and, gathered in index order into compact
+/// tables, what the event loop reads per op, per tensor copy and per transfer. Build it once
+/// ([`prepare`]) and simulate it under each scheduler ([`simulate_prepared`]): the results
+/// are those of [`simulate`], which prepares and runs once.
+///
+/// Why compact tables: the loop visits ops in the schedulers' order, far from index order on
+/// wide graphs, so each array it reads costs a cache miss per event. Each op has one
+/// contiguous region of the arena, read when it starts and when it ends: a header (run time,
+/// device, list lengths), then the bytes of each output something reads (allocated at its
+/// end, two words each), the copy each in-edge reads (a copy read once: `ONCE | device` and
+/// its bytes, freed without a count), its consumers on its own device (one per edge, out-edge
+/// order; `ONCE` marks those with one input), and the transfers of its outputs in tensor
+/// order, each with what sending it needs (transfer, link, bytes, duration).
+#[derive(Debug, Clone)]
+pub struct Prepared {
+    placement: Vec<DevIx>,
+    transfers: Vec<Transfer>,
+    links: Vec<(DevIx, DevIx)>,
+    /// Each op's region in `arena`.
+    at: Vec<u32>,
+    arena: Vec<u32>,
+    /// Each transfer's consumers: `cons[xfers[x].cons..][..xfers[x].n_cons]`.
+    cons: Vec<NodeIx>,
+    copies: Vec<CopyRec>,
+    xfers: Vec<XferRec>,
+    /// Each op's in-edge count.
+    pending: Vec<u32>,
+    /// Each device's resident memory (`mem` of its ops), summed in op order.
+    memory: Vec<f64>,
+}
+
+impl Prepared {
+    /// The placement this was prepared for.
+    pub fn placement(&self) -> &[DevIx] {
+        &self.placement
+    }
+
+    /// The transfers the placement implies (as [`transfers_of`]).
+    pub fn transfers(&self) -> &[Transfer] {
+        &self.transfers
+    }
+}
+
+/// Builds the tables runs of `problem` under `placement` share ([`Prepared`]).
+pub fn prepare(problem: &Problem, placement: &[DevIx]) -> Prepared {
     let g = problem.graph;
     let n = g.node_count();
     let k = problem.device_count();
@@ -282,81 +369,179 @@ pub fn simulate(
         consumers,
     } = routing(problem, placement);
     let nx = transfers.len();
-    scheduler.init(problem, placement);
-    queue.init(problem, placement, &transfers, links.len());
-
     // Reference counts and homes of tensor copies.
-    let mut refs = vec![0u32; nt + nx];
+    let mut copies: Vec<CopyRec> = Vec::with_capacity(nt + nx);
+    copies.extend(g.tensors.iter().enumerate().map(|(t, tensor)| CopyRec {
+        bytes: problem.tensor_bytes[t],
+        dev: placement[tensor.src as usize],
+        refs: 0,
+    }));
+    copies.extend(transfers.iter().map(|x| CopyRec {
+        bytes: x.bytes,
+        dev: x.dst,
+        refs: 0,
+    }));
     for &c in &edge_copy {
-        refs[c as usize] += 1;
+        copies[c as usize].refs += 1;
     }
     for x in &transfers {
-        refs[x.tensor as usize] += 1;
+        copies[x.tensor as usize].refs += 1;
     }
-    // The loop visits ops in the schedulers' order, which is far from index order on wide
-    // graphs: what it reads per op and per copy is gathered here first, in index order, into
-    // arrays a few bytes per entry (the same values; fewer cache lines per event).
-    // Each copy's home device and bytes.
-    let copy_dev: Vec<DevIx> = g
-        .tensors
-        .iter()
-        .map(|t| placement[t.src as usize])
-        .chain(transfers.iter().map(|x| x.dst))
-        .collect();
-    let copy_size: Vec<f64> = problem
-        .tensor_bytes
-        .iter()
-        .copied()
-        .chain(transfers.iter().map(|x| x.bytes))
-        .collect();
-    let copy_bytes = |c: usize| -> f64 { copy_size[c] };
-    let copy_device = |c: usize| -> DevIx { copy_dev[c] };
-    // Each op's run time on its own device.
-    let duration_on: Vec<f64> = (0..n as NodeIx)
-        .map(|v| problem.exec(v, placement[v as usize]))
-        .collect();
-    // Each op's consumers on its own device, one per edge (an op reading two outputs of a
-    // producer there appears twice), in out-edge order.
-    let mut local_start: Vec<u32> = Vec::with_capacity(n + 1);
-    let mut local: Vec<NodeIx> = Vec::new();
-    local_start.push(0);
+    // A node with one input becomes ready when it arrives: marked, it skips `pending`.
+    let once = |w: NodeIx| -> u32 {
+        if g.in_edges(w).len() == 1 {
+            ONCE | w
+        } else {
+            w
+        }
+    };
+    let mut at: Vec<u32> = Vec::with_capacity(n);
+    let mut arena: Vec<u32> =
+        Vec::with_capacity(HEAD * n + 2 * nt + 2 * g.edge_count() + SEND * nx);
     for v in 0..n as NodeIx {
         let d = placement[v as usize];
+        let h = arena.len();
+        at.push(u32::try_from(h).expect("simulator tables under 2^32 words"));
+        push_f64(&mut arena, problem.exec(v, d));
+        arena.extend_from_slice(&[d, 0, 0, 0, 0]);
+        // Its outputs that something reads, allocated when it ends (until then no reader
+        // can have run nor any transfer of them been sent, so their counts are still the
+        // initial ones), by size.
+        let mut n_alloc = 0;
+        for &t in g.out_tensors(v) {
+            if copies[t as usize].refs > 0 {
+                push_f64(&mut arena, problem.tensor_bytes[t as usize]);
+                n_alloc += 1;
+            }
+        }
+        let in_edges = g.in_edges(v);
+        for &e in in_edges {
+            let c = edge_copy[e as usize];
+            let copy = &copies[c as usize];
+            if copy.refs == 1 {
+                arena.push(ONCE | copy.dev);
+                push_f64(&mut arena, copy.bytes);
+            } else {
+                arena.push(c);
+            }
+        }
+        let mut n_local = 0u32;
         for &e in g.out_edges(v) {
             let w = g.edges[e as usize].dst;
             if placement[w as usize] == d {
-                local.push(w);
+                arena.push(once(w));
+                n_local += 1;
             }
         }
-        local_start.push(local.len() as u32);
-    }
-    // Each op's output tensors that something reads (allocated when it ends: until then no
-    // reader can have run nor any transfer of them been sent, so their counts are still the
-    // initial ones), by size; and the transfers of its outputs, in tensor order.
-    let mut alloc_start: Vec<u32> = Vec::with_capacity(n + 1);
-    let mut alloc: Vec<f64> = Vec::new();
-    let mut sends_start: Vec<u32> = Vec::with_capacity(n + 1);
-    let mut sends: Vec<u32> = Vec::new();
-    alloc_start.push(0);
-    sends_start.push(0);
-    for v in 0..n as NodeIx {
+        let mut n_sends = 0;
         for &t in g.out_tensors(v) {
-            if refs[t as usize] > 0 {
-                alloc.push(problem.tensor_bytes[t as usize]);
+            for x in xfer_start[t as usize]..xfer_start[t as usize + 1] {
+                let tr = &transfers[x as usize];
+                arena.extend_from_slice(&[x, tr.link]);
+                push_f64(&mut arena, tr.bytes);
+                push_f64(
+                    &mut arena,
+                    problem.cluster.transfer_time(tr.src, tr.dst, tr.bytes),
+                );
+                n_sends += 1;
             }
-            sends.extend(xfer_start[t as usize]..xfer_start[t as usize + 1]);
         }
-        alloc_start.push(alloc.len() as u32);
-        sends_start.push(sends.len() as u32);
+        arena[h + 3] = n_alloc;
+        arena[h + 4] = in_edges.len() as u32;
+        arena[h + 5] = n_local;
+        arena[h + 6] = n_sends;
     }
-
-    let mut pending: Vec<u32> = (0..n as NodeIx)
+    assert!(
+        arena.len() < TRANSFER_BIT as usize
+            && n < ONCE as usize
+            && k < ONCE as usize
+            && copies.len() < ONCE as usize,
+        "simulator tables under 2^31 words"
+    );
+    let xfers = transfers
+        .iter()
+        .enumerate()
+        .map(|(x, tr)| {
+            let lo = cons_start[x];
+            let hi = cons_start[x + 1];
+            let src = &copies[tr.tensor as usize];
+            XferRec {
+                bytes: tr.bytes,
+                dur: problem.cluster.transfer_time(tr.src, tr.dst, tr.bytes),
+                tensor: if src.refs == 1 { ONCE } else { tr.tensor },
+                src_dev: src.dev,
+                src_bytes: src.bytes,
+                dst: tr.dst,
+                link: tr.link,
+                cons: lo,
+                n_cons: hi - lo,
+            }
+        })
+        .collect();
+    let pending = (0..n as NodeIx)
         .map(|v| g.in_edges(v).len() as u32)
         .collect();
     let mut memory = vec![0.0f64; k];
     for (v, &m) in problem.mem.iter().enumerate() {
         memory[placement[v] as usize] += m;
     }
+    Prepared {
+        placement: placement.to_vec(),
+        transfers,
+        links,
+        at,
+        arena,
+        cons: consumers.iter().map(|&w| once(w)).collect(),
+        copies,
+        xfers,
+        pending,
+        memory,
+    }
+}
+
+/// Simulates one step. `scheduler` and `queue` are initialised here for this run.
+pub fn simulate(
+    problem: &Problem,
+    placement: &[DevIx],
+    scheduler: &mut dyn Scheduler,
+    queue: &mut dyn LinkOrder,
+    options: SimOptions,
+) -> SimResult {
+    simulate_prepared(
+        problem,
+        &prepare(problem, placement),
+        scheduler,
+        queue,
+        options,
+    )
+}
+
+/// Simulates one step of `problem` under the placement `prepared` was built for (by
+/// [`prepare`], from this problem): the result of [`simulate`]. `scheduler` and `queue` are
+/// initialised here for this run.
+pub fn simulate_prepared(
+    problem: &Problem,
+    prepared: &Prepared,
+    scheduler: &mut dyn Scheduler,
+    queue: &mut dyn LinkOrder,
+    options: SimOptions,
+) -> SimResult {
+    let n = problem.graph.node_count();
+    let k = problem.device_count();
+    let placement: &[DevIx] = &prepared.placement;
+    let transfers = &prepared.transfers;
+    let links = &prepared.links;
+    let arena: &[u32] = &prepared.arena;
+    let cons: &[NodeIx] = &prepared.cons;
+    let xfers = &prepared.xfers;
+    assert_eq!(placement.len(), n, "prepared for another problem");
+    let nx = transfers.len();
+    scheduler.init(problem, placement);
+    queue.init(problem, placement, transfers, links.len());
+
+    let mut copies = prepared.copies.clone();
+    let mut pending = prepared.pending.clone();
+    let mut memory = prepared.memory.clone();
     let mut peak = memory.clone();
     let mut curves: Vec<Vec<(f64, f64)>> = if options.record {
         memory.iter().map(|&m| vec![(0.0, m)]).collect()
@@ -445,15 +630,15 @@ pub fn simulate(
     }
     // Sends transfer x on its link now (the link is free or the transfer is a signal); its
     // arrival gets event number `$seq` (reserved when the send became possible).
+    // (Transfer x with its bytes, duration and link.)
     macro_rules! send {
-        ($x:expr, $now:expr, $seq:expr) => {{
+        ($x:expr, $bytes:expr, $duration:expr, $link:expr, $now:expr, $seq:expr) => {{
             let x = $x as usize;
-            let tr = &transfers[x];
-            let duration = problem.cluster.transfer_time(tr.src, tr.dst, tr.bytes);
-            let ls = &mut link_stats[tr.link as usize];
-            ls.bytes += tr.bytes;
+            let (bytes, duration, link): (f64, f64, u32) = ($bytes, $duration, $link);
+            let ls = &mut link_stats[link as usize];
+            ls.bytes += bytes;
             ls.transfers += 1;
-            if tr.bytes > 0.0 {
+            if bytes > 0.0 {
                 // Zero-byte signals never occupy a link.
                 ls.busy += duration;
             }
@@ -461,15 +646,14 @@ pub fn simulate(
                 xfer_times[x].start = $now;
                 xfer_times[x].end = $now + duration;
             }
-            if options.links == LinkModel::Fcfs && tr.bytes > 0.0 {
-                link_busy[tr.link as usize] = true;
+            if options.links == LinkModel::Fcfs && bytes > 0.0 {
+                link_busy[link as usize] = true;
             }
             push_event!($now + duration, x as u32 | TRANSFER_BIT, $seq);
         }};
-        ($x:expr, $now:expr) => {{
-            let reserved = seq;
-            seq += 1;
-            send!($x, $now, reserved);
+        ($x:expr, $now:expr, $seq:expr) => {{
+            let tr = &xfers[$x as usize];
+            send!($x, tr.bytes, tr.dur, tr.link, $now, $seq);
         }};
     }
 
@@ -497,8 +681,9 @@ pub fn simulate(
                     }
                     let view = SimView { now, busy: &busy };
                     if let Some(v) = scheduler.pick(d, &view) {
-                        let duration = if placement[v as usize] == d {
-                            duration_on[v as usize]
+                        let h = prepared.at[v as usize] as usize;
+                        let duration = if arena[h + 2] == d {
+                            read_f64(arena, h)
                         } else {
                             problem.exec(v, d)
                         };
@@ -509,7 +694,7 @@ pub fn simulate(
                         if options.record {
                             op_times[v as usize] = (now, now + duration);
                         }
-                        push_event!(now + duration, v);
+                        push_event!(now + duration, h as u32);
                     }
                 }
                 touched.clear();
@@ -538,84 +723,107 @@ pub fn simulate(
         };
         now = ev.time;
         if ev.what & TRANSFER_BIT == 0 {
-            // An op finished.
-            let v = ev.what;
-            let d = placement[v as usize];
+            // An op finished (`what` is its region in the arena).
+            let h = ev.what as usize;
+            let d = arena[h + 2];
             busy[d as usize] = false;
             finish[d as usize] = now;
             makespan = makespan.max(now);
             touch!(d);
-            for &bytes in
-                &alloc[alloc_start[v as usize] as usize..alloc_start[v as usize + 1] as usize]
-            {
-                change_memory!(d, bytes, now);
+            let mut i = h + HEAD;
+            for _ in 0..arena[h + 3] {
+                change_memory!(d, read_f64(arena, i), now);
+                i += 2;
             }
-            for &e in g.in_edges(v) {
-                let c = edge_copy[e as usize] as usize;
-                refs[c] -= 1;
-                if refs[c] == 0 {
-                    change_memory!(copy_device(c), -copy_bytes(c), now);
+            for _ in 0..arena[h + 4] {
+                let c = arena[i];
+                if c & ONCE != 0 {
+                    change_memory!(c & !ONCE, -read_f64(arena, i + 1), now);
+                    i += 3;
+                } else {
+                    i += 1;
+                    let copy = &mut copies[c as usize];
+                    copy.refs -= 1;
+                    if copy.refs == 0 {
+                        let (dev, bytes) = (copy.dev, copy.bytes);
+                        change_memory!(dev, -bytes, now);
+                    }
                 }
             }
-            for &w in &local[local_start[v as usize] as usize..local_start[v as usize + 1] as usize]
-            {
+            let n_local = arena[h + 5] as usize;
+            for &w in &arena[i..i + n_local] {
+                if w & ONCE != 0 {
+                    scheduler.ready(w & !ONCE, d, now);
+                    continue;
+                }
                 pending[w as usize] -= 1;
                 if pending[w as usize] == 0 {
                     scheduler.ready(w, d, now);
                 }
             }
-            {
-                for &x in
-                    &sends[sends_start[v as usize] as usize..sends_start[v as usize + 1] as usize]
-                {
-                    let tr = &transfers[x as usize];
-                    traffic += tr.bytes;
-                    if options.record {
-                        xfer_times[x as usize].ready = now;
-                    }
-                    if options.links == LinkModel::Fcfs && tr.bytes > 0.0 {
-                        let l = tr.link as usize;
-                        queue.push(x, now);
-                        if !link_busy[l] && !link_listed[l] {
-                            link_listed[l] = true;
-                            dispatch.push((Dispatch::Link(l as u32), seq));
-                            seq += 1;
-                        }
-                    } else if options.links == LinkModel::Parallel {
-                        // Nothing queues: sending now is sending in dispatch order.
-                        send!(x, now);
-                    } else {
-                        dispatch.push((Dispatch::Send(x), seq));
+            i += n_local;
+            for _ in 0..arena[h + 6] {
+                let (x, link) = (arena[i], arena[i + 1]);
+                let bytes = read_f64(arena, i + 2);
+                let duration = read_f64(arena, i + 4);
+                i += SEND;
+                traffic += bytes;
+                if options.record {
+                    xfer_times[x as usize].ready = now;
+                }
+                if options.links == LinkModel::Fcfs && bytes > 0.0 {
+                    let l = link as usize;
+                    queue.push(x, now);
+                    if !link_busy[l] && !link_listed[l] {
+                        link_listed[l] = true;
+                        dispatch.push((Dispatch::Link(l as u32), seq));
                         seq += 1;
                     }
+                } else if options.links == LinkModel::Parallel {
+                    // Nothing queues: sending now is sending in dispatch order.
+                    let reserved = seq;
+                    seq += 1;
+                    send!(x, bytes, duration, link, now, reserved);
+                } else {
+                    dispatch.push((Dispatch::Send(x), seq));
+                    seq += 1;
                 }
             }
         } else {
             // A transfer arrived.
             let x = (ev.what & !TRANSFER_BIT) as usize;
-            let (src_copy, dst, bytes, link) = {
-                let tr = &transfers[x];
-                (tr.tensor as usize, tr.dst, tr.bytes, tr.link)
-            };
-            link_stats[link as usize].finish = now;
-            refs[src_copy] -= 1;
-            if refs[src_copy] == 0 {
-                change_memory!(copy_device(src_copy), -copy_bytes(src_copy), now);
-            }
-            change_memory!(dst, bytes, now);
-            for &w in &consumers[cons_start[x] as usize..cons_start[x + 1] as usize] {
-                pending[w as usize] -= 1;
-                if pending[w as usize] == 0 {
-                    scheduler.ready(w, dst, now);
-                    touch!(dst);
+            let tr = xfers[x];
+            link_stats[tr.link as usize].finish = now;
+            if tr.tensor == ONCE {
+                change_memory!(tr.src_dev, -tr.src_bytes, now);
+            } else {
+                let copy = &mut copies[tr.tensor as usize];
+                copy.refs -= 1;
+                if copy.refs == 0 {
+                    let (dev, bytes) = (copy.dev, copy.bytes);
+                    change_memory!(dev, -bytes, now);
                 }
             }
-            if options.links == LinkModel::Fcfs && bytes > 0.0 {
-                let l = link as usize;
+            change_memory!(tr.dst, tr.bytes, now);
+            let at = tr.cons as usize;
+            for &w in &cons[at..at + tr.n_cons as usize] {
+                if w & ONCE != 0 {
+                    scheduler.ready(w & !ONCE, tr.dst, now);
+                    touch!(tr.dst);
+                    continue;
+                }
+                pending[w as usize] -= 1;
+                if pending[w as usize] == 0 {
+                    scheduler.ready(w, tr.dst, now);
+                    touch!(tr.dst);
+                }
+            }
+            if options.links == LinkModel::Fcfs && tr.bytes > 0.0 {
+                let l = tr.link as usize;
                 link_busy[l] = false;
                 if !link_listed[l] {
                     link_listed[l] = true;
-                    dispatch.push((Dispatch::Link(link), seq));
+                    dispatch.push((Dispatch::Link(tr.link), seq));
                     seq += 1;
                 }
             }
@@ -637,9 +845,9 @@ pub fn simulate(
         devices,
         links: link_stats,
         unfinished: n - started,
-        trace: options.record.then_some(Trace {
+        trace: options.record.then(|| Trace {
             ops: op_times,
-            transfers,
+            transfers: transfers.clone(),
             transfer_times: xfer_times,
             memory: curves,
         }),
