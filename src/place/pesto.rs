@@ -584,8 +584,14 @@ fn prove(
     }
     // Durations the model had to round: the branch and bound, in the simulator's own
     // arithmetic, proves what the rounded model can only bound.
+    // Under the `fifo` link order it sequences links by that order's rule, so that an
+    // exhausted search proves the instance's own optimum; otherwise its free link order
+    // bounds every order's.
     if !out.exact && units.coarse.is_none() {
-        let mut bb = Exact::new(problem, model, best.makespan, budget.limit);
+        let fifo = dec.pair.link_order_name() == "fifo";
+        let mut bb = Exact::new(problem, model, best.makespan, budget.limit)
+            .with_fifo(fifo)
+            .with_hint(&best.placement);
         let complete = bb.run(progress)?;
         proof.work += bb.nodes;
         dec.steps += bb.nodes;
