@@ -184,6 +184,8 @@ pub struct Exact<'p, 'a> {
     pub solution: Option<Solution>,
     /// Search nodes so far (the work the report counts).
     pub nodes: u64,
+    /// Full placements sequenced (leaves of the outer level).
+    pub placements: u64,
     limit: u64,
     aborted: bool,
     /// Sequence links by the `fifo` link order's rule (`with_fifo`) rather than freely.
@@ -193,6 +195,11 @@ pub struct Exact<'p, 'a> {
     free_fallback: bool,
     /// Device of each op to try first (the incumbent's placement).
     hint: Option<Vec<DevIx>>,
+    /// Each op's shortest run time and least work (time times speed) over its devices.
+    min_run: Vec<f64>,
+    min_work: Vec<f64>,
+    /// Scratch of the placement bound: heads, tails, one-machine items, per-device tails.
+    scratch: (Vec<f64>, Vec<f64>, Vec<(u32, f64, f64, f64)>, Vec<f64>),
 }
 
 /// Inner search state for one placement.
@@ -232,11 +239,25 @@ impl<'p, 'a> Exact<'p, 'a> {
             incumbent,
             solution: None,
             nodes: 0,
+            placements: 0,
             limit,
             aborted: false,
             fifo: false,
             free_fallback: false,
             hint: None,
+            min_run: (0..problem.node_count() as NodeIx)
+                .map(|v| problem.min_exec(v))
+                .collect(),
+            min_work: exec
+                .iter()
+                .map(|row| {
+                    row.iter()
+                        .zip(&problem.cluster.devices)
+                        .map(|(t, d)| t * d.speed)
+                        .fold(f64::INFINITY, f64::min)
+                })
+                .collect(),
+            scratch: Default::default(),
         }
     }
 
@@ -295,7 +316,7 @@ impl<'p, 'a> Exact<'p, 'a> {
     /// A lower bound for a partial placement: longest path (placed ops at their device's
     /// time, the others at their fastest, communication only between placed ops on
     /// different devices), the busiest device, and the work bound.
-    fn partial_bound(&self, placement: &[DevIx]) -> f64 {
+    fn partial_bound(&mut self, placement: &[DevIx]) -> f64 {
         let p = self.problem;
         let g = p.graph;
         let k = p.device_count();
@@ -308,15 +329,21 @@ impl<'p, 'a> Exact<'p, 'a> {
                 0.0
             }
         };
+        let min_run = &self.min_run;
         let run = |v: NodeIx| match placement[v as usize] {
-            d if d == unplaced => p.min_exec(v),
+            d if d == unplaced => min_run[v as usize],
             d => p.exec(v, d),
         };
-        let mut head = vec![0.0f64; n];
-        let mut tail = vec![0.0f64; n];
+        let (mut head, mut tail, mut items, mut to) = std::mem::take(&mut self.scratch);
+        head.clear();
+        head.resize(n, 0.0);
+        tail.clear();
+        tail.resize(n, 0.0);
+        items.clear();
+        to.resize(k, f64::INFINITY);
         let mut best = 0.0f64;
         let mut work = 0.0;
-        let speed: Vec<f64> = p.cluster.devices.iter().map(|d| d.speed).collect();
+        let speed = |d: DevIx| p.cluster.devices[d as usize].speed;
         for &v in g.topo_order() {
             let dv = placement[v as usize];
             for &e in g.in_edges(v) {
@@ -326,11 +353,9 @@ impl<'p, 'a> Exact<'p, 'a> {
             }
             best = best.max(head[v as usize] + run(v));
             work += if dv == unplaced {
-                (0..k)
-                    .map(|d| p.exec(v, d as DevIx) * speed[d])
-                    .fold(f64::INFINITY, f64::min)
+                self.min_work[v as usize]
             } else {
-                p.exec(v, dv) * speed[dv as usize]
+                p.exec(v, dv) * speed(dv)
             };
         }
         for &v in g.topo_order().iter().rev() {
@@ -341,33 +366,15 @@ impl<'p, 'a> Exact<'p, 'a> {
                 tail[v as usize] = tail[v as usize].max(after);
             }
         }
-        // One machine per device: its placed ops run one at a time, after the earliest
-        // head and before the shortest tail among them.
-        let mut busy = vec![0.0f64; k];
-        let mut first = vec![f64::INFINITY; k];
-        let mut last = vec![f64::INFINITY; k];
+        // One machine per device (its placed ops) and per directed link (fcfs: the sends
+        // between placed ops, after their producer, before their consumer's tail).
         for v in 0..n {
             let d = placement[v];
             if d != unplaced {
-                busy[d as usize] += p.exec(v as NodeIx, d);
-                first[d as usize] = first[d as usize].min(head[v]);
-                last[d as usize] = last[d as usize].min(tail[v]);
+                items.push((d, head[v], p.exec(v as NodeIx, d), tail[v]));
             }
         }
-        let total_speed: f64 = speed.iter().sum();
-        let mut lb = best.max(work / total_speed);
-        for d in 0..k {
-            if busy[d] > 0.0 {
-                lb = lb.max(first[d] + busy[d] + last[d]);
-            }
-        }
-        // One machine per directed link (fcfs): the sends between placed ops, after the
-        // earliest producer's end, before the shortest consumer tail among them.
         if self.links == LinkModel::Fcfs {
-            let mut busy = vec![0.0f64; k * k];
-            let mut first = vec![f64::INFINITY; k * k];
-            let mut last = vec![f64::INFINITY; k * k];
-            let mut to = vec![f64::INFINITY; k];
             for (t, tensor) in g.tensors.iter().enumerate() {
                 let u = tensor.src as usize;
                 let s = placement[u];
@@ -386,19 +393,19 @@ impl<'p, 'a> Exact<'p, 'a> {
                 }
                 for (d, &after) in to.iter().enumerate() {
                     if after.is_finite() {
-                        let l = s as usize * k + d;
-                        busy[l] += p.cluster.transfer_time(s, d as DevIx, bytes);
-                        first[l] = first[l].min(head[u] + run(u as NodeIx));
-                        last[l] = last[l].min(after);
+                        items.push((
+                            (k + s as usize * k + d) as u32,
+                            head[u] + run(u as NodeIx),
+                            p.cluster.transfer_time(s, d as DevIx, bytes),
+                            after,
+                        ));
                     }
                 }
             }
-            for l in 0..k * k {
-                if busy[l] > 0.0 {
-                    lb = lb.max(first[l] + busy[l] + last[l]);
-                }
-            }
         }
+        let total_speed: f64 = p.cluster.devices.iter().map(|d| d.speed).sum();
+        let lb = best.max(work / total_speed).max(one_machine(&mut items));
+        self.scratch = (head, tail, items, to);
         lb
     }
 
@@ -460,6 +467,7 @@ impl<'p, 'a> Exact<'p, 'a> {
 
     /// The inner search for one full placement.
     fn sequence(&mut self, placement: &[DevIx], progress: &mut Progress) -> Result<()> {
+        self.placements += 1;
         let net = Network::new(self.problem, placement, self.links);
         if self.fifo {
             match Fifo::new(self.problem, placement, &net) {
@@ -601,6 +609,39 @@ impl<'p, 'a> Exact<'p, 'a> {
     }
 }
 
+/// One machine per resource (`items`: resource, head, duration, tail of the activities
+/// left on it): for every head threshold, the activities with a head at least it run one
+/// at a time after it and before the shortest tail among them; the same for tail
+/// thresholds.
+fn one_machine(items: &mut [(u32, f64, f64, f64)]) -> f64 {
+    let mut lb = 0.0f64;
+    items.sort_unstable_by(|x, y| x.0.cmp(&y.0).then(y.1.total_cmp(&x.1)));
+    let mut i = 0;
+    while i < items.len() {
+        let r = items[i].0;
+        let (mut sum, mut tail) = (0.0, f64::INFINITY);
+        while i < items.len() && items[i].0 == r {
+            sum += items[i].2;
+            tail = tail.min(items[i].3);
+            lb = lb.max(items[i].1 + sum + tail);
+            i += 1;
+        }
+    }
+    items.sort_unstable_by(|x, y| x.0.cmp(&y.0).then(y.3.total_cmp(&x.3)));
+    let mut i = 0;
+    while i < items.len() {
+        let r = items[i].0;
+        let (mut sum, mut head) = (0.0, f64::INFINITY);
+        while i < items.len() && items[i].0 == r {
+            sum += items[i].2;
+            head = head.min(items[i].1);
+            lb = lb.max(head + sum + items[i].3);
+            i += 1;
+        }
+    }
+    lb
+}
+
 /// What sequencing one placement under the `fifo` link order needs beyond its network:
 /// each transfer's producer, link and rank among its producer's sends.
 struct Fifo {
@@ -629,7 +670,10 @@ impl Fifo {
             return None;
         }
         let xs = transfers_of(problem, placement);
-        let producer: Vec<u32> = xs.iter().map(|x| g.tensors[x.tensor as usize].src).collect();
+        let producer: Vec<u32> = xs
+            .iter()
+            .map(|x| g.tensors[x.tensor as usize].src)
+            .collect();
         let link: Vec<u32> = (0..xs.len())
             .map(|i| match net.res[n + i] {
                 NONE => NONE,
@@ -678,6 +722,10 @@ struct FifoState {
     /// no op scheduled later can end before them, so nothing goes ahead of them).
     settled: Vec<f64>,
     head: Vec<f64>,
+    /// The op scheduled last (`0` at the root).
+    last_op: u32,
+    /// Scratch: (resource, head, duration, tail) of the activities left on a resource.
+    items: Vec<(u32, f64, f64, f64)>,
 }
 
 impl<'p, 'a> Exact<'p, 'a> {
@@ -706,6 +754,8 @@ impl<'p, 'a> Exact<'p, 'a> {
             xend: vec![0.0; nx],
             settled: vec![0.0; fifo.links],
             head: vec![0.0; net.dur.len()],
+            last_op: 0,
+            items: Vec::new(),
         };
         self.inner_fifo(net, fifo, &mut st, 0, 0.0, 0.0, placement, progress)
     }
@@ -761,10 +811,7 @@ impl<'p, 'a> Exact<'p, 'a> {
         let n = st.done.len();
         let k = self.problem.device_count();
         let mut lb = 0.0f64;
-        let r = k + fifo.links;
-        let mut rest = vec![0.0f64; r];
-        let mut min_head = vec![f64::INFINITY; r];
-        let mut min_tail = vec![f64::INFINITY; r];
+        st.items.clear();
         for &a in &net.topo {
             let a = a as usize;
             let h;
@@ -805,17 +852,10 @@ impl<'p, 'a> Exact<'p, 'a> {
             st.head[a] = h;
             lb = lb.max(h + net.dur[a] + net.tail[a]);
             if let Some(r) = res {
-                rest[r] += net.dur[a];
-                min_head[r] = min_head[r].min(h);
-                min_tail[r] = min_tail[r].min(net.tail[a]);
+                st.items.push((r as u32, h, net.dur[a], net.tail[a]));
             }
         }
-        for r in 0..r {
-            if rest[r] > 0.0 {
-                lb = lb.max(min_head[r] + rest[r] + min_tail[r]);
-            }
-        }
-        lb
+        lb.max(one_machine(&mut st.items))
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -863,8 +903,10 @@ impl<'p, 'a> Exact<'p, 'a> {
                 let p = p as usize;
                 t = t.max(if p < n { st.end[p] } else { st.xend[p - n] });
             }
-            if t < last {
-                continue; // generated in another order
+            // Generated in another order: ops that start together (on different devices,
+            // none feeding another) commute, so they go in index order.
+            if t < last || (t == last && (v as u32) < st.last_op) {
+                continue;
             }
             if t + net.dur[v] + net.tail[v] >= self.cut() {
                 continue;
@@ -899,7 +941,9 @@ impl<'p, 'a> Exact<'p, 'a> {
                 }
             }
             let m = makespan.max(st.end[v]);
+            let last_op = std::mem::replace(&mut st.last_op, v as u32);
             self.inner_fifo(net, fifo, st, count + 1, t, m, placement, progress)?;
+            st.last_op = last_op;
             for &s in &net.succs[v] {
                 let s = s as usize;
                 if s < n {
@@ -1052,8 +1096,7 @@ mod tests {
             assert!(free.incumbent <= opt, "seed {seed}");
             let mut rng = Rng::new(100 + seed);
             for _ in 0..300 {
-                let placement: Vec<DevIx> =
-                    (0..n).map(|_| rng.below(k as u64) as DevIx).collect();
+                let placement: Vec<DevIx> = (0..n).map(|_| rng.below(k as u64) as DevIx).collect();
                 let priority: Vec<f64> = (0..n).map(|_| rng.unit()).collect();
                 let r = pair.simulate(&p, &placement, Some(&by_priority(priority)), false);
                 assert!(
