@@ -26,7 +26,8 @@
 //!   (`tools/cpsat_referee.py`, replayed by placesim; `benches/data/cpsat_random.json`).
 //!
 //! `cargo bench --bench pesto -- quick` runs fewer instances; `-- exact` only the exact rows.
-//! `cargo bench --bench pesto -- write DIR` writes the 20-op instances (graph, cluster,
+//! `cargo bench --bench pesto -- write DIR` writes the 20-op instances (the generated integral
+//! ones and the real-valued `n20_*` of `benches/data/random`: graph, cluster,
 //! scenario with pesto's default settings) with the native comparison of each, for `benches/pesto_wasm.mjs`,
 //! which runs them in wasm (`make bench-wasm`).
 
@@ -85,34 +86,47 @@ fn run(n: usize, k: usize, seed: u64, params: &[(&str, f64)]) {
 /// `NAME.scenario.json` and `NAME.native.json` (the comparison natively, and its seconds).
 fn write_instances(dir: &str) {
     std::fs::create_dir_all(dir).unwrap();
+    let root = env!("CARGO_MANIFEST_DIR");
+    let read = |p: &str| std::fs::read_to_string(format!("{root}/{p}")).unwrap();
+    // The integral instances, then the real-valued 20-op ones of `benches/data/random`.
+    let mut instances: Vec<(String, String, String)> = Vec::new();
     for k in 2..=4 {
         for seed in 0..4 {
             let (g, c) = instance(20, k, seed);
             let name = format!("exact_20ops_{k}gpus_seed{seed}");
-            let (graph_text, cluster_text) = (g.to_json(), c.to_json());
-            let g = Graph::from_json(&graph_text, &name).unwrap();
-            let c = Cluster::from_json(&cluster_text, "c").unwrap();
-            let mut s = Scenario::new(
-                GraphSource::File(format!("{name}.graph.json")),
-                ClusterSource::File(format!("{name}.cluster.json")),
-            );
-            s.placers = vec!["pesto".into()];
-            s.schedulers = vec!["given".into()];
-            s.links = LinkModel::Fcfs;
-            // Default settings: the exact model runs by itself on 20 ops (issue 21's "proven
-            // by default in under a second, natively and in wasm").
-            let t = Instant::now();
-            let native =
-                compare::run(&s.resolve().unwrap(), &g, Some(&c), &mut |_, _| true).unwrap();
-            let secs = t.elapsed().as_secs_f64();
-            let path = |what: &str| format!("{dir}/{name}.{what}.json");
-            std::fs::write(path("graph"), graph_text).unwrap();
-            std::fs::write(path("cluster"), cluster_text).unwrap();
-            std::fs::write(path("scenario"), serde_json::to_string(&s).unwrap()).unwrap();
-            let out = serde_json::json!({ "seconds": secs, "comparison": native });
-            std::fs::write(path("native"), out.to_string()).unwrap();
-            println!("  {name}: natively {secs:.3} s");
+            instances.push((name, g.to_json(), c.to_json()));
         }
+    }
+    for k in [2, 4] {
+        for seed in 1..=2 {
+            let name = format!("n20_k{k}_s{seed}");
+            let graph = read(&format!("benches/data/random/{name}.graph.json"));
+            let cluster = read(&format!("benches/data/random/{name}.cluster.json"));
+            instances.push((name, graph, cluster));
+        }
+    }
+    for (name, graph_text, cluster_text) in instances {
+        let g = Graph::from_json(&graph_text, &name).unwrap();
+        let c = Cluster::from_json(&cluster_text, "c").unwrap();
+        let mut s = Scenario::new(
+            GraphSource::File(format!("{name}.graph.json")),
+            ClusterSource::File(format!("{name}.cluster.json")),
+        );
+        s.placers = vec!["pesto".into()];
+        s.schedulers = vec!["given".into()];
+        s.links = LinkModel::Fcfs;
+        // Default settings: the exact model runs by itself on 20 ops (issue 21's "proven
+        // by default in under a second, natively and in wasm").
+        let t = Instant::now();
+        let native = compare::run(&s.resolve().unwrap(), &g, Some(&c), &mut |_, _| true).unwrap();
+        let secs = t.elapsed().as_secs_f64();
+        let path = |what: &str| format!("{dir}/{name}.{what}.json");
+        std::fs::write(path("graph"), graph_text).unwrap();
+        std::fs::write(path("cluster"), cluster_text).unwrap();
+        std::fs::write(path("scenario"), serde_json::to_string(&s).unwrap()).unwrap();
+        let out = serde_json::json!({ "seconds": secs, "comparison": native });
+        std::fs::write(path("native"), out.to_string()).unwrap();
+        println!("  {name}: natively {secs:.3} s");
     }
 }
 
