@@ -198,8 +198,20 @@ pub struct Exact<'p, 'a> {
     /// Each op's shortest run time and least work (time times speed) over its devices.
     min_run: Vec<f64>,
     min_work: Vec<f64>,
-    /// Scratch of the placement bound: heads, tails, one-machine items, per-device tails.
-    scratch: (Vec<f64>, Vec<f64>, Vec<(u32, f64, f64, f64)>, Vec<f64>),
+    /// Scratch of the placement bound.
+    scratch: Scratch,
+}
+
+/// One activity left on a resource, for [`one_machine`]: resource, head, duration, tail.
+type Item = (u32, f64, f64, f64);
+
+/// Scratch of the placement bound: heads, tails, one-machine items, per-device tails.
+#[derive(Default)]
+struct Scratch {
+    head: Vec<f64>,
+    tail: Vec<f64>,
+    items: Vec<Item>,
+    to: Vec<f64>,
 }
 
 /// Inner search state for one placement.
@@ -334,7 +346,12 @@ impl<'p, 'a> Exact<'p, 'a> {
             d if d == unplaced => min_run[v as usize],
             d => p.exec(v, d),
         };
-        let (mut head, mut tail, mut items, mut to) = std::mem::take(&mut self.scratch);
+        let Scratch {
+            mut head,
+            mut tail,
+            mut items,
+            mut to,
+        } = std::mem::take(&mut self.scratch);
         head.clear();
         head.resize(n, 0.0);
         tail.clear();
@@ -405,7 +422,12 @@ impl<'p, 'a> Exact<'p, 'a> {
         }
         let total_speed: f64 = p.cluster.devices.iter().map(|d| d.speed).sum();
         let lb = best.max(work / total_speed).max(one_machine(&mut items));
-        self.scratch = (head, tail, items, to);
+        self.scratch = Scratch {
+            head,
+            tail,
+            items,
+            to,
+        };
         lb
     }
 
@@ -613,7 +635,7 @@ impl<'p, 'a> Exact<'p, 'a> {
 /// left on it): for every head threshold, the activities with a head at least it run one
 /// at a time after it and before the shortest tail among them; the same for tail
 /// thresholds.
-fn one_machine(items: &mut [(u32, f64, f64, f64)]) -> f64 {
+fn one_machine(items: &mut [Item]) -> f64 {
     let mut lb = 0.0f64;
     items.sort_unstable_by(|x, y| x.0.cmp(&y.0).then(y.1.total_cmp(&x.1)));
     let mut i = 0;
@@ -681,13 +703,13 @@ impl Fifo {
             })
             .collect();
         let mut rank = vec![0u32; xs.len()];
-        let mut sends = vec![Vec::new(); n];
-        for v in 0..n {
+        let mut sends: Vec<Vec<u32>> = vec![Vec::new(); n];
+        for (v, out) in sends.iter_mut().enumerate() {
             for &t in g.out_tensors(v as NodeIx) {
                 for (i, x) in xs.iter().enumerate() {
                     if x.tensor == t {
-                        rank[i] = sends[v].len() as u32;
-                        sends[v].push(i as u32);
+                        rank[i] = out.len() as u32;
+                        out.push(i as u32);
                     }
                 }
             }
@@ -725,7 +747,7 @@ struct FifoState {
     /// The op scheduled last (`0` at the root).
     last_op: u32,
     /// Scratch: (resource, head, duration, tail) of the activities left on a resource.
-    items: Vec<(u32, f64, f64, f64)>,
+    items: Vec<Item>,
 }
 
 impl<'p, 'a> Exact<'p, 'a> {
@@ -894,11 +916,11 @@ impl<'p, 'a> Exact<'p, 'a> {
         // the sends queued so far (exact for the op that starts next: any send that could
         // still go ahead of its inputs has a producer that starts before it).
         let mut next: Vec<(f64, u32)> = Vec::new();
-        for v in 0..n {
+        for (v, &d) in placement.iter().enumerate() {
             if st.done[v] || st.left[v] > 0 {
                 continue;
             }
-            let mut t = st.free[placement[v] as usize];
+            let mut t = st.free[d as usize];
             for &p in &net.preds[v] {
                 let p = p as usize;
                 t = t.max(if p < n { st.end[p] } else { st.xend[p - n] });
