@@ -25,7 +25,9 @@
 //!   pesto's default makespan, seconds, status and bound against the CP-SAT referee's best
 //!   (`tools/cpsat_referee.py`, replayed by placesim; `benches/data/cpsat_random.json`).
 //!
-//! `cargo bench --bench pesto -- quick` runs fewer instances; `-- exact` only the exact rows.
+//! `cargo bench --bench pesto -- quick` runs fewer instances; `-- exact` only the exact rows;
+//! `-- fifo-bb` the fifo branch and bound alone on the real-valued 20-op instances, from the
+//! referee's makespan.
 //! `cargo bench --bench pesto -- write DIR` writes the 20-op instances (the generated integral
 //! ones and the real-valued `n20_*` of `benches/data/random`: graph, cluster,
 //! scenario with pesto's default settings) with the native comparison of each, for `benches/pesto_wasm.mjs`,
@@ -303,8 +305,53 @@ fn random_instances() {
     }
 }
 
+/// The fifo branch and bound alone (`optim::bb`, `with_fifo`) on the real-valued 20-op
+/// instances of `benches/data/random`, from the CP-SAT referee's replayed makespan (plus a
+/// relative 1e-6) as incumbent, within 3e6 nodes: nodes, placements sequenced, seconds,
+/// and whether it was exhausted (the proof that nothing is below the referee's schedule).
+fn fifo_bb() {
+    use placesim::optim::bb::Exact;
+    let root = env!("CARGO_MANIFEST_DIR");
+    let read = |p: &str| std::fs::read_to_string(format!("{root}/{p}")).unwrap();
+    let referee: serde_json::Value =
+        serde_json::from_str(&read("benches/data/cpsat_random.json")).unwrap();
+    println!("fifo branch and bound from the referee's makespan, 20 ops (benches/data/random):");
+    for r in referee["instances"].as_array().unwrap() {
+        let name = r["instance"].as_str().unwrap();
+        let Some(best) = r["replayed"].as_f64().filter(|_| r["ops"] == 20) else {
+            continue;
+        };
+        let g = Graph::from_json(
+            &read(&format!("benches/data/random/{name}.graph.json")),
+            name,
+        )
+        .unwrap();
+        let c = Cluster::from_json(
+            &read(&format!("benches/data/random/{name}.cluster.json")),
+            "c",
+        )
+        .unwrap();
+        let p = Problem::new(&g, &c).unwrap();
+        let t = Instant::now();
+        let mut bb =
+            Exact::new(&p, LinkModel::Fcfs, best * (1.0 + 1e-6), 3_000_000).with_fifo(true);
+        let done = bb.run(&mut |_| Ok(())).unwrap();
+        println!(
+            "  {name}: {} after {} nodes ({} placements sequenced), {:.3} s; optimum {:.6} (referee {best:.4})",
+            if done { "exhausted" } else { "stopped" },
+            bb.nodes,
+            bb.placements,
+            t.elapsed().as_secs_f64(),
+            bb.incumbent,
+        );
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
+    if args.iter().any(|a| a == "fifo-bb") {
+        return fifo_bb();
+    }
     if let Some(i) = args.iter().position(|a| a == "write") {
         let dir = args.get(i + 1).expect("write DIR");
         println!("writing the 20-op instances (pesto defaults) to {dir}:");

@@ -1,16 +1,27 @@
 //! The branch and bound of the exact mode (Pesto21 §3.2.2's problem, in the simulator's
-//! own arithmetic): it runs only after a constraint model whose durations had to be
-//! rounded (real-valued run times, which the integer model can only bound), on the
-//! uncoarsened instance.
+//! own arithmetic): it runs on the uncoarsened instance when the constraint model's
+//! durations would have to be rounded (real-valued run times, which the integer model can
+//! only bound).
 //!
 //! - Outer level ([`Exact`]): places each colocation unit, in topological order, on an
-//!   allowed device with memory left (identical devices in index order), pruned by the
-//!   longest path with the communication already forced, a one-machine bound per device and
-//!   the work bound.
-//! - Inner level: sequences one full placement's activities ([`Network`]: ops and sends)
-//!   by a serial schedule-generation scheme without insertion in non-decreasing start order,
-//!   which generates every semi-active schedule (every schedule the simulator can make),
-//!   pruned by heads plus tails and each device's and link's remaining load.
+//!   allowed device with memory left (the incumbent's device first, identical devices in
+//!   index order), pruned by the longest path with the communication already forced, a
+//!   one-machine bound per device and per directed link ([`one_machine`]) and the work bound.
+//! - Inner level, links ordered freely: sequences one full placement's activities
+//!   ([`Network`]: ops and sends) by a serial schedule-generation scheme without insertion
+//!   in non-decreasing start order, which generates every semi-active schedule, pruned by
+//!   heads plus tails and each device's and link's remaining load. Its optimum bounds every
+//!   link order's.
+//! - Inner level under the `fifo` link order ([`Exact::with_fifo`]): only ops are
+//!   sequenced (same scheme, ops that start together in index order); each send follows
+//!   the simulator's queue: after its producer ends and the sends ahead of it, ahead being
+//!   an earlier-ending producer (on one link all producers share a device, so no two end
+//!   together) and, for one producer, its announcement order. A send of an op scheduled
+//!   later can never go ahead of a send an op already scheduled waited for (that op would
+//!   have started later), so every start is final when it is taken, and the search is
+//!   exactly the `fifo` problem (semi-active device sequences, which `given`'s strict
+//!   replay reproduces). Ops or sends of zero duration fall back to the free order (ties
+//!   between an instant's rounds are not modelled; [`Exact::searched_fifo`] says so).
 //! - A node limit (deterministic) stops it; improvements smaller than a relative 1e-9 are
 //!   not pursued. A schedule found ([`Solution`]) replays by priority and strictly.
 //!
