@@ -25,8 +25,11 @@
 //!   pesto's default makespan, seconds, status and bound against the CP-SAT referee's best
 //!   (`tools/cpsat_referee.py`, replayed by placesim; `benches/data/cpsat_random.json`).
 //!
-//! `cargo bench --bench pesto -- quick` runs fewer instances; `-- exact` only the exact rows.
-//! `cargo bench --bench pesto -- write DIR` writes the 20-op instances (graph, cluster,
+//! `cargo bench --bench pesto -- quick` runs fewer instances; `-- exact` only the exact rows;
+//! `-- fifo-bb` the fifo branch and bound alone on the real-valued 20-op instances, from the
+//! referee's makespan.
+//! `cargo bench --bench pesto -- write DIR` writes the 20-op instances (the generated integral
+//! ones and the real-valued `n20_*` of `benches/data/random`: graph, cluster,
 //! scenario with pesto's default settings) with the native comparison of each, for `benches/pesto_wasm.mjs`,
 //! which runs them in wasm (`make bench-wasm`).
 
@@ -85,34 +88,47 @@ fn run(n: usize, k: usize, seed: u64, params: &[(&str, f64)]) {
 /// `NAME.scenario.json` and `NAME.native.json` (the comparison natively, and its seconds).
 fn write_instances(dir: &str) {
     std::fs::create_dir_all(dir).unwrap();
+    let root = env!("CARGO_MANIFEST_DIR");
+    let read = |p: &str| std::fs::read_to_string(format!("{root}/{p}")).unwrap();
+    // The integral instances, then the real-valued 20-op ones of `benches/data/random`.
+    let mut instances: Vec<(String, String, String)> = Vec::new();
     for k in 2..=4 {
         for seed in 0..4 {
             let (g, c) = instance(20, k, seed);
             let name = format!("exact_20ops_{k}gpus_seed{seed}");
-            let (graph_text, cluster_text) = (g.to_json(), c.to_json());
-            let g = Graph::from_json(&graph_text, &name).unwrap();
-            let c = Cluster::from_json(&cluster_text, "c").unwrap();
-            let mut s = Scenario::new(
-                GraphSource::File(format!("{name}.graph.json")),
-                ClusterSource::File(format!("{name}.cluster.json")),
-            );
-            s.placers = vec!["pesto".into()];
-            s.schedulers = vec!["given".into()];
-            s.links = LinkModel::Fcfs;
-            // Default settings: the exact model runs by itself on 20 ops (issue 21's "proven
-            // by default in under a second, natively and in wasm").
-            let t = Instant::now();
-            let native =
-                compare::run(&s.resolve().unwrap(), &g, Some(&c), &mut |_, _| true).unwrap();
-            let secs = t.elapsed().as_secs_f64();
-            let path = |what: &str| format!("{dir}/{name}.{what}.json");
-            std::fs::write(path("graph"), graph_text).unwrap();
-            std::fs::write(path("cluster"), cluster_text).unwrap();
-            std::fs::write(path("scenario"), serde_json::to_string(&s).unwrap()).unwrap();
-            let out = serde_json::json!({ "seconds": secs, "comparison": native });
-            std::fs::write(path("native"), out.to_string()).unwrap();
-            println!("  {name}: natively {secs:.3} s");
+            instances.push((name, g.to_json(), c.to_json()));
         }
+    }
+    for k in [2, 4] {
+        for seed in 1..=2 {
+            let name = format!("n20_k{k}_s{seed}");
+            let graph = read(&format!("benches/data/random/{name}.graph.json"));
+            let cluster = read(&format!("benches/data/random/{name}.cluster.json"));
+            instances.push((name, graph, cluster));
+        }
+    }
+    for (name, graph_text, cluster_text) in instances {
+        let g = Graph::from_json(&graph_text, &name).unwrap();
+        let c = Cluster::from_json(&cluster_text, "c").unwrap();
+        let mut s = Scenario::new(
+            GraphSource::File(format!("{name}.graph.json")),
+            ClusterSource::File(format!("{name}.cluster.json")),
+        );
+        s.placers = vec!["pesto".into()];
+        s.schedulers = vec!["given".into()];
+        s.links = LinkModel::Fcfs;
+        // Default settings: the exact model runs by itself on 20 ops (issue 21's "proven
+        // by default in under a second, natively and in wasm").
+        let t = Instant::now();
+        let native = compare::run(&s.resolve().unwrap(), &g, Some(&c), &mut |_, _| true).unwrap();
+        let secs = t.elapsed().as_secs_f64();
+        let path = |what: &str| format!("{dir}/{name}.{what}.json");
+        std::fs::write(path("graph"), graph_text).unwrap();
+        std::fs::write(path("cluster"), cluster_text).unwrap();
+        std::fs::write(path("scenario"), serde_json::to_string(&s).unwrap()).unwrap();
+        let out = serde_json::json!({ "seconds": secs, "comparison": native });
+        std::fs::write(path("native"), out.to_string()).unwrap();
+        println!("  {name}: natively {secs:.3} s");
     }
 }
 
@@ -289,8 +305,53 @@ fn random_instances() {
     }
 }
 
+/// The fifo branch and bound alone (`optim::bb`, `with_fifo`) on the real-valued 20-op
+/// instances of `benches/data/random`, from the CP-SAT referee's replayed makespan (plus a
+/// relative 1e-6) as incumbent, within 3e6 nodes: nodes, placements sequenced, seconds,
+/// and whether it was exhausted (the proof that nothing is below the referee's schedule).
+fn fifo_bb() {
+    use placesim::optim::bb::Exact;
+    let root = env!("CARGO_MANIFEST_DIR");
+    let read = |p: &str| std::fs::read_to_string(format!("{root}/{p}")).unwrap();
+    let referee: serde_json::Value =
+        serde_json::from_str(&read("benches/data/cpsat_random.json")).unwrap();
+    println!("fifo branch and bound from the referee's makespan, 20 ops (benches/data/random):");
+    for r in referee["instances"].as_array().unwrap() {
+        let name = r["instance"].as_str().unwrap();
+        let Some(best) = r["replayed"].as_f64().filter(|_| r["ops"] == 20) else {
+            continue;
+        };
+        let g = Graph::from_json(
+            &read(&format!("benches/data/random/{name}.graph.json")),
+            name,
+        )
+        .unwrap();
+        let c = Cluster::from_json(
+            &read(&format!("benches/data/random/{name}.cluster.json")),
+            "c",
+        )
+        .unwrap();
+        let p = Problem::new(&g, &c).unwrap();
+        let t = Instant::now();
+        let mut bb =
+            Exact::new(&p, LinkModel::Fcfs, best * (1.0 + 1e-6), 3_000_000).with_fifo(true);
+        let done = bb.run(&mut |_| Ok(())).unwrap();
+        println!(
+            "  {name}: {} after {} nodes ({} placements sequenced), {:.3} s; optimum {:.6} (referee {best:.4})",
+            if done { "exhausted" } else { "stopped" },
+            bb.nodes,
+            bb.placements,
+            t.elapsed().as_secs_f64(),
+            bb.incumbent,
+        );
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
+    if args.iter().any(|a| a == "fifo-bb") {
+        return fifo_bb();
+    }
     if let Some(i) = args.iter().position(|a| a == "write") {
         let dir = args.get(i + 1).expect("write DIR");
         println!("writing the 20-op instances (pesto defaults) to {dir}:");

@@ -1,16 +1,27 @@
 //! The branch and bound of the exact mode (Pesto21 §3.2.2's problem, in the simulator's
-//! own arithmetic): it runs only after a constraint model whose durations had to be
-//! rounded (real-valued run times, which the integer model can only bound), on the
-//! uncoarsened instance.
+//! own arithmetic): it runs on the uncoarsened instance when the constraint model's
+//! durations would have to be rounded (real-valued run times, which the integer model can
+//! only bound).
 //!
 //! - Outer level ([`Exact`]): places each colocation unit, in topological order, on an
-//!   allowed device with memory left (identical devices in index order), pruned by the
-//!   longest path with the communication already forced, a one-machine bound per device and
-//!   the work bound.
-//! - Inner level: sequences one full placement's activities ([`Network`]: ops and sends)
-//!   by a serial schedule-generation scheme without insertion in non-decreasing start order,
-//!   which generates every semi-active schedule (every schedule the simulator can make),
-//!   pruned by heads plus tails and each device's and link's remaining load.
+//!   allowed device with memory left (the incumbent's device first, identical devices in
+//!   index order), pruned by the longest path with the communication already forced, a
+//!   one-machine bound per device and per directed link ([`one_machine`]) and the work bound.
+//! - Inner level, links ordered freely: sequences one full placement's activities
+//!   ([`Network`]: ops and sends) by a serial schedule-generation scheme without insertion
+//!   in non-decreasing start order, which generates every semi-active schedule, pruned by
+//!   heads plus tails and each device's and link's remaining load. Its optimum bounds every
+//!   link order's.
+//! - Inner level under the `fifo` link order ([`Exact::with_fifo`]): only ops are
+//!   sequenced (same scheme, ops that start together in index order); each send follows
+//!   the simulator's queue: after its producer ends and the sends ahead of it, ahead being
+//!   an earlier-ending producer (on one link all producers share a device, so no two end
+//!   together) and, for one producer, its announcement order. A send of an op scheduled
+//!   later can never go ahead of a send an op already scheduled waited for (that op would
+//!   have started later), so every start is final when it is taken, and the search is
+//!   exactly the `fifo` problem (semi-active device sequences, which `given`'s strict
+//!   replay reproduces). Ops or sends of zero duration fall back to the free order (ties
+//!   between an instant's rounds are not modelled; [`Exact::searched_fifo`] says so).
 //! - A node limit (deterministic) stops it; improvements smaller than a relative 1e-9 are
 //!   not pursued. A schedule found ([`Solution`]) replays by priority and strictly.
 //!
@@ -184,8 +195,34 @@ pub struct Exact<'p, 'a> {
     pub solution: Option<Solution>,
     /// Search nodes so far (the work the report counts).
     pub nodes: u64,
+    /// Full placements sequenced (leaves of the outer level).
+    pub placements: u64,
     limit: u64,
     aborted: bool,
+    /// Sequence links by the `fifo` link order's rule (`with_fifo`) rather than freely.
+    fifo: bool,
+    /// A placement met with a non-positive duration, where the fifo rule's ties are not
+    /// modelled: that placement was sequenced freely (a relaxation).
+    free_fallback: bool,
+    /// Device of each op to try first (the incumbent's placement).
+    hint: Option<Vec<DevIx>>,
+    /// Each op's shortest run time and least work (time times speed) over its devices.
+    min_run: Vec<f64>,
+    min_work: Vec<f64>,
+    /// Scratch of the placement bound.
+    scratch: Scratch,
+}
+
+/// One activity left on a resource, for [`one_machine`]: resource, head, duration, tail.
+type Item = (u32, f64, f64, f64);
+
+/// Scratch of the placement bound: heads, tails, one-machine items, per-device tails.
+#[derive(Default)]
+struct Scratch {
+    head: Vec<f64>,
+    tail: Vec<f64>,
+    items: Vec<Item>,
+    to: Vec<f64>,
 }
 
 /// Inner search state for one placement.
@@ -225,9 +262,52 @@ impl<'p, 'a> Exact<'p, 'a> {
             incumbent,
             solution: None,
             nodes: 0,
+            placements: 0,
             limit,
             aborted: false,
+            fifo: false,
+            free_fallback: false,
+            hint: None,
+            min_run: (0..problem.node_count() as NodeIx)
+                .map(|v| problem.min_exec(v))
+                .collect(),
+            min_work: exec
+                .iter()
+                .map(|row| {
+                    row.iter()
+                        .zip(&problem.cluster.devices)
+                        .map(|(t, d)| t * d.speed)
+                        .fold(f64::INFINITY, f64::min)
+                })
+                .collect(),
+            scratch: Default::default(),
         }
+    }
+
+    /// Sequences every link by the `fifo` link order's rule (fcfs links only): a send whose
+    /// producer ended first goes first, ties as the simulator announces them (the producer
+    /// that started first, then the lower device index), one producer's sends in its
+    /// announcement order (its output tensors in order, each to its devices in index
+    /// order), each send as soon as its producer ended and the link is free. The search is
+    /// then over placements and device sequences only, and its optimum is the `fifo`
+    /// problem's ([`Exact::searched_fifo`]). Without it links are ordered freely: the
+    /// optimum is then a lower bound of every link order's.
+    pub fn with_fifo(mut self, fifo: bool) -> Self {
+        self.fifo = fifo && self.links == LinkModel::Fcfs;
+        self
+    }
+
+    /// Tries each unit on `placement`'s device first (the incumbent's), so that the first
+    /// placements sequenced are the incumbent's neighbours.
+    pub fn with_hint(mut self, placement: &[DevIx]) -> Self {
+        self.hint = Some(placement.to_vec());
+        self
+    }
+
+    /// Whether every placement was sequenced under the fifo rule, so that an exhausted
+    /// search's incumbent is the `fifo` problem's optimum (not only a bound of it).
+    pub fn searched_fifo(&self) -> bool {
+        self.fifo && !self.free_fallback
     }
 
     fn cut(&self) -> f64 {
@@ -259,7 +339,7 @@ impl<'p, 'a> Exact<'p, 'a> {
     /// A lower bound for a partial placement: longest path (placed ops at their device's
     /// time, the others at their fastest, communication only between placed ops on
     /// different devices), the busiest device, and the work bound.
-    fn partial_bound(&self, placement: &[DevIx]) -> f64 {
+    fn partial_bound(&mut self, placement: &[DevIx]) -> f64 {
         let p = self.problem;
         let g = p.graph;
         let k = p.device_count();
@@ -272,15 +352,26 @@ impl<'p, 'a> Exact<'p, 'a> {
                 0.0
             }
         };
+        let min_run = &self.min_run;
         let run = |v: NodeIx| match placement[v as usize] {
-            d if d == unplaced => p.min_exec(v),
+            d if d == unplaced => min_run[v as usize],
             d => p.exec(v, d),
         };
-        let mut head = vec![0.0f64; n];
-        let mut tail = vec![0.0f64; n];
+        let Scratch {
+            mut head,
+            mut tail,
+            mut items,
+            mut to,
+        } = std::mem::take(&mut self.scratch);
+        head.clear();
+        head.resize(n, 0.0);
+        tail.clear();
+        tail.resize(n, 0.0);
+        items.clear();
+        to.resize(k, f64::INFINITY);
         let mut best = 0.0f64;
         let mut work = 0.0;
-        let speed: Vec<f64> = p.cluster.devices.iter().map(|d| d.speed).collect();
+        let speed = |d: DevIx| p.cluster.devices[d as usize].speed;
         for &v in g.topo_order() {
             let dv = placement[v as usize];
             for &e in g.in_edges(v) {
@@ -290,11 +381,9 @@ impl<'p, 'a> Exact<'p, 'a> {
             }
             best = best.max(head[v as usize] + run(v));
             work += if dv == unplaced {
-                (0..k)
-                    .map(|d| p.exec(v, d as DevIx) * speed[d])
-                    .fold(f64::INFINITY, f64::min)
+                self.min_work[v as usize]
             } else {
-                p.exec(v, dv) * speed[dv as usize]
+                p.exec(v, dv) * speed(dv)
             };
         }
         for &v in g.topo_order().iter().rev() {
@@ -305,26 +394,51 @@ impl<'p, 'a> Exact<'p, 'a> {
                 tail[v as usize] = tail[v as usize].max(after);
             }
         }
-        // One machine per device: its placed ops run one at a time, after the earliest
-        // head and before the shortest tail among them.
-        let mut busy = vec![0.0f64; k];
-        let mut first = vec![f64::INFINITY; k];
-        let mut last = vec![f64::INFINITY; k];
+        // One machine per device (its placed ops) and per directed link (fcfs: the sends
+        // between placed ops, after their producer, before their consumer's tail).
         for v in 0..n {
             let d = placement[v];
             if d != unplaced {
-                busy[d as usize] += p.exec(v as NodeIx, d);
-                first[d as usize] = first[d as usize].min(head[v]);
-                last[d as usize] = last[d as usize].min(tail[v]);
+                items.push((d, head[v], p.exec(v as NodeIx, d), tail[v]));
             }
         }
-        let total_speed: f64 = speed.iter().sum();
-        let mut lb = best.max(work / total_speed);
-        for d in 0..k {
-            if busy[d] > 0.0 {
-                lb = lb.max(first[d] + busy[d] + last[d]);
+        if self.links == LinkModel::Fcfs {
+            for (t, tensor) in g.tensors.iter().enumerate() {
+                let u = tensor.src as usize;
+                let s = placement[u];
+                let bytes = p.tensor_bytes[t];
+                if s == unplaced || bytes <= 0.0 {
+                    continue;
+                }
+                to.fill(f64::INFINITY);
+                for &e in &tensor.edges {
+                    let w = g.edges[e as usize].dst;
+                    let dw = placement[w as usize];
+                    if dw != unplaced && dw != s {
+                        let after = run(w) + tail[w as usize];
+                        to[dw as usize] = to[dw as usize].min(after);
+                    }
+                }
+                for (d, &after) in to.iter().enumerate() {
+                    if after.is_finite() {
+                        items.push((
+                            (k + s as usize * k + d) as u32,
+                            head[u] + run(u as NodeIx),
+                            p.cluster.transfer_time(s, d as DevIx, bytes),
+                            after,
+                        ));
+                    }
+                }
             }
         }
+        let total_speed: f64 = p.cluster.devices.iter().map(|d| d.speed).sum();
+        let lb = best.max(work / total_speed).max(one_machine(&mut items));
+        self.scratch = Scratch {
+            head,
+            tail,
+            items,
+            to,
+        };
         lb
     }
 
@@ -345,7 +459,15 @@ impl<'p, 'a> Exact<'p, 'a> {
         let k = self.problem.device_count();
         let unit = self.unit_order[depth];
         let foot = self.units.footprint[unit as usize];
-        for d in 0..k {
+        let first = self
+            .hint
+            .as_ref()
+            .map(|h| h[self.units.members[unit as usize][0] as usize] as usize)
+            .filter(|&d| d < k);
+        let devices = first
+            .into_iter()
+            .chain((0..k).filter(|&d| Some(d) != first));
+        for d in devices {
             let dd = d as DevIx;
             if !self.units.allowed(self.problem, unit, dd)
                 || exceeds(load[d] + foot, self.problem.cluster.devices[d].memory)
@@ -378,7 +500,14 @@ impl<'p, 'a> Exact<'p, 'a> {
 
     /// The inner search for one full placement.
     fn sequence(&mut self, placement: &[DevIx], progress: &mut Progress) -> Result<()> {
+        self.placements += 1;
         let net = Network::new(self.problem, placement, self.links);
+        if self.fifo {
+            match Fifo::new(self.problem, placement, &net) {
+                Some(fifo) => return self.sequence_fifo(&net, &fifo, placement, progress),
+                None => self.free_fallback = true,
+            }
+        }
         let na = net.dur.len();
         let mut st = Inner {
             start: vec![0.0; na],
@@ -510,5 +639,505 @@ impl<'p, 'a> Exact<'p, 'a> {
             }
         }
         Ok(())
+    }
+}
+
+/// One machine per resource (`items`: resource, head, duration, tail of the activities
+/// left on it): for every head threshold, the activities with a head at least it run one
+/// at a time after it and before the shortest tail among them; the same for tail
+/// thresholds.
+fn one_machine(items: &mut [Item]) -> f64 {
+    let mut lb = 0.0f64;
+    items.sort_unstable_by(|x, y| x.0.cmp(&y.0).then(y.1.total_cmp(&x.1)));
+    let mut i = 0;
+    while i < items.len() {
+        let r = items[i].0;
+        let (mut sum, mut tail) = (0.0, f64::INFINITY);
+        while i < items.len() && items[i].0 == r {
+            sum += items[i].2;
+            tail = tail.min(items[i].3);
+            lb = lb.max(items[i].1 + sum + tail);
+            i += 1;
+        }
+    }
+    items.sort_unstable_by(|x, y| x.0.cmp(&y.0).then(y.3.total_cmp(&x.3)));
+    let mut i = 0;
+    while i < items.len() {
+        let r = items[i].0;
+        let (mut sum, mut head) = (0.0, f64::INFINITY);
+        while i < items.len() && items[i].0 == r {
+            sum += items[i].2;
+            head = head.min(items[i].1);
+            lb = lb.max(head + sum + items[i].3);
+            i += 1;
+        }
+    }
+    lb
+}
+
+/// What sequencing one placement under the `fifo` link order needs beyond its network:
+/// each transfer's producer, link and rank among its producer's sends.
+struct Fifo {
+    /// Producer op of transfer `i` (activity `n + i`).
+    producer: Vec<u32>,
+    /// Link of transfer `i` (dense over the network's links), or `NONE` for a signal
+    /// (0 bytes, or parallel links), which never queues.
+    link: Vec<u32>,
+    /// Position of transfer `i` among its producer's sends in the simulator's announcement
+    /// order (the producer's output tensors in order, each tensor's transfers in index
+    /// order, which is destination order).
+    rank: Vec<u32>,
+    /// Transfers of each op.
+    sends: Vec<Vec<u32>>,
+    links: usize,
+}
+
+impl Fifo {
+    /// `None` when an op or a transfer of `placement` takes no time: the simulator then
+    /// breaks ties between instants' rounds, which this search does not model.
+    fn new(problem: &Problem, placement: &[DevIx], net: &Network) -> Option<Fifo> {
+        let g = problem.graph;
+        let n = g.node_count();
+        let k = problem.device_count();
+        if net.dur.iter().any(|&d| d <= 0.0) {
+            return None;
+        }
+        let xs = transfers_of(problem, placement);
+        let producer: Vec<u32> = xs
+            .iter()
+            .map(|x| g.tensors[x.tensor as usize].src)
+            .collect();
+        let link: Vec<u32> = (0..xs.len())
+            .map(|i| match net.res[n + i] {
+                NONE => NONE,
+                r => r - k as u32,
+            })
+            .collect();
+        let mut rank = vec![0u32; xs.len()];
+        let mut sends: Vec<Vec<u32>> = vec![Vec::new(); n];
+        for (v, out) in sends.iter_mut().enumerate() {
+            for &t in g.out_tensors(v as NodeIx) {
+                for (i, x) in xs.iter().enumerate() {
+                    if x.tensor == t {
+                        rank[i] = out.len() as u32;
+                        out.push(i as u32);
+                    }
+                }
+            }
+        }
+        Some(Fifo {
+            producer,
+            link,
+            rank,
+            sends,
+            links: net.resources - k,
+        })
+    }
+}
+
+/// Search state of the fifo sequencing of one placement: ops are scheduled in
+/// non-decreasing start order; transfers follow from them.
+struct FifoState {
+    start: Vec<f64>,
+    end: Vec<f64>,
+    done: Vec<bool>,
+    /// Inputs of each op whose producer has not been scheduled.
+    left: Vec<u32>,
+    /// Each device's end of its last scheduled op.
+    free: Vec<f64>,
+    /// Each link's transfers whose producer is scheduled, in the fifo order.
+    queue: Vec<Vec<u32>>,
+    /// Start and end of each transfer whose producer is scheduled, given the sends queued
+    /// so far (a send of a producer scheduled later can only delay them).
+    xstart: Vec<f64>,
+    xend: Vec<f64>,
+    /// Each link's end of its final sends (those whose producer ended by the last start:
+    /// no op scheduled later can end before them, so nothing goes ahead of them).
+    settled: Vec<f64>,
+    head: Vec<f64>,
+    /// The op scheduled last (`0` at the root).
+    last_op: u32,
+    /// Scratch: (resource, head, duration, tail) of the activities left on a resource.
+    items: Vec<Item>,
+}
+
+impl<'p, 'a> Exact<'p, 'a> {
+    /// Sequences one placement under the fifo rule.
+    fn sequence_fifo(
+        &mut self,
+        net: &Network,
+        fifo: &Fifo,
+        placement: &[DevIx],
+        progress: &mut Progress,
+    ) -> Result<()> {
+        let n = placement.len();
+        let nx = fifo.producer.len();
+        let mut left = vec![0u32; n];
+        for (v, l) in left.iter_mut().enumerate() {
+            *l = net.preds[v].len() as u32;
+        }
+        let mut st = FifoState {
+            start: vec![0.0; n],
+            end: vec![0.0; n],
+            done: vec![false; n],
+            left,
+            free: vec![0.0; self.problem.device_count()],
+            queue: vec![Vec::new(); fifo.links],
+            xstart: vec![0.0; nx],
+            xend: vec![0.0; nx],
+            settled: vec![0.0; fifo.links],
+            head: vec![0.0; net.dur.len()],
+            last_op: 0,
+            items: Vec::new(),
+        };
+        self.inner_fifo(net, fifo, &mut st, 0, 0.0, 0.0, placement, progress)
+    }
+
+    /// Whether transfer `i` goes before transfer `j` on their link (both producers
+    /// scheduled): the simulator's queue order.
+    fn before(fifo: &Fifo, st: &FifoState, placement: &[DevIx], i: u32, j: u32) -> bool {
+        let (p, q) = (
+            fifo.producer[i as usize] as usize,
+            fifo.producer[j as usize] as usize,
+        );
+        st.end[p]
+            .total_cmp(&st.end[q])
+            .then(st.start[p].total_cmp(&st.start[q]))
+            .then(placement[p].cmp(&placement[q]))
+            .then(p.cmp(&q))
+            .then(fifo.rank[i as usize].cmp(&fifo.rank[j as usize]))
+            .is_lt()
+    }
+
+    /// The transfers' times given the scheduled producers, and each link's settled end.
+    fn fifo_times(net: &Network, fifo: &Fifo, st: &mut FifoState, last: f64) {
+        let n = st.done.len();
+        for (l, q) in st.queue.iter().enumerate() {
+            let mut f = 0.0f64;
+            let mut settled = 0.0f64;
+            for &i in q {
+                let i = i as usize;
+                let e = st.end[fifo.producer[i] as usize];
+                let s = e.max(f);
+                f = s + net.dur[n + i];
+                st.xstart[i] = s;
+                st.xend[i] = f;
+                if e <= last {
+                    settled = f;
+                }
+            }
+            st.settled[l] = settled;
+        }
+        for (i, &l) in fifo.link.iter().enumerate() {
+            let p = fifo.producer[i] as usize;
+            if l == NONE && st.done[p] {
+                st.xstart[i] = st.end[p];
+                st.xend[i] = st.end[p] + net.dur[n + i];
+            }
+        }
+    }
+
+    /// A lower bound of every completion of the state: heads (no op starts before `last`;
+    /// queued sends at their times so far, the others after their producer and their
+    /// link's settled sends) plus tails, and each device's and link's remaining load.
+    fn fifo_bound(&self, net: &Network, fifo: &Fifo, st: &mut FifoState, last: f64) -> f64 {
+        let n = st.done.len();
+        let k = self.problem.device_count();
+        let mut lb = 0.0f64;
+        st.items.clear();
+        for &a in &net.topo {
+            let a = a as usize;
+            let h;
+            let res;
+            if a < n {
+                if st.done[a] {
+                    lb = lb.max(st.end[a]);
+                    continue;
+                }
+                let d = net.res[a] as usize;
+                let mut t = last.max(st.free[d]);
+                for &p in &net.preds[a] {
+                    let p = p as usize;
+                    t = t.max(if p < n && st.done[p] {
+                        st.end[p]
+                    } else {
+                        st.head[p] + net.dur[p]
+                    });
+                }
+                h = t;
+                res = Some(d);
+            } else {
+                let i = a - n;
+                let p = fifo.producer[i] as usize;
+                let l = fifo.link[i];
+                if st.done[p] {
+                    h = st.xstart[i];
+                    res = (l != NONE && st.end[p] > last).then_some(k + l as usize);
+                } else {
+                    let mut t = st.head[p] + net.dur[p];
+                    if l != NONE {
+                        t = t.max(st.settled[l as usize]);
+                    }
+                    h = t;
+                    res = (l != NONE).then_some(k + l as usize);
+                }
+            }
+            st.head[a] = h;
+            lb = lb.max(h + net.dur[a] + net.tail[a]);
+            if let Some(r) = res {
+                st.items.push((r as u32, h, net.dur[a], net.tail[a]));
+            }
+        }
+        lb.max(one_machine(&mut st.items))
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn inner_fifo(
+        &mut self,
+        net: &Network,
+        fifo: &Fifo,
+        st: &mut FifoState,
+        count: usize,
+        last: f64,
+        makespan: f64,
+        placement: &[DevIx],
+        progress: &mut Progress,
+    ) -> Result<()> {
+        if !self.tick(progress)? {
+            return Ok(());
+        }
+        let n = st.done.len();
+        Self::fifo_times(net, fifo, st, last);
+        if count == n {
+            if makespan < self.cut() {
+                self.incumbent = makespan;
+                let mut start = st.start.clone();
+                start.extend_from_slice(&st.xstart);
+                self.solution = Some(Solution {
+                    placement: placement.to_vec(),
+                    start,
+                });
+            }
+            return Ok(());
+        }
+        if self.fifo_bound(net, fifo, st, last) >= self.cut() {
+            return Ok(());
+        }
+        // Ops whose inputs' producers are all scheduled, with their earliest start given
+        // the sends queued so far (exact for the op that starts next: any send that could
+        // still go ahead of its inputs has a producer that starts before it).
+        let mut next: Vec<(f64, u32)> = Vec::new();
+        for (v, &d) in placement.iter().enumerate() {
+            if st.done[v] || st.left[v] > 0 {
+                continue;
+            }
+            let mut t = st.free[d as usize];
+            for &p in &net.preds[v] {
+                let p = p as usize;
+                t = t.max(if p < n { st.end[p] } else { st.xend[p - n] });
+            }
+            // Generated in another order: ops that start together (on different devices,
+            // none feeding another) commute, so they go in index order.
+            if t < last || (t == last && (v as u32) < st.last_op) {
+                continue;
+            }
+            if t + net.dur[v] + net.tail[v] >= self.cut() {
+                continue;
+            }
+            next.push((t, v as u32));
+        }
+        next.sort_by(|x, y| x.0.total_cmp(&y.0).then(x.1.cmp(&y.1)));
+        for (t, v) in next {
+            let v = v as usize;
+            let d = placement[v] as usize;
+            let old_free = st.free[d];
+            st.done[v] = true;
+            st.start[v] = t;
+            st.end[v] = t + net.dur[v];
+            st.free[d] = st.end[v];
+            for &i in &fifo.sends[v] {
+                let l = fifo.link[i as usize];
+                if l != NONE {
+                    let q = &st.queue[l as usize];
+                    let at = q.partition_point(|&j| Self::before(fifo, st, placement, j, i));
+                    st.queue[l as usize].insert(at, i);
+                }
+            }
+            for &s in &net.succs[v] {
+                let s = s as usize;
+                if s < n {
+                    st.left[s] -= 1;
+                } else {
+                    for &c in &net.succs[s] {
+                        st.left[c as usize] -= 1;
+                    }
+                }
+            }
+            let m = makespan.max(st.end[v]);
+            let last_op = std::mem::replace(&mut st.last_op, v as u32);
+            self.inner_fifo(net, fifo, st, count + 1, t, m, placement, progress)?;
+            st.last_op = last_op;
+            for &s in &net.succs[v] {
+                let s = s as usize;
+                if s < n {
+                    st.left[s] += 1;
+                } else {
+                    for &c in &net.succs[s] {
+                        st.left[c as usize] += 1;
+                    }
+                }
+            }
+            for &i in &fifo.sends[v] {
+                let l = fifo.link[i as usize];
+                if l != NONE {
+                    let q = &mut st.queue[l as usize];
+                    let at = q.iter().position(|&j| j == i).expect("queued above");
+                    q.remove(at);
+                }
+            }
+            st.free[d] = old_free;
+            st.done[v] = false;
+            if self.aborted {
+                return Ok(());
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::cluster::Cluster;
+    use crate::model::graph::Graph;
+    use crate::pair::Pair;
+    use crate::rng::Rng;
+
+    /// An exhausted search of `p` (no incumbent), fifo or free.
+    fn optimum<'p, 'a>(p: &'p Problem<'a>, fifo: bool) -> Exact<'p, 'a> {
+        let mut bb = Exact::new(p, LinkModel::Fcfs, 1e9, u64::MAX).with_fifo(fifo);
+        assert!(bb.run(&mut |_| Ok(())).unwrap(), "exhausted");
+        assert_eq!(bb.searched_fifo(), fifo);
+        bb
+    }
+
+    /// The makespans of the solution's plans (by priority, strictly) under `fcfs` links
+    /// with the `fifo` link order, replayed by `given` (strict): what pesto's decoder gets.
+    fn replayed(p: &Problem, bb: &Exact) -> Vec<f64> {
+        let pair = Pair::default().with_links(LinkModel::Fcfs);
+        assert_eq!(pair.link_order_name(), "fifo");
+        let sol = bb.solution.as_ref().expect("a schedule");
+        sol.orders(p, bb)
+            .iter()
+            .map(|o| {
+                let r = pair.simulate(p, &sol.placement, Some(o), false);
+                assert_eq!(r.unfinished, 0);
+                r.makespan
+            })
+            .collect()
+    }
+
+    /// The CP model's fifo case (`cp::tests`) for the branch and bound: A(1) -> B(1) on g0,
+    /// A -> C(1) 5 bytes and B -> D(10) 1 byte, C and D on g1, bandwidth 1. Under `fifo`
+    /// A's send goes first ([1, 6]), B's [6, 7], D [7, 17]: 17, which the strict replay
+    /// reproduces; ordered freely, B's send goes first: D [3, 13], C [13, 14]: 14.
+    #[test]
+    fn the_fifo_rule_sends_the_earlier_producer_first() {
+        let g = Graph::from_json(
+            r#"{"nodes":[{"id":"a","cost":1,"device":"g0"},{"id":"b","cost":1,"device":"g0"},
+                         {"id":"c","cost":1,"device":"g1"},{"id":"d","cost":10,"device":"g1"}],
+                "edges":[{"src":"a","dst":"b","bytes":1},{"src":"a","dst":"c","bytes":5},
+                         {"src":"b","dst":"d","bytes":1}]}"#,
+            "g",
+        )
+        .unwrap();
+        let c = Cluster::from_json(
+            r#"{"devices":[{"id":"g0","speed":1},{"id":"g1","speed":1}],"bandwidth":1}"#,
+            "c",
+        )
+        .unwrap();
+        let p = Problem::new(&g, &c).unwrap();
+        let bb = optimum(&p, true);
+        assert_eq!(bb.incumbent, 17.0);
+        assert_eq!(replayed(&p, &bb), [17.0, 17.0]);
+        let free = optimum(&p, false);
+        assert_eq!(free.incumbent, 14.0);
+        // Parallel links have no queue: the rule does not apply.
+        let par = Exact::new(&p, LinkModel::Parallel, 1e9, 10).with_fifo(true);
+        assert!(!par.searched_fifo());
+    }
+
+    /// A random instance with real-valued run and transfer times: `n` ops, each fed by up
+    /// to two earlier ones (two output tensors per op, so one producer may send two
+    /// tensors down one link), `k` devices of different speeds.
+    fn real_valued(n: usize, k: usize, seed: u64) -> (Graph, Cluster) {
+        let mut rng = Rng::new(seed);
+        let nodes: Vec<String> = (0..n)
+            .map(|i| format!(r#"{{"id":"o{i}","cost":{}}}"#, rng.uniform(1.0, 9.0)))
+            .collect();
+        let mut edges = Vec::new();
+        for i in 1..n {
+            for _ in 0..2 {
+                let j = rng.below(i as u64);
+                let t = rng.below(2);
+                let bytes = rng.uniform(0.5, 5.0);
+                edges.push(format!(
+                    r#"{{"src":"o{j}","dst":"o{i}","bytes":{bytes},"tensor":"o{j}:{t}"}}"#
+                ));
+            }
+        }
+        let g = Graph::from_json(
+            &format!(
+                r#"{{"nodes":[{}],"edges":[{}]}}"#,
+                nodes.join(","),
+                edges.join(",")
+            ),
+            "g",
+        )
+        .unwrap();
+        let devices: Vec<String> = (0..k)
+            .map(|d| format!(r#"{{"id":"g{d}","speed":{}}}"#, rng.uniform(0.7, 1.5)))
+            .collect();
+        let c = Cluster::from_json(
+            &format!(
+                r#"{{"devices":[{}],"bandwidth":{}}}"#,
+                devices.join(","),
+                rng.uniform(0.8, 2.0)
+            ),
+            "c",
+        )
+        .unwrap();
+        (g, c)
+    }
+
+    /// On random real-valued instances: the fifo optimum is what the simulator gives when
+    /// replaying its schedule strictly (and never less by priority), never below the free
+    /// order's optimum, and no random plan the simulator replays goes below it.
+    #[test]
+    fn the_fifo_optimum_is_what_the_simulator_replays_and_is_never_beaten() {
+        let pair = Pair::default().with_links(LinkModel::Fcfs);
+        for seed in 0..8u64 {
+            let (n, k) = (5 + (seed % 3) as usize, 2 + (seed % 2) as usize);
+            let (g, c) = real_valued(n, k, seed);
+            let p = Problem::new(&g, &c).unwrap();
+            let bb = optimum(&p, true);
+            let opt = bb.incumbent;
+            let got = replayed(&p, &bb);
+            assert_eq!(got[1], opt, "seed {seed}: strict replay");
+            assert!(got[0] >= opt, "seed {seed}: by priority {} < {opt}", got[0]);
+            let free = optimum(&p, false);
+            assert!(free.incumbent <= opt, "seed {seed}");
+            let mut rng = Rng::new(100 + seed);
+            for _ in 0..300 {
+                let placement: Vec<DevIx> = (0..n).map(|_| rng.below(k as u64) as DevIx).collect();
+                let priority: Vec<f64> = (0..n).map(|_| rng.unit()).collect();
+                let r = pair.simulate(&p, &placement, Some(&by_priority(priority)), false);
+                assert!(
+                    r.makespan >= opt,
+                    "seed {seed}: {placement:?} makes {} < {opt}",
+                    r.makespan
+                );
+            }
+        }
     }
 }

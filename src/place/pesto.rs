@@ -49,11 +49,13 @@
 //!
 //! **Exact mode** (`pesto.mode=2`, or automatically when the search has at most
 //! `pesto.exact_units` (24) placement units and the cluster at most 4 devices, then within
-//! at most 10,000 steps so that it costs about a second): after a tenth of
+//! at most 10,000 steps and 250,000 nodes so that it costs about a second): after a tenth of
 //! the anytime budget (its result is the incumbent), the constraint model of §3.2.2's
 //! problem (`optim::cp`) is solved within `pesto.exact_nodes` solver steps; when its
 //! durations had to be rounded (real-valued run times), the branch and bound (`optim::bb`)
-//! does the proof in the simulator's arithmetic, within as many nodes. Without a proof the
+//! does the proof in the simulator's arithmetic, within `pesto.exact_nodes` nodes, under
+//! the `fifo` link order with that order's rule (its optimum is then the instance's own).
+//! Without a proof the
 //! anytime search goes on with the rest of its budget. With `pesto.congestion=0` the exact
 //! search does not run (it would prove the optimum of another problem).
 //! - Report: the best schedule is decoded by priority (start order) and strictly (device
@@ -204,6 +206,11 @@ pub const INFO: PlacerInfo = PlacerInfo {
 /// Exact-search steps when mode 0 runs it by itself (about a second; `pesto.exact_nodes`
 /// when lower): a cheap proof is tried by default, a hard one is left to mode 2.
 const AUTO_EXACT_STEPS: u64 = 10_000;
+/// Branch-and-bound nodes when mode 0 runs it by itself (real-valued run times; about a
+/// second natively on 20 ops, `pesto.exact_nodes` when lower). Its nodes are cheaper than
+/// solver steps: the real-valued 20-op instances of `benches/data/random` need 1e4-2.5e5
+/// from the referee's optimum (docs/pesto.md).
+const AUTO_BB_NODES: u64 = 250_000;
 /// Most placement units exact mode accepts.
 const EXACT_MAX_UNITS: usize = 64;
 /// Warm starts, by registry name.
@@ -437,9 +444,19 @@ impl Placer for Pesto {
                 seconds,
                 clock: &clock,
             };
-            let proof = prove(problem, &units, &mut best, &mut dec, &budget, &mut |f| {
-                ctx.progress(f)
-            })?;
+            let bb_nodes = if mode == 2 {
+                exact_nodes
+            } else {
+                exact_nodes.min(AUTO_BB_NODES)
+            };
+            let proof = prove(
+                problem,
+                &units,
+                &mut best,
+                &mut dec,
+                (&budget, bb_nodes),
+                &mut |f| ctx.progress(f),
+            )?;
             report.work += proof.work;
             report.work_unit = proof.work_unit.into();
             proof
@@ -543,7 +560,7 @@ fn prove(
     units: &SearchUnits,
     best: &mut Best,
     dec: &mut Decoder,
-    budget: &cp::Budget,
+    (budget, bb_nodes): (&cp::Budget, u64),
     progress: &mut Progress,
 ) -> Result<Proof> {
     let mut proof = Proof::none();
@@ -566,7 +583,20 @@ fn prove(
             (inst, hint, serial)
         }
     };
-    let out = cp::solve(problem, &inst, horizon, &hint, budget, progress)?;
+    // Real-valued durations on the instance under `fifo`: the rounded model with the rule
+    // bounds nothing and costs seconds (docs/pesto.md); the branch and bound below searches
+    // the instance's own problem, so it runs alone.
+    let out = if units.coarse.is_none() && inst.fifo && inst.rounds(problem, horizon) {
+        cp::CpOutcome {
+            best: None,
+            lower: f64::NEG_INFINITY,
+            proven: false,
+            exact: false,
+            steps: 0,
+        }
+    } else {
+        cp::solve(problem, &inst, horizon, &hint, budget, progress)?
+    };
     proof.work += out.steps;
     dec.steps += out.steps;
     proof.work_unit = "schedules simulated + solver steps";
@@ -593,8 +623,14 @@ fn prove(
     }
     // Durations the model had to round: the branch and bound, in the simulator's own
     // arithmetic, proves what the rounded model can only bound.
+    // Under the `fifo` link order it sequences links by that order's rule, so that an
+    // exhausted search proves the instance's own optimum; otherwise its free link order
+    // bounds every order's.
     if !out.exact && units.coarse.is_none() {
-        let mut bb = Exact::new(problem, model, best.makespan, budget.limit);
+        let fifo = dec.pair.link_order_name() == "fifo";
+        let mut bb = Exact::new(problem, model, best.makespan, bb_nodes)
+            .with_fifo(fifo)
+            .with_hint(&best.placement);
         let complete = bb.run(progress)?;
         proof.work += bb.nodes;
         dec.steps += bb.nodes;

@@ -167,6 +167,12 @@ impl CpInstance {
         self.exec.len()
     }
 
+    /// Whether the model would round its durations below `horizon` (real-valued run or
+    /// transfer times: no integral time scale, [`super::search::time_scale`]).
+    pub fn rounds(&self, problem: &Problem, horizon: f64) -> bool {
+        !super::search::time_scale(&self.durations(problem), horizon).1
+    }
+
     /// Every duration the model may use, for its time scale: every task on every allowed
     /// device, every message on every link it may cross (finite ones only).
     pub fn durations(&self, problem: &Problem) -> Vec<f64> {
