@@ -655,18 +655,42 @@ struct Treaps {
     roots: Vec<u32>,
     /// Each non-empty tree's least key.
     first: Vec<f64>,
+    /// Trees per group (a device's trees), and per group a bit set of its non-empty ones.
+    group: usize,
+    live: Vec<u64>,
     /// Priorities: a xorshift stream (the shape only; no answer depends on it).
     rand: u32,
 }
 
 impl Treaps {
-    fn new(trees: usize) -> Treaps {
+    fn new(groups: usize, group: usize) -> Treaps {
         Treaps {
             nodes: Vec::new(),
             free: Vec::new(),
-            roots: vec![NIL; trees],
-            first: vec![0.0; trees],
+            roots: vec![NIL; groups * group],
+            first: vec![0.0; groups * group],
+            group,
+            live: vec![0; groups * group.div_ceil(64)],
             rand: 0x9e37_79b9,
+        }
+    }
+
+    /// Where tree `tree`'s bit is in `live`.
+    fn bit(&self, tree: usize) -> (usize, u64) {
+        let (g, t) = (tree / self.group, tree % self.group);
+        (g * self.group.div_ceil(64) + t / 64, 1 << (t % 64))
+    }
+
+    /// The non-empty trees of group `g`, as indices within the group, into `out`.
+    fn live_trees(&self, g: usize, out: &mut Vec<usize>) {
+        out.clear();
+        let words = self.group.div_ceil(64);
+        for w in 0..words {
+            let mut bits = self.live[g * words + w];
+            while bits != 0 {
+                out.push(w * 64 + bits.trailing_zeros() as usize);
+                bits &= bits - 1;
+            }
         }
     }
 
@@ -796,6 +820,10 @@ impl Treaps {
         if root == NIL || key < self.first[tree] {
             self.first[tree] = key;
         }
+        if root == NIL {
+            let (w, b) = self.bit(tree);
+            self.live[w] |= b;
+        }
         self.roots[tree] = self.put(root, id);
         id
     }
@@ -806,7 +834,10 @@ impl Treaps {
         // A tree holds an op once: `pos` finds the node.
         let root = self.take(self.roots[tree], key, pos);
         self.roots[tree] = root;
-        if root != NIL && key == self.first[tree] {
+        if root == NIL {
+            let (w, b) = self.bit(tree);
+            self.live[w] &= !b;
+        } else if key == self.first[tree] {
             let mut t = root;
             while self.nodes[t as usize].left != NIL {
                 t = self.nodes[t as usize].left;
@@ -858,6 +889,8 @@ struct Index {
     from_seen: Vec<DevIx>,
     /// The op at each topological position.
     order: Vec<NodeIx>,
+    /// Scratch: a device's non-empty trees.
+    live: Vec<usize>,
 }
 
 impl Index {
@@ -892,7 +925,8 @@ impl Index {
         }
         Index {
             k,
-            trees: Treaps::new(k * (k + 1)),
+            trees: Treaps::new(k, k + 1),
+            live: Vec::new(),
             node: vec![NIL; n * k],
             blocked: (0..k).map(|_| BinaryHeap::new()).collect(),
             consumer_start,
@@ -1008,7 +1042,8 @@ impl Index {
         let k = self.k;
         let base = s.free[d as usize].max(s.now);
         let own = s.channel[d as usize];
-        let trees = d as usize * (k + 1)..(d as usize + 1) * (k + 1);
+        let first = d as usize * (k + 1);
+        let mut live = std::mem::take(&mut self.live);
         // The value of a tree's key now: its channel (the sender's or `d`'s, whichever is
         // later) plus the key, or the key itself (the fixed part).
         let value = |term: usize, key: f64| {
@@ -1023,12 +1058,9 @@ impl Index {
             // lower bound, and the least position among those that reach it.
             let mut found = NIL;
             let mut low = f64::INFINITY;
-            let mut any = false;
-            for (term, tree) in trees.clone().enumerate() {
-                if self.trees.roots[tree] == NIL {
-                    continue;
-                }
-                any = true;
+            self.trees.live_trees(d as usize, &mut live);
+            for &term in &live {
+                let tree = first + term;
                 let least = value(term, self.trees.first[tree]);
                 if least <= base {
                     found = found.min(
@@ -1038,13 +1070,15 @@ impl Index {
                 }
                 low = low.min(least);
             }
-            if !any {
+            if live.is_empty() {
+                self.live = live;
                 return None;
             }
             let due = found != NIL;
             if !due {
-                for (term, tree) in trees.clone().enumerate() {
-                    if self.trees.roots[tree] != NIL && value(term, self.trees.first[tree]) <= low {
+                for &term in &live {
+                    let tree = first + term;
+                    if value(term, self.trees.first[tree]) <= low {
                         found =
                             found.min(self.trees.least_within(tree, |key| value(term, key) <= low));
                     }
@@ -1065,9 +1099,11 @@ impl Index {
             }
             let (term, key, ready) = self.classify(s, v, d);
             if due && ready <= base {
+                self.live = live;
                 return Some((base, v));
             }
             if !due && ready == low {
+                self.live = live;
                 return Some((ready.max(base), v));
             }
             // Another term overtook the one it was filed under.
