@@ -268,12 +268,6 @@ fn warm_starts(problem: &Problem, ctx: &mut PlaceContext, dec: &mut Decoder) -> 
         }
         for order in orders {
             let makespan = dec.decode(&plan.placement, &order);
-            // The history starts at the first warm start: each one that beats those before
-            // it is an improvement the optimiser found (the chart shows how far the search
-            // moved from a baseline placer's plan, not only from the best of them).
-            if makespan.is_finite() {
-                dec.improved(makespan);
-            }
             out.push(Best {
                 placement: plan.placement.clone(),
                 order,
@@ -284,9 +278,6 @@ fn warm_starts(problem: &Problem, ctx: &mut PlaceContext, dec: &mut Decoder) -> 
     // A layer cut whose cut points are searched (`optim::cut`): Expert's split, but one
     // that fits memory and is the best of a few dozen simulated.
     if let Some(b) = layer_cut(dec, &rank) {
-        if b.makespan.is_finite() {
-            dec.improved(b.makespan);
-        }
         out.push(b);
     }
     if out.is_empty() {

@@ -394,11 +394,5 @@ fn never_worse_than_a_warm_start_and_deterministic() {
             assert!(warm.iter().any(|w| w.makespan == cut.makespan));
         }
         assert!(r.makespan <= warm[0].makespan);
-        // The history starts at the first warm start decoded and records each that beats
-        // those before it, so it ends at the best; the plan's own history starts there too.
-        let h = std::mem::take(&mut dec.history).into_points();
-        assert!(warm.iter().any(|w| w.makespan == h[0].objective), "{h:?}");
-        assert_eq!(h.last().unwrap().objective, warm[0].makespan, "{h:?}");
-        assert_eq!(report(&plan).history[0].objective, h[0].objective);
     }
 }
