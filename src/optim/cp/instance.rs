@@ -168,9 +168,9 @@ impl CpInstance {
     }
 
     /// Whether the model would round its durations below `horizon` (real-valued run or
-    /// transfer times: no integral time scale, [`super::search::time_scale`]).
+    /// transfer times: no integral time scale, [`time_scale`]).
     pub fn rounds(&self, problem: &Problem, horizon: f64) -> bool {
-        !super::search::time_scale(&self.durations(problem), horizon).1
+        !time_scale(&self.durations(problem), horizon).1
     }
 
     /// Every duration the model may use, for its time scale: every task on every allowed
@@ -310,3 +310,31 @@ impl CpInstance {
         reach
     }
 }
+
+/// Time scale of the model: the smallest of 1, 2, 4, 5, 8, 10, ... 10^6 at which every
+/// duration is an integer (relative 1e-9) and the horizon stays below 2^26 steps; else the
+/// scale that puts the horizon at 10^6 steps, where durations are rounded down (the model
+/// is then a relaxation: its optimum is still a lower bound, but a schedule's replay may be
+/// longer than its model makespan, and nothing is claimed optimal unless the replay equals
+/// the bound).
+pub fn time_scale(durations: &[f64], horizon: f64) -> (f64, bool) {
+    let mut scales: Vec<f64> = Vec::new();
+    let mut p = 1.0;
+    while p <= 1e6 {
+        scales.extend([p, 2.0 * p, 4.0 * p, 5.0 * p, 8.0 * p]);
+        p *= 10.0;
+    }
+    let integral = |s: f64| {
+        durations.iter().all(|&x| {
+            let y = x * s;
+            (y - y.round()).abs() <= 1e-9 * y.abs().max(1.0)
+        })
+    };
+    scales
+        .into_iter()
+        .find(|&s| s * horizon <= (1u32 << 26) as f64 && integral(s))
+        .map_or((ROUNDED_STEPS / horizon, false), |s| (s, true))
+}
+
+/// Steps of horizon when durations have to be rounded (see [`time_scale`]).
+const ROUNDED_STEPS: f64 = 1e6;

@@ -22,7 +22,7 @@
 //!   times it, and a cumulative of capacity `k` over the tasks at their shortest run times
 //!   (without them a 15-op instance took minutes).
 //!
-//! Times are integers at the model's scale (`search::time_scale`): exact when every duration
+//! Times are integers at the model's scale (`instance::time_scale`): exact when every duration
 //! is integral there, else rounded down (a relaxation whose optimum is still a bound).
 //!
 //! What it is not: the search (`search`: branching, budget, the SAT-UNSAT loop) or the

@@ -31,7 +31,7 @@ use pumpkin_core::results::{ProblemSolution, SatisfactionResultUnderAssumptions}
 use pumpkin_core::termination::TerminationCondition;
 use pumpkin_core::variables::{DomainId, Literal};
 
-use super::instance::{CpInstance, CpSchedule};
+use super::instance::{time_scale, CpInstance, CpSchedule};
 use super::model::{self, Model};
 use crate::clock::Clock;
 use crate::error::{Error, Result};
@@ -233,34 +233,6 @@ pub fn solve(
         steps: budget.used,
     })
 }
-
-/// Time scale of the model: the smallest of 1, 2, 4, 5, 8, 10, ... 10^6 at which every
-/// duration is an integer (relative 1e-9) and the horizon stays below 2^26 steps; else the
-/// scale that puts the horizon at 10^6 steps, where durations are rounded down (the model
-/// is then a relaxation: its optimum is still a lower bound, but a schedule's replay may be
-/// longer than its model makespan, and nothing is claimed optimal unless the replay equals
-/// the bound).
-pub fn time_scale(durations: &[f64], horizon: f64) -> (f64, bool) {
-    let mut scales: Vec<f64> = Vec::new();
-    let mut p = 1.0;
-    while p <= 1e6 {
-        scales.extend([p, 2.0 * p, 4.0 * p, 5.0 * p, 8.0 * p]);
-        p *= 10.0;
-    }
-    let integral = |s: f64| {
-        durations.iter().all(|&x| {
-            let y = x * s;
-            (y - y.round()).abs() <= 1e-9 * y.abs().max(1.0)
-        })
-    };
-    scales
-        .into_iter()
-        .find(|&s| s * horizon <= (1u32 << 26) as f64 && integral(s))
-        .map_or((ROUNDED_STEPS / horizon, false), |s| (s, true))
-}
-
-/// Steps of horizon when durations have to be rounded (see [`time_scale`]).
-const ROUNDED_STEPS: f64 = 1e6;
 
 /// The solver's deterministic budget (one step per decision or conflict), the optional
 /// wall-clock cap and the user's cancel.
