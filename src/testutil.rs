@@ -57,6 +57,20 @@ pub fn joined(nodes: &[String], edges: &[String]) -> Graph {
     ))
 }
 
+/// The fifo link rule's hand case (Pesto21's exact searches, `optim::cp` and `optim::bb`):
+/// A(1) -> B(1) pinned to g0, A -> C(1) 5 bytes and B -> D(10) 1 byte, C and D pinned to
+/// g1, bandwidth 1. Under `fifo` A's send goes first: 17; a free link order sends B's
+/// first: 14.
+pub fn fifo_case() -> (Graph, Cluster) {
+    parse(
+        r#"{"nodes":[{"id":"a","cost":1,"device":"g0"},{"id":"b","cost":1,"device":"g0"},
+                     {"id":"c","cost":1,"device":"g1"},{"id":"d","cost":10,"device":"g1"}],
+            "edges":[{"src":"a","dst":"b","bytes":1},{"src":"a","dst":"c","bytes":5},
+                     {"src":"b","dst":"d","bytes":1}]}"#,
+        r#"{"devices":[{"id":"g0","speed":1},{"id":"g1","speed":1}],"bandwidth":1}"#,
+    )
+}
+
 /// Asserts that in a recorded run (`ops[v]` = start and finish of op `v` under
 /// `placement`) every op starts no earlier than each input arrives: its producer's finish
 /// plus the edge's transfer time, give or take `slack`. `what` names the run on failure.

@@ -1043,19 +1043,7 @@ mod tests {
     /// reproduces; ordered freely, B's send goes first: D [3, 13], C [13, 14]: 14.
     #[test]
     fn the_fifo_rule_sends_the_earlier_producer_first() {
-        let g = Graph::from_json(
-            r#"{"nodes":[{"id":"a","cost":1,"device":"g0"},{"id":"b","cost":1,"device":"g0"},
-                         {"id":"c","cost":1,"device":"g1"},{"id":"d","cost":10,"device":"g1"}],
-                "edges":[{"src":"a","dst":"b","bytes":1},{"src":"a","dst":"c","bytes":5},
-                         {"src":"b","dst":"d","bytes":1}]}"#,
-            "g",
-        )
-        .unwrap();
-        let c = Cluster::from_json(
-            r#"{"devices":[{"id":"g0","speed":1},{"id":"g1","speed":1}],"bandwidth":1}"#,
-            "c",
-        )
-        .unwrap();
+        let (g, c) = crate::testutil::fifo_case();
         let p = Problem::new(&g, &c).unwrap();
         let bb = optimum(&p, true);
         assert_eq!(bb.incumbent, 17.0);
@@ -1086,27 +1074,15 @@ mod tests {
                 ));
             }
         }
-        let g = Graph::from_json(
-            &format!(
-                r#"{{"nodes":[{}],"edges":[{}]}}"#,
-                nodes.join(","),
-                edges.join(",")
-            ),
-            "g",
-        )
-        .unwrap();
+        let g = crate::testutil::joined(&nodes, &edges);
         let devices: Vec<String> = (0..k)
             .map(|d| format!(r#"{{"id":"g{d}","speed":{}}}"#, rng.uniform(0.7, 1.5)))
             .collect();
-        let c = Cluster::from_json(
-            &format!(
-                r#"{{"devices":[{}],"bandwidth":{}}}"#,
-                devices.join(","),
-                rng.uniform(0.8, 2.0)
-            ),
-            "c",
-        )
-        .unwrap();
+        let c = crate::testutil::cluster(&format!(
+            r#"{{"devices":[{}],"bandwidth":{}}}"#,
+            devices.join(","),
+            rng.uniform(0.8, 2.0)
+        ));
         (g, c)
     }
 

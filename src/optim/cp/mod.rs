@@ -28,8 +28,6 @@ pub use search::{solve, Budget, CpOutcome};
 mod tests {
     use super::*;
     use crate::clock::Clock;
-    use crate::model::cluster::Cluster;
-    use crate::model::graph::Graph;
     use crate::model::problem::Problem;
     use crate::model::LinkModel;
 
@@ -39,19 +37,7 @@ mod tests {
     /// sends B's first ([2, 3], then A's [3, 8]): D [3, 13], C [13, 14]: 14.
     #[test]
     fn the_fifo_rule_sends_the_earlier_producer_first() {
-        let g = Graph::from_json(
-            r#"{"nodes":[{"id":"a","cost":1,"device":"g0"},{"id":"b","cost":1,"device":"g0"},
-                         {"id":"c","cost":1,"device":"g1"},{"id":"d","cost":10,"device":"g1"}],
-                "edges":[{"src":"a","dst":"b","bytes":1},{"src":"a","dst":"c","bytes":5},
-                         {"src":"b","dst":"d","bytes":1}]}"#,
-            "g",
-        )
-        .unwrap();
-        let c = Cluster::from_json(
-            r#"{"devices":[{"id":"g0","speed":1},{"id":"g1","speed":1}],"bandwidth":1}"#,
-            "c",
-        )
-        .unwrap();
+        let (g, c) = crate::testutil::fifo_case();
         let p = Problem::new(&g, &c).unwrap();
         let clock = Clock::start();
         let budget = Budget {
