@@ -42,6 +42,26 @@ use placesim::model::problem::Problem;
 use placesim::model::LinkModel;
 use placesim::scenario::{ClusterSource, GraphSource, Scenario};
 
+/// A file of the repository (paths relative to its root).
+fn read(path: &str) -> String {
+    std::fs::read_to_string(format!("{}/{path}", env!("CARGO_MANIFEST_DIR"))).unwrap()
+}
+
+/// A committed random instance (`benches/data/random/NAME.{graph,cluster}.json`).
+fn random_instance(name: &str) -> (Graph, Cluster) {
+    let g = Graph::from_json(
+        &read(&format!("benches/data/random/{name}.graph.json")),
+        name,
+    )
+    .unwrap();
+    let c = Cluster::from_json(
+        &read(&format!("benches/data/random/{name}.cluster.json")),
+        "c",
+    )
+    .unwrap();
+    (g, c)
+}
+
 fn instance(n: usize, k: usize, seed: u64) -> (Graph, Cluster) {
     placesim::model::synthetic::gpu_instance(n, k, seed).expect("a generated instance is valid")
 }
@@ -88,8 +108,6 @@ fn run(n: usize, k: usize, seed: u64, params: &[(&str, f64)]) {
 /// `NAME.scenario.json` and `NAME.native.json` (the comparison natively, and its seconds).
 fn write_instances(dir: &str) {
     std::fs::create_dir_all(dir).unwrap();
-    let root = env!("CARGO_MANIFEST_DIR");
-    let read = |p: &str| std::fs::read_to_string(format!("{root}/{p}")).unwrap();
     // The integral instances, then the real-valued 20-op ones of `benches/data/random`.
     let mut instances: Vec<(String, String, String)> = Vec::new();
     for k in 2..=4 {
@@ -156,7 +174,6 @@ fn more_gpus(text: &str, gpus: usize) -> String {
 /// The shipped Pesto21 scenarios, on Pesto21's machine and on the same machine with 4
 /// GPUs: one table row per graph and machine.
 fn real_graphs() {
-    let root = env!("CARGO_MANIFEST_DIR");
     println!(
         "real graphs (scenarios/pesto21_*.json, orders random/given/pct/heft, pesto defaults):"
     );
@@ -170,15 +187,14 @@ fn real_graphs() {
             "transformer2_ops_train",
             "nasnet_mobile_ops_infer",
         ] {
-            real_row(root, stem, gpus);
+            real_row(stem, gpus);
         }
     }
 }
 
 /// One row of the real-graph table: `stem`'s shipped scenario on its machine with `gpus`
 /// GPUs (2: the shipped machine).
-fn real_row(root: &str, stem: &str, gpus: usize) {
-    let read = |p: &str| std::fs::read_to_string(format!("{root}/{p}")).unwrap();
+fn real_row(stem: &str, gpus: usize) {
     let mut s: Scenario = serde_json::from_str(&read(&format!("scenarios/pesto21_{stem}.json")))
         .expect("a shipped scenario parses");
     s.schedulers = ["random", "given", "pct", "heft"]
@@ -242,8 +258,6 @@ fn real_row(root: &str, stem: &str, gpus: usize) {
 /// against the best schedule the CP-SAT referee (`tools/cpsat_referee.py`) found, as
 /// placesim replayed it (`benches/data/cpsat_random.json`, which names its command).
 fn random_instances() {
-    let root = env!("CARGO_MANIFEST_DIR");
-    let read = |p: &str| std::fs::read_to_string(format!("{root}/{p}")).unwrap();
     let referee: serde_json::Value = serde_json::from_str(&read("benches/data/cpsat_random.json"))
         .expect("benches/data/cpsat_random.json parses");
     println!("random instances (benches/data/random, fcfs links, fifo link order, pesto defaults) against the CP-SAT referee:");
@@ -265,16 +279,7 @@ fn random_instances() {
         .expect("an 'instances' array")
     {
         let name = r["instance"].as_str().unwrap();
-        let g = Graph::from_json(
-            &read(&format!("benches/data/random/{name}.graph.json")),
-            name,
-        )
-        .unwrap();
-        let c = Cluster::from_json(
-            &read(&format!("benches/data/random/{name}.cluster.json")),
-            "c",
-        )
-        .unwrap();
+        let (g, c) = random_instance(name);
         let mut s = Scenario::new(
             GraphSource::File(format!("{name}.graph.json")),
             ClusterSource::File(format!("{name}.cluster.json")),
@@ -311,8 +316,6 @@ fn random_instances() {
 /// and whether it was exhausted (the proof that nothing is below the referee's schedule).
 fn fifo_bb() {
     use placesim::optim::bb::Exact;
-    let root = env!("CARGO_MANIFEST_DIR");
-    let read = |p: &str| std::fs::read_to_string(format!("{root}/{p}")).unwrap();
     let referee: serde_json::Value =
         serde_json::from_str(&read("benches/data/cpsat_random.json")).unwrap();
     println!("fifo branch and bound from the referee's makespan, 20 ops (benches/data/random):");
@@ -321,16 +324,7 @@ fn fifo_bb() {
         let Some(best) = r["replayed"].as_f64().filter(|_| r["ops"] == 20) else {
             continue;
         };
-        let g = Graph::from_json(
-            &read(&format!("benches/data/random/{name}.graph.json")),
-            name,
-        )
-        .unwrap();
-        let c = Cluster::from_json(
-            &read(&format!("benches/data/random/{name}.cluster.json")),
-            "c",
-        )
-        .unwrap();
+        let (g, c) = random_instance(name);
         let p = Problem::new(&g, &c).unwrap();
         let t = Instant::now();
         let mut bb =
