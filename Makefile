@@ -32,7 +32,7 @@ CLI := $(TARGET_DIR)/$(PROFILE)/placesim
 WASM_BINDGEN_VERSION := $(shell awk '/^name = "wasm-bindgen"$$/ {getline; gsub(/[" ]/, "", $$0); sub(/version=/, "", $$0); print; exit}' Cargo.lock)
 WASM_BINDGEN := $(or $(shell command -v wasm-bindgen 2>/dev/null),$(HOME)/.cargo/bin/wasm-bindgen)
 
-.PHONY: site serve test lint test-rust test-full bench bench-real bench-wasm test-browser test-exporters calibrate-cpu wasm-target wasm-bindgen-cli pkg graphs cli measure chromium clean-site
+.PHONY: site serve test build-wasm build-native lint test-rust test-full bench bench-real bench-wasm test-browser test-exporters calibrate-cpu wasm-target wasm-bindgen-cli pkg graphs cli measure chromium clean-site
 
 site: pkg graphs
 
@@ -151,7 +151,22 @@ serve: site
 cli:
 	$(CARGO) build --profile $(PROFILE) --bin placesim --test cli
 
-test: lint test-rust test-browser
+# Two stages. First the builds side by side: the shipped wasm (fat LTO, one codegen unit: its
+# last minutes run on one core) with its clippy, the native clippy and test binaries, and
+# Chromium's install when it is missing (network, not CPU).
+# Cargo locks target/ci and target/$(WASM_TARGET)/release apart, so neither waits for the other.
+# Then every check in order on what is built (cargo replays clippy's cached verdicts).
+test:
+	$(CARGO) fmt --check
+	$(MAKE) --no-print-directory -j3 build-wasm build-native chromium
+	$(MAKE) --no-print-directory lint test-rust test-browser
+
+build-wasm: pkg
+	$(CARGO) clippy --release --lib --target $(WASM_TARGET) -- -D warnings
+
+build-native:
+	$(CARGO) clippy --profile $(PROFILE) --all-targets -- -D warnings
+	$(CARGO) test --profile $(PROFILE) --lib --bins --tests --no-run
 
 # tsc checks the page's JavaScript against its JSDoc types (www/jsconfig.json, www/types.js);
 # it needs www/pkg (the engine's generated declarations) and tests/browser's pinned typescript.

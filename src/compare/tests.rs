@@ -341,6 +341,10 @@ fn bits(c: &Comparison) -> String {
     serde_json::to_string(&c).unwrap()
 }
 
+/// Every placer and scheduler on 120 ops. Pesto's anytime search is held to 2,000 schedules
+/// simulated (its automatic budget here is ~29,000, which made these tests the suite's
+/// slowest by far): a smaller search still exercises its determinism across threads, splits
+/// and seed caches, which is what the tests below check.
 fn every_strategy(seeds: u32) -> (Scenario, Graph) {
     let text =
         crate::model::synthetic::layered_dag(crate::model::synthetic::SyntheticSpec::new(120, 3));
@@ -348,7 +352,8 @@ fn every_strategy(seeds: u32) -> (Scenario, Graph) {
     let mut s = Scenario::from_json(
         r#"{"graph":{"bundled":"g"},"cluster":{"generate":{"devices":5,"speed":[10,100],"bandwidth":[10,60],
             "memory_fraction":0.3}},"randomize":{"cost":[1,100],"bytes":[1,100],"mem":[0,0]},
-            "links":"fcfs","link_order":"random","placers":["single"],"schedulers":["fifo"],"seeds":1,"seed":11}"#,
+            "links":"fcfs","link_order":"random","placers":["single"],"schedulers":["fifo"],"seeds":1,"seed":11,
+            "params":{"pesto.budget":2000}}"#,
     )
     .unwrap();
     s.placers = place::PLACERS.iter().map(|p| p.name.to_string()).collect();
