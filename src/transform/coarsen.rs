@@ -503,8 +503,12 @@ impl Coarse {
     /// The coarse graph in the graph format (docs: the graph JSON page), each vertex with
     /// `members`, its original node ids in topological order. A vertex is `c<i>`; its
     /// `cost` is its members' summed cost when every member has a cost and no per-kind
-    /// `time`, otherwise `time` per device kind of the cluster is the members' summed run
-    /// time on the first device of that kind; `mem` sums; `device` is the one device it may
+    /// `time` and the cluster times every op as cost / speed (no `op_speed` entry for a
+    /// member's op type, no `op_overhead`), otherwise `time` per device kind of the cluster
+    /// is the members' summed run time on the first device of that kind (without the
+    /// cluster's what-if scale, which the reader applies again): exact when the devices of
+    /// a kind share their speed and overhead, as on every bundled cluster; a summed cost
+    /// would drop the op types, whose speeds the cluster sets apart. `mem` sums; `device` is the one device it may
     /// use, or the kind all its allowed devices share, when it may not use them all;
     /// `colocate` joins the vertices of one placement unit ([`Coarse::units`]); an edge
     /// carries the summed bytes of the distinct tensors between two vertices.
@@ -531,10 +535,16 @@ impl Coarse {
             .map(|(x, ms)| {
                 let mut o = Map::new();
                 o.insert("id".into(), json!(format!("c{x}")));
-                let plain = ms.iter().all(|&v| {
-                    let n = &g.nodes[v as usize];
-                    n.cost.is_some() && n.time.is_empty()
-                });
+                let per_op = c.devices.iter().any(|d| d.op_overhead != 0.0)
+                    || ms.iter().any(|&v| {
+                        let op = &g.op_types[g.op_type(v) as usize];
+                        c.op_speed.values().any(|t| t.contains_key(op))
+                    });
+                let plain = !per_op
+                    && ms.iter().all(|&v| {
+                        let n = &g.nodes[v as usize];
+                        n.cost.is_some() && n.time.is_empty()
+                    });
                 if plain {
                     let cost: f64 = ms
                         .iter()
@@ -544,7 +554,8 @@ impl Coarse {
                 } else {
                     let mut time = Map::new();
                     for (kind, d) in &kinds {
-                        let t: f64 = ms.iter().map(|&v| problem.exec(v, *d)).sum();
+                        let t: f64 =
+                            ms.iter().map(|&v| problem.exec(v, *d)).sum::<f64>() / c.time_scale(*d);
                         if t.is_finite() {
                             time.insert(kind.clone(), json!(t));
                         }
@@ -649,6 +660,51 @@ mod tests {
         // Round 1 edges: B->AC (1), B->DE (8), AC->DE (5 + 1).
         let r1 = coarsen(&p, 3);
         assert_eq!(r1.edges, [(0, 2, 6.0), (1, 0, 1.0), (1, 2, 8.0)]);
+    }
+
+    /// The coarse graph file times each vertex as its members' run times summed, on a
+    /// cluster that sets op types apart (`op_speed`) and adds a per-op overhead, as on a
+    /// plain one: read back with the same cluster, every vertex runs on every device in the
+    /// summed time of its members (a summed `cost` would drop the op types).
+    #[test]
+    fn coarse_graph_file_keeps_the_members_run_times() {
+        let mut nodes = Vec::new();
+        let mut edges = Vec::new();
+        for i in 0..24 {
+            let op = ["Conv2D", "Relu", "MatMul"][i % 3];
+            nodes.push(format!(
+                r#"{{"id":"n{i}","op":"{op}","cost":{}}}"#,
+                1 + i % 5
+            ));
+            if i > 0 {
+                edges.push(format!(r#"{{"src":"n{}","dst":"n{i}","bytes":2}}"#, i - 1));
+            }
+        }
+        let g = joined(&nodes, &edges);
+        for cluster in [
+            r#"{"devices":[{"id":"g0","kind":"gpu","speed":4},{"id":"g1","kind":"gpu","speed":4},{"id":"c","kind":"cpu","speed":1}],
+                "bandwidth":1,"kinds":{"gpu":{"op_speed":{"Conv2D":8,"MatMul":3},"op_overhead":0.25}}}"#,
+            r#"{"devices":[{"id":"g0","kind":"gpu","speed":4},{"id":"c","kind":"cpu","speed":1}],"bandwidth":1}"#,
+        ] {
+            let c = crate::testutil::cluster(cluster);
+            let p = Problem::new(&g, &c).unwrap();
+            let co = coarsen(&p, 5);
+            assert!(co.len() < 24);
+            let file =
+                crate::model::graph::Graph::from_json(&co.to_graph_json(&p).to_string(), "coarse")
+                    .unwrap();
+            let q = Problem::new(&file, &c).unwrap();
+            for (x, ms) in co.members.iter().enumerate() {
+                for d in 0..c.len() as DevIx {
+                    let want: f64 = ms.iter().map(|&v| p.exec(v, d)).sum();
+                    let got = q.exec(x as NodeIx, d);
+                    assert!(
+                        (got - want).abs() <= 1e-12 * want,
+                        "c{x} on {d}: {got} vs {want}"
+                    );
+                }
+            }
+        }
     }
 
     /// Ops that may not share a device never merge: a gpu-only op and a cpu-only op.
