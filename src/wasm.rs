@@ -440,6 +440,12 @@ pub fn graph_sha256(text: &str) -> String {
     link::graph_sha256(text)
 }
 
+/// Whether a link embeds this graph text rather than naming it by hash (`link::embeds`).
+#[wasm_bindgen]
+pub fn graph_embeds(text: &str) -> bool {
+    link::embeds(text)
+}
+
 /// Throws unless `text` is the graph a link names by hash (`link::check_graph`);
 /// `linked` is `{sha256, name}`.
 #[wasm_bindgen]

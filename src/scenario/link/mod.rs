@@ -52,6 +52,13 @@ pub use table::cluster_value;
 pub const FORMAT_VERSION: u32 = 2;
 /// Largest compressed graph (bytes, before base64url) embedded in a link.
 pub const EMBED_LIMIT: usize = 24 * 1024;
+/// Whether a link embeds this graph text (deflated within [`EMBED_LIMIT`]) rather than naming it
+/// by its SHA-256: the rule [`page_fragment`] follows. Compressing stops at the limit, so a
+/// large text costs little (the page asks this of an upload without writing a link).
+pub fn embeds(text: &str) -> bool {
+    deflate_within(text, EMBED_LIMIT).is_some()
+}
+
 /// Seeds above this are not exact in JavaScript numbers.
 pub const MAX_SEED: u64 = (1 << 53) - 1;
 
