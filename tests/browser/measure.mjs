@@ -1,9 +1,9 @@
-// Measures the playground: wasm size (raw, gzip), time to interactive, and the time to run
-// every available pair in the worker on the largest bundled graph and on a 20,000-op
-// synthetic graph, on one worker and on the pool of workers (the speedup), and the main
-// thread's long tasks while a 48,000-op graph is uploaded, run, inspected, exported and
-// shared (longtasks.mjs; budget: no task over 100 ms). Not a test:
-// `make measure` prints the figures.
+// Measures the playground: wasm size (raw, gzip), time to interactive, the time to run every
+// available pair in the worker on the largest bundled graph, on a 20,000-op synthetic graph
+// and on ten copies of the NASNet graph (49,080 ops), on one worker and on the pool of
+// workers (the speedup), and the main thread's long tasks while the ten NASNet copies and a
+// 48,000-op synthetic graph are uploaded, run, inspected, exported and shared (longtasks.mjs;
+// budget: no task over 100 ms). Not a test: `make measure` prints the figures.
 
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -109,6 +109,42 @@ try {
     + `pool of ${size} workers median ${ms(median(pool))} of ${pool.map(Math.round).join(', ')}; `
     + `speedup ${speedup(one, pool)} (numbers identical); what-if re-run (the pool hands out the longest `
     + `items first): one worker ${ms(median(oneWhatIf))}, pool ${ms(median(poolWhatIf))}, speedup ${speedup(oneWhatIf, poolWhatIf)}`);
+
+  // A real graph of issue 24's size (generated layered DAGs have narrow frontiers and hid a
+  // quadratic placer): ten disjoint copies of the bundled NASNet inference graph, every
+  // default pair on 8 generated devices, one worker and the pool.
+  const nasnet = JSON.parse(await readFile(join(WWW, 'graphs/nasnet_mobile_ops_infer.json'), 'utf8'));
+  const copies = (g, n) => {
+    const out = { ...g, name: `${g.name} x${n}`, nodes: [], edges: [] };
+    delete out.stats;
+    for (let c = 0; c < n; c++) {
+      const p = `c${c}/`;
+      for (const v of g.nodes) out.nodes.push({ ...v, id: p + v.id, ...(v.colocate ? { colocate: p + v.colocate } : {}) });
+      for (const e of g.edges) out.edges.push({ ...e, src: p + e.src, dst: p + e.dst });
+    }
+    return JSON.stringify(out);
+  };
+  const wide = copies(nasnet, 10);
+  const wideLabel = `nasnet_mobile_ops_infer x 10 (${JSON.parse(wide).nodes.length} ops, ${(wide.length / 1e6).toFixed(1)} MB)`;
+  // An upload runs the comparison by itself (as a preset does): the link sets 8 devices first,
+  // and the figure is that run's, from the file's delivery to the table.
+  for (const workers of [1, undefined]) {
+    const page = await openPage(browser, `${server.url}${workers ? `?workers=${workers}` : ''}#v=1&devices=8`);
+    const pool = await page.evaluate(() => window.placesim.workers);
+    const t0 = Date.now();
+    await page.setInputFiles('#graph-file', { name: 'nasnet10.json', mimeType: 'application/json', buffer: Buffer.from(wide) });
+    await page.waitForFunction(() => window.placesim.comparison?.scenario.graph.file && !document.getElementById('run').disabled,
+      null, { timeout: 600000 });
+    const wall = Date.now() - t0;
+    const rows = await results(page, 600000);
+    const t = await page.evaluate(() => window.placesim.timings);
+    const work = t.lastPool.itemMs.reduce((a, b) => a + b, 0);
+    console.log(`${wideLabel}, 8 devices, ${workers ? 'one worker' : `pool of ${pool}`}: every default pair (${rows.length} rows) `
+      + `in ${ms(t.lastCompareMs)} (items ${ms(work)} in the workers, merge ${ms(t.lastPool.mergeMs)}); `
+      + `${ms(wall)} from the file's delivery to the table (reading, validating and hashing it included)`);
+    await page.context().close();
+  }
+  printLongTasks(wideLabel, await measureLongTasks(browser, server.url, wide, 'nasnet10.json'));
 
   const huge = cli(['generate', '--nodes', '48000', '--seed', '1']);
   printLongTasks(`synthetic 48,000 ops (placesim generate --nodes 48000 --seed 1, ${(huge.length / 1e6).toFixed(1)} MB)`,
