@@ -42,7 +42,8 @@
 //!   projection onto units loses its order), multi-op reorders and unit moves guided by the
 //!   decoded schedule's critical path; then annealing with the rest of the budget.
 //! - Budget: `pesto.budget` counts schedules simulated (the report's unit), deterministically;
-//!   0 (the default) is `1e7 / (ops + edges)`, about 670 on the 6k-op Transformer;
+//!   0 (the default) is `1e7 / (ops + edges)`, about 670 on the 6k-op Transformer (its
+//!   status says 890: the warm starts and the cut search simulate too);
 //!   `pesto.t0` is the initial temperature. `pesto.seconds` (0 = off)
 //!   adds a wall-clock cap, which makes the result depend on the machine.
 //! - Report: status `feasible` with the instance's critical-path and work bound.
@@ -116,7 +117,7 @@ const BUDGET: ParamSpec = ParamSpec {
     min: 0.0,
     min_open: false,
     max: f64::INFINITY,
-    doc: "anytime search: schedules simulated (deterministic); 0 = auto, 1e7 / (ops + edges) of the graph (about 670 on the 6k-op Transformer, 20,000 on 150 ops)",
+    doc: "anytime search: schedules simulated (deterministic); 0 = auto, 1e7 / (ops + edges) of the graph (about 670 on the 6k-op Transformer, 20,000 on 150 ops; the status counts the warm starts' runs too, 890 on the Transformer)",
 };
 /// The automatic budget's work: schedules simulated times the graph's ops + edges.
 const AUTO_WORK: f64 = 1e7;
