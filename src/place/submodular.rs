@@ -709,9 +709,9 @@ impl<'m, 'p, 'a> Fast<'m, 'p, 'a> {
             && last.is_none_or(|e| {
                 let ui = e.data.unit as usize;
                 let grp = self.group_of[ui] as usize;
-                !self.st.unit_placed[ui]
-                    && !(s == 0 && grp != 0 && self.group_active[grp - 1])
-                    && e.data.tver == self.tver[ui]
+                let gone =
+                    self.st.unit_placed[ui] || (s == 0 && grp != 0 && self.group_active[grp - 1]);
+                !gone && e.data.tver == self.tver[ui]
             });
         let top = if still {
             last
