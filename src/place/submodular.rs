@@ -535,13 +535,7 @@ struct Slot {
     cursor: Vec<usize>,
     /// Per device: `[refreshed, stepped]`.
     heaps: Vec<[BinaryHeap<Entry>; 2]>,
-    /// Per device, `[refreshed, stepped]`: the entry [`Fast::best_in`] found last (`None`:
-    /// none) and the device's epoch then (`STALE`: nothing cached).
-    found: Vec<[(u32, Option<Entry>); 2]>,
 }
-
-/// A [`Slot::found`] epoch that no device has: nothing cached.
-const STALE: u32 = u32::MAX;
 
 /// The lazy greedy.
 struct Fast<'m, 'p, 'a> {
@@ -572,9 +566,6 @@ struct Fast<'m, 'p, 'a> {
     column_dev: Vec<DevIx>,
     /// Transfer version of each unit: bumped when a neighbour is placed.
     tver: Vec<u32>,
-    /// Per device, units placed there so far: what it may take (memory, time capacity,
-    /// g's step) changes only then.
-    epoch: Vec<u32>,
     step: bool,
 }
 
@@ -644,7 +635,6 @@ impl<'m, 'p, 'a> Fast<'m, 'p, 'a> {
             column,
             column_dev,
             tver: vec![0; nu],
-            epoch: vec![0; k],
             step: m.cfg.mem_step > 0.0,
         };
         fast.slots[0] = Some(fast.slot(0..nu as u32));
@@ -681,7 +671,6 @@ impl<'m, 'p, 'a> Fast<'m, 'p, 'a> {
             orders,
             cursor: vec![0; m.k],
             heaps: (0..m.k).map(|_| Default::default()).collect(),
-            found: vec![[(STALE, None); 2]; m.k],
         }
     }
 
@@ -695,48 +684,9 @@ impl<'m, 'p, 'a> Fast<'m, 'p, 'a> {
     }
 
     /// The best candidate of pf class `s` on device `i`, among the units whose g stepped to
-    /// zero there or the others. The entry found last stands while nothing it was checked
-    /// against moved: its slot's queues change only here, device `i`'s state only when a
-    /// unit is placed there (its epoch), and of the entry's own unit, whether it is placed,
-    /// its group's activation (the shared class) and its transfer version; else [`Fast::top`]
-    /// looks again. Its score is computed anew (`f(S)`, `g(B_i)`, pf and `B_i` move).
+    /// zero there or the others. Cleans what it passes: placed units and units device `i`
+    /// can no longer take leave for good, stale `x` are refreshed, stepped units move.
     fn best_in(&mut self, s: usize, i: DevIx, zero: bool, phi: f64, gb: f64) -> Option<Cand> {
-        let iu = i as usize;
-        let epoch = self.epoch[iu];
-        let slot = self.slots[s].as_mut().expect("active slot");
-        let (at, last) = slot.found[iu][zero as usize];
-        let still = at == epoch
-            && last.is_none_or(|e| {
-                let ui = e.data.unit as usize;
-                let grp = self.group_of[ui] as usize;
-                let gone =
-                    self.st.unit_placed[ui] || (s == 0 && grp != 0 && self.group_active[grp - 1]);
-                !gone && e.data.tver == self.tver[ui]
-            });
-        let top = if still {
-            last
-        } else {
-            let top = self.top(s, i, zero);
-            let found = &mut self.slots[s].as_mut().expect("active slot").found[iu];
-            found[zero as usize] = (epoch, top);
-            if !zero {
-                // Looking may have moved entries to the stepped queue.
-                found[1].0 = STALE;
-            }
-            top
-        };
-        let top = top?;
-        let pf = if s == 0 { 1 } else { self.pf(s - 1, i) };
-        Some(
-            self.m
-                .score(&self.st, top.data.unit, i, top.key.0, pf, zero, phi, gb),
-        )
-    }
-
-    /// [`Fast::best_in`]'s entry, looked for. Cleans what it passes: placed units and units
-    /// device `i` can no longer take leave for good, stale `x` are refreshed, stepped units
-    /// move.
-    fn top(&mut self, s: usize, i: DevIx, zero: bool) -> Option<Entry> {
         let m = self.m;
         let iu = i as usize;
         let col = self.column[iu] as usize;
@@ -792,7 +742,8 @@ impl<'m, 'p, 'a> Fast<'m, 'p, 'a> {
                 slot.heaps[iu][1].push(top);
                 continue;
             }
-            return Some(top);
+            let pf = if s == 0 { 1 } else { self.pf(s - 1, i) };
+            return Some(m.score(&self.st, u, i, top.key.0, pf, zero, phi, gb));
         }
     }
 
@@ -842,7 +793,6 @@ impl<'m, 'p, 'a> Fast<'m, 'p, 'a> {
                 t.push((c, phi));
             }
             m.add(&mut self.st, &c);
-            self.epoch[c.dev as usize] += 1;
             let u = c.unit as usize;
             let grp = self.group_of[u];
             if grp != 0 {
