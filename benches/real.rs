@@ -20,7 +20,8 @@
 //! comparison (say, one known to be quadratic, to time the others); `-- pairs N I` times each
 //! placer and each of its pairs on the I-th shape of N ops (where a shape's time goes);
 //! `-- file PATH` the whole default comparison of a graph file on 8 generated devices (least
-//! of `repeat R` runs), and of it the placers' time and the simulations' (the rest).
+//! of `repeat R` runs), and of it the placers' time and the simulations' (the rest), and each
+//! placer's time (`-- devices D` another generated cluster, `-- placers` the placers only).
 
 use std::collections::BTreeMap;
 use std::time::Instant;
@@ -331,31 +332,49 @@ fn shape_pairs(n: usize, which: usize) {
 }
 
 /// A graph file's whole default comparison on 8 generated devices (`-- file PATH`): CPU ms,
-/// least of `repeat` runs; with the placers' sum (each placer once) and the rest.
-fn bench_file(path: &str, repeat: usize) {
+/// least of `repeat` runs; with the placers' sum (each placer once), the rest, and each
+/// placer's own time (least of `repeat`). `-- devices D` another generated cluster;
+/// `-- placers` only the placers (no whole comparison).
+fn bench_file(path: &str, repeat: usize, devices: usize, placers_only: bool) {
     let text = std::fs::read_to_string(path).unwrap();
     let g = Graph::from_json(&text, "file").unwrap();
-    let c = common::cluster(8);
-    let whole = (0..repeat.max(1))
-        .map(|_| whole_default(&g, &c).0)
-        .fold(f64::INFINITY, f64::min);
+    let c = common::cluster(devices);
+    let whole = if placers_only {
+        f64::NAN
+    } else {
+        (0..repeat.max(1))
+            .map(|_| whole_default(&g, &c).0)
+            .fold(f64::INFINITY, f64::min)
+    };
     let resolved = scenario(&g).resolve().unwrap();
     let p = Problem::new(&g, &c).unwrap();
+    let mut each = vec![f64::INFINITY; resolved.placers.len()];
     let place = (0..repeat.max(1))
         .map(|_| {
-            let t = now();
-            for pi in 0..resolved.placers.len() {
+            let mut sum = 0.0;
+            for (pi, least) in each.iter_mut().enumerate() {
+                let t = now();
                 let _ = compare::place(&p, &resolved, pi, 0, &mut |_| true);
+                let t = ms(t);
+                sum += t;
+                *least = least.min(t);
             }
-            ms(t)
+            sum
         })
         .fold(f64::INFINITY, f64::min);
     println!(
-        "\n{path}: {} ops, {} pairs: default {whole:.0} ms, placers {place:.0} ms, rest {:.0} ms",
+        "\n{path}: {} ops, {} pairs, {devices} devices: default {whole:.0} ms, placers {place:.0} ms, rest {:.0} ms",
         g.node_count(),
         resolved.pairs.len(),
         whole - place
     );
+    let line: Vec<String> = resolved
+        .placers
+        .iter()
+        .zip(&each)
+        .map(|(pl, t)| format!("{} {t:.1}", pl.info.name))
+        .collect();
+    println!("placers (ms, least of {repeat}): {}", line.join(", "));
 }
 
 fn main() {
@@ -385,7 +404,8 @@ fn main() {
     }
     if let Some(path) = after("file") {
         let repeat = after("repeat").and_then(|s| s.parse().ok()).unwrap_or(1);
-        bench_file(&path, repeat);
+        let devices = after("devices").and_then(|s| s.parse().ok()).unwrap_or(8);
+        bench_file(&path, repeat, devices, has("placers"));
         return;
     }
     let (graphs, shapes_too) = match (has("graphs"), has("shapes")) {

@@ -847,13 +847,17 @@ impl Treaps {
         self.free.push(id);
     }
 
-    /// The least position among the nodes of `tree` whose key passes `fits`, which holds
-    /// for every key up to some bound and none beyond (`NIL`: none passes).
-    fn least_within(&self, tree: usize, fits: impl Fn(f64) -> bool) -> u32 {
+    /// The least of `below` and the positions of the nodes of `tree` whose key passes
+    /// `fits`, which holds for every key up to some bound and none beyond (`NIL`: none
+    /// passes). A subtree whose least position is not below the best so far is not entered.
+    fn least_within(&self, tree: usize, below: u32, fits: impl Fn(f64) -> bool) -> u32 {
         let mut t = self.roots[tree];
-        let mut best = NIL;
+        let mut best = below;
         while t != NIL {
             let n = &self.nodes[t as usize];
+            if n.best >= best {
+                break;
+            }
             if fits(n.key) {
                 best = best.min(n.pos);
                 if n.left != NIL {
@@ -1063,10 +1067,9 @@ impl Index {
                 let tree = first + term;
                 let least = value(term, self.trees.first[tree]);
                 if least <= base {
-                    found = found.min(
-                        self.trees
-                            .least_within(tree, |key| value(term, key) <= base),
-                    );
+                    found = self
+                        .trees
+                        .least_within(tree, found, |key| value(term, key) <= base);
                 }
                 low = low.min(least);
             }
@@ -1079,8 +1082,9 @@ impl Index {
                 for &term in &live {
                     let tree = first + term;
                     if value(term, self.trees.first[tree]) <= low {
-                        found =
-                            found.min(self.trees.least_within(tree, |key| value(term, key) <= low));
+                        found = self
+                            .trees
+                            .least_within(tree, found, |key| value(term, key) <= low);
                     }
                 }
             }
@@ -1152,10 +1156,21 @@ fn schedule_index(
         }
     }
     let mut available: Vec<f64> = (0..k as DevIx).map(|d| s.available(d)).collect();
+    let mut by_base: Vec<DevIx> = (0..k as DevIx).collect();
     for _ in 0..n {
-        // Each device's best (start, position), then the least over the devices.
+        // Each device's best (start, position), then the least over the devices. A device
+        // starts nothing before `max(free, now)`: asked in that order, one whose bound is
+        // later than the best start found cannot win (an answer is `(start, position,
+        // device)`, least first), and is not asked (the tests ask every device).
+        by_base.sort_by(|&a, &b| {
+            let (x, y) = (s.free[a as usize], s.free[b as usize]);
+            x.total_cmp(&y).then(a.cmp(&b))
+        });
         let mut chosen: Option<(f64, u32, DevIx, NodeIx)> = None;
-        for d in 0..k as DevIx {
+        for &d in &by_base {
+            if !check && chosen.is_some_and(|(bt, ..)| s.free[d as usize].max(s.now) > bt) {
+                break;
+            }
             let best = ix.device_best(&s, d);
             if check {
                 assert_eq!(best, ix.direct_best(&s, d, &pos), "device {d}");
@@ -1440,6 +1455,12 @@ mod tests {
         for opts in ALL {
             let fast = schedule_index("m-etf", p, opts, true);
             let simple = schedule_simple("m-etf", p, &none, opts);
+            // Unchecked, devices that cannot win are not asked.
+            let pruned = schedule_index("m-etf", p, opts, false);
+            assert_eq!(pruned.is_ok(), fast.is_ok(), "{label} {opts:?}");
+            if let (Ok(a), Ok(b)) = (&pruned, &fast) {
+                assert_eq!(a, b, "{label} {opts:?}: pruned");
+            }
             match (&fast, &simple) {
                 (Ok(a), Ok(b)) => {
                     assert_eq!(a, b, "{label} {opts:?}");
