@@ -422,8 +422,7 @@ impl<'p, 'a> Exact<'p, 'a> {
         let run = |v: NodeIx| p.exec(v, placement[v as usize]);
         // One machine per device (its placed ops) and per directed link (fcfs: the sends
         // between placed ops, after their producer, before their consumer's tail).
-        for v in 0..n {
-            let d = placement[v];
+        for (v, &d) in placement.iter().enumerate() {
             if d != unplaced {
                 items.push((d, at(&head, v), run(v as NodeIx), at(&tail, v)));
             }
