@@ -207,6 +207,8 @@ pub struct Exact<'p, 'a> {
     hint: Option<Vec<DevIx>>,
     /// Each op's least work (time times speed) over its devices.
     min_work: Vec<f64>,
+    /// Each edge's transfer time between every two devices (`e * k * k + src * k + dst`).
+    comm: Vec<f64>,
     /// Scratch of the placement bound.
     scratch: Scratch,
 }
@@ -273,6 +275,13 @@ impl<'p, 'a> Exact<'p, 'a> {
                         .zip(&problem.cluster.devices)
                         .map(|(t, d)| t * d.speed)
                         .fold(f64::INFINITY, f64::min)
+                })
+                .collect(),
+            comm: (0..problem.graph.edges.len() as u32)
+                .flat_map(|e| {
+                    (0..k * k).map(move |i| {
+                        problem.edge_transfer_time(e, (i / k) as DevIx, (i % k) as DevIx)
+                    })
                 })
                 .collect(),
             scratch: Default::default(),
@@ -376,7 +385,7 @@ impl<'p, 'a> Exact<'p, 'a> {
                         if hu.is_finite() {
                             let at = hu
                                 + p.exec(u, du as DevIx)
-                                + p.edge_transfer_time(e, du as DevIx, d as DevIx);
+                                + self.comm[(e as usize * k + du) * k + d];
                             ready = ready.min(at);
                         }
                     }
@@ -404,7 +413,7 @@ impl<'p, 'a> Exact<'p, 'a> {
                     for dw in 0..k {
                         let tw = tail[w as usize * k + dw];
                         if tw.is_finite() {
-                            let at = p.edge_transfer_time(e, d as DevIx, dw as DevIx)
+                            let at = self.comm[(e as usize * k + d) * k + dw]
                                 + p.exec(w, dw as DevIx)
                                 + tw;
                             after = after.min(at);
