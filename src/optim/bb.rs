@@ -4,9 +4,12 @@
 //! only bound).
 //!
 //! - Outer level ([`Exact`]): places each colocation unit, in topological order, on an
-//!   allowed device with memory left (the incumbent's device first, identical devices in
-//!   index order), pruned by the longest path with the communication already forced, a
+//!   allowed device with memory left (children by their bound, the incumbent's device first
+//!   among equals, identical devices in index order), pruned by the longest path per device
+//!   (each op on each device it may take, each edge paying its transfer between the two), a
 //!   one-machine bound per device and per directed link ([`one_machine`]) and the work bound.
+//!   Each placement's network has static heads and tails that count its resources
+//!   ([`resource_heads_tails`]).
 //! - Inner level, links ordered freely: sequences one full placement's activities
 //!   ([`Network`]: ops and sends) by a serial schedule-generation scheme without insertion
 //!   in non-decreasing start order, which generates every semi-active schedule, pruned by
@@ -20,7 +23,9 @@
 //!   later can never go ahead of a send an op already scheduled waited for (that op would
 //!   have started later), so every start is final when it is taken, and the search is
 //!   exactly the `fifo` problem (semi-active device sequences, which `given`'s strict
-//!   replay reproduces). Ops or sends of zero duration fall back to the free order (ties
+//!   replay reproduces). An op does not start next if a ready op of its device that shares
+//!   no link with another unscheduled op could end by its start (gap filling, a dominance
+//!   rule). Ops or sends of zero duration fall back to the free order (ties
 //!   between an instant's rounds are not modelled; [`Exact::searched_fifo`] says so).
 //! - A node limit (deterministic) stops it; improvements smaller than a relative 1e-9 are
 //!   not pursued. A schedule found ([`Solution`]) replays by priority and strictly.
