@@ -23,7 +23,8 @@
 //! - the random instances (`-- random` runs only these): `benches/data/random` (written by
 //!   `../shared/peers/gen_random.py`, 20-150 ops, 2 and 4 GPUs, fcfs links), per instance
 //!   pesto's default makespan, seconds, status and bound against the CP-SAT referee's best
-//!   (`tools/cpsat_referee.py`, replayed by placesim; `benches/data/cpsat_random.json`).
+//!   (`tools/cpsat_referee.py`, replayed by placesim; `benches/data/cpsat_random.json`);
+//!   `-- random 20` only the 20-op ones.
 //!
 //! `cargo bench --bench pesto -- quick` runs fewer instances; `-- exact` only the exact rows;
 //! `-- fifo-bb` the fifo branch and bound alone on the real-valued 20-op instances, from the
@@ -257,7 +258,7 @@ fn real_row(stem: &str, gpus: usize) {
 /// heterogeneous GPUs, fcfs links, fifo link order): `pesto x given` with default settings
 /// against the best schedule the CP-SAT referee (`tools/cpsat_referee.py`) found, as
 /// placesim replayed it (`benches/data/cpsat_random.json`, which names its command).
-fn random_instances() {
+fn random_instances(only_20: bool) {
     let referee: serde_json::Value = serde_json::from_str(&read("benches/data/cpsat_random.json"))
         .expect("benches/data/cpsat_random.json parses");
     println!("random instances (benches/data/random, fcfs links, fifo link order, pesto defaults) against the CP-SAT referee:");
@@ -279,6 +280,9 @@ fn random_instances() {
         .expect("an 'instances' array")
     {
         let name = r["instance"].as_str().unwrap();
+        if only_20 && r["ops"] != 20 {
+            continue;
+        }
         let (g, c) = random_instance(name);
         let mut s = Scenario::new(
             GraphSource::File(format!("{name}.graph.json")),
@@ -355,7 +359,7 @@ fn main() {
         return real_graphs();
     }
     if args.iter().any(|a| a == "random") {
-        return random_instances();
+        return random_instances(args.iter().any(|a| a == "20"));
     }
     let quick = std::env::args().any(|a| a == "quick");
     let only_exact = std::env::args().any(|a| a == "exact");

@@ -4,9 +4,12 @@
 //! only bound).
 //!
 //! - Outer level ([`Exact`]): places each colocation unit, in topological order, on an
-//!   allowed device with memory left (the incumbent's device first, identical devices in
-//!   index order), pruned by the longest path with the communication already forced, a
+//!   allowed device with memory left (children by their bound, the incumbent's device first
+//!   among equals, identical devices in index order), pruned by the longest path per device
+//!   (each op on each device it may take, each edge paying its transfer between the two), a
 //!   one-machine bound per device and per directed link ([`one_machine`]) and the work bound.
+//!   Each placement's network has static heads and tails that count its resources
+//!   ([`resource_heads_tails`]).
 //! - Inner level, links ordered freely: sequences one full placement's activities
 //!   ([`Network`]: ops and sends) by a serial schedule-generation scheme without insertion
 //!   in non-decreasing start order, which generates every semi-active schedule, pruned by
@@ -20,7 +23,9 @@
 //!   later can never go ahead of a send an op already scheduled waited for (that op would
 //!   have started later), so every start is final when it is taken, and the search is
 //!   exactly the `fifo` problem (semi-active device sequences, which `given`'s strict
-//!   replay reproduces). Ops or sends of zero duration fall back to the free order (ties
+//!   replay reproduces). An op does not start next if a ready op of its device that shares
+//!   no link with another unscheduled op could end by its start (gap filling, a dominance
+//!   rule). Ops or sends of zero duration fall back to the free order (ties
 //!   between an instant's rounds are not modelled; [`Exact::searched_fifo`] says so).
 //! - A node limit (deterministic) stops it; improvements smaller than a relative 1e-9 are
 //!   not pursued. A schedule found ([`Solution`]) replays by priority and strictly.
@@ -93,8 +98,12 @@ pub struct Network {
     res: Vec<u32>,
     preds: Vec<Vec<u32>>,
     succs: Vec<Vec<u32>>,
-    /// Longest chain of durations after each activity.
+    /// A lower bound of the time between each activity's end and the makespan in every
+    /// schedule: the longest chain of durations after it, or its descendants on one
+    /// resource run one at a time ([`resource_heads_tails`]).
     tail: Vec<f64>,
+    /// The same before each activity's start (a lower bound of its start).
+    head: Vec<f64>,
     /// Activities in a topological order.
     topo: Vec<u32>,
     resources: usize,
@@ -161,18 +170,13 @@ impl Network {
             }
             i += 1;
         }
-        let mut tail = vec![0.0f64; na];
-        for &a in topo.iter().rev() {
-            tail[a as usize] = succs[a as usize]
-                .iter()
-                .map(|&s| dur[s as usize] + tail[s as usize])
-                .fold(0.0, f64::max);
-        }
+        let (head, tail) = resource_heads_tails(&dur, &res, &preds, &succs, &topo);
         Network {
             dur,
             res,
             preds,
             succs,
+            head,
             tail,
             topo,
             resources: k + nl,
@@ -206,9 +210,10 @@ pub struct Exact<'p, 'a> {
     free_fallback: bool,
     /// Device of each op to try first (the incumbent's placement).
     hint: Option<Vec<DevIx>>,
-    /// Each op's shortest run time and least work (time times speed) over its devices.
-    min_run: Vec<f64>,
+    /// Each op's least work (time times speed) over its devices.
     min_work: Vec<f64>,
+    /// Each edge's transfer time between every two devices (`e * k * k + src * k + dst`).
+    comm: Vec<f64>,
     /// Scratch of the placement bound.
     scratch: Scratch,
 }
@@ -268,9 +273,6 @@ impl<'p, 'a> Exact<'p, 'a> {
             fifo: false,
             free_fallback: false,
             hint: None,
-            min_run: (0..problem.node_count() as NodeIx)
-                .map(|v| problem.min_exec(v))
-                .collect(),
             min_work: exec
                 .iter()
                 .map(|row| {
@@ -278,6 +280,13 @@ impl<'p, 'a> Exact<'p, 'a> {
                         .zip(&problem.cluster.devices)
                         .map(|(t, d)| t * d.speed)
                         .fold(f64::INFINITY, f64::min)
+                })
+                .collect(),
+            comm: (0..problem.graph.edges.len() as u32)
+                .flat_map(|e| {
+                    (0..k * k).map(move |i| {
+                        problem.edge_transfer_time(e, (i / k) as DevIx, (i % k) as DevIx)
+                    })
                 })
                 .collect(),
             scratch: Default::default(),
@@ -336,70 +345,100 @@ impl<'p, 'a> Exact<'p, 'a> {
         Ok(!self.aborted)
     }
 
-    /// A lower bound for a partial placement: longest path (placed ops at their device's
-    /// time, the others at their fastest, communication only between placed ops on
-    /// different devices), the busiest device, and the work bound.
+    /// A lower bound for a partial placement: longest path per device (each op's earliest
+    /// start and least time to the end were it on each device it may take: placed ops on
+    /// theirs, the others on any allowed one, each edge paying its transfer between the
+    /// two devices), a one-machine bound per device (its placed ops) and per directed
+    /// link (the sends between placed ops), and the work bound.
     fn partial_bound(&mut self, placement: &[DevIx]) -> f64 {
         let p = self.problem;
         let g = p.graph;
         let k = p.device_count();
         let n = g.node_count();
         let unplaced = UNPLACED;
-        let comm = |e: u32, du: DevIx, dv: DevIx| {
-            if du != unplaced && dv != unplaced {
-                p.edge_transfer_time(e, du, dv)
-            } else {
-                0.0
-            }
-        };
-        let min_run = &self.min_run;
-        let run = |v: NodeIx| match placement[v as usize] {
-            d if d == unplaced => min_run[v as usize],
-            d => p.exec(v, d),
-        };
         let Scratch {
             mut head,
             mut tail,
             mut items,
             mut to,
         } = std::mem::take(&mut self.scratch);
+        // `head[v * k + d]`, `tail[v * k + d]`: infinite where `v` cannot be on `d`.
         head.clear();
-        head.resize(n, 0.0);
+        head.resize(n * k, f64::INFINITY);
         tail.clear();
-        tail.resize(n, 0.0);
+        tail.resize(n * k, f64::INFINITY);
         items.clear();
         to.resize(k, f64::INFINITY);
-        let mut best = 0.0f64;
+        let can = |v: NodeIx, d: usize| match placement[v as usize] {
+            dv if dv == unplaced => p.allowed(v, d as DevIx),
+            dv => dv as usize == d,
+        };
         let mut work = 0.0;
         let speed = |d: DevIx| p.cluster.devices[d as usize].speed;
         for &v in g.topo_order() {
             let dv = placement[v as usize];
-            for &e in g.in_edges(v) {
-                let u = g.edges[e as usize].src;
-                let ready = head[u as usize] + run(u) + comm(e, placement[u as usize], dv);
-                head[v as usize] = head[v as usize].max(ready);
+            for d in 0..k {
+                if !can(v, d) {
+                    continue;
+                }
+                let mut h = 0.0f64;
+                for &e in g.in_edges(v) {
+                    let u = g.edges[e as usize].src;
+                    let mut ready = f64::INFINITY;
+                    for du in 0..k {
+                        let hu = head[u as usize * k + du];
+                        if hu.is_finite() {
+                            let at = hu
+                                + p.exec(u, du as DevIx)
+                                + self.comm[(e as usize * k + du) * k + d];
+                            ready = ready.min(at);
+                        }
+                    }
+                    h = h.max(ready);
+                }
+                head[v as usize * k + d] = h;
             }
-            best = best.max(head[v as usize] + run(v));
             work += if dv == unplaced {
                 self.min_work[v as usize]
             } else {
                 p.exec(v, dv) * speed(dv)
             };
         }
+        let mut best = 0.0f64;
         for &v in g.topo_order().iter().rev() {
-            let dv = placement[v as usize];
-            for &e in g.out_edges(v) {
-                let w = g.edges[e as usize].dst;
-                let after = comm(e, dv, placement[w as usize]) + run(w) + tail[w as usize];
-                tail[v as usize] = tail[v as usize].max(after);
+            let mut through = f64::INFINITY;
+            for d in 0..k {
+                if !can(v, d) {
+                    continue;
+                }
+                let mut t = 0.0f64;
+                for &e in g.out_edges(v) {
+                    let w = g.edges[e as usize].dst;
+                    let mut after = f64::INFINITY;
+                    for dw in 0..k {
+                        let tw = tail[w as usize * k + dw];
+                        if tw.is_finite() {
+                            let at = self.comm[(e as usize * k + d) * k + dw]
+                                + p.exec(w, dw as DevIx)
+                                + tw;
+                            after = after.min(at);
+                        }
+                    }
+                    t = t.max(after);
+                }
+                tail[v as usize * k + d] = t;
+                through = through.min(head[v as usize * k + d] + p.exec(v, d as DevIx) + t);
             }
+            best = best.max(through);
         }
+        // Placed ops' own heads and tails.
+        let at = |x: &[f64], v: usize| x[v * k + placement[v] as usize];
+        let run = |v: NodeIx| p.exec(v, placement[v as usize]);
         // One machine per device (its placed ops) and per directed link (fcfs: the sends
         // between placed ops, after their producer, before their consumer's tail).
-        for v in 0..n {
-            let d = placement[v];
+        for (v, &d) in placement.iter().enumerate() {
             if d != unplaced {
-                items.push((d, head[v], p.exec(v as NodeIx, d), tail[v]));
+                items.push((d, at(&head, v), run(v as NodeIx), at(&tail, v)));
             }
         }
         if self.links == LinkModel::Fcfs {
@@ -415,7 +454,7 @@ impl<'p, 'a> Exact<'p, 'a> {
                     let w = g.edges[e as usize].dst;
                     let dw = placement[w as usize];
                     if dw != unplaced && dw != s {
-                        let after = run(w) + tail[w as usize];
+                        let after = run(w) + at(&tail, w as usize);
                         to[dw as usize] = to[dw as usize].min(after);
                     }
                 }
@@ -423,7 +462,7 @@ impl<'p, 'a> Exact<'p, 'a> {
                     if after.is_finite() {
                         items.push((
                             (k + s as usize * k + d) as u32,
-                            head[u] + run(u as NodeIx),
+                            at(&head, u) + run(u as NodeIx),
                             p.cluster.transfer_time(s, d as DevIx, bytes),
                             after,
                         ));
@@ -467,6 +506,9 @@ impl<'p, 'a> Exact<'p, 'a> {
         let devices = first
             .into_iter()
             .chain((0..k).filter(|&d| Some(d) != first));
+        // Children by their bound, lowest first (the hint's first among equals), so that
+        // the first placements sequenced are the most promising.
+        let mut children: Vec<(f64, usize)> = Vec::with_capacity(k);
         for d in devices {
             let dd = d as DevIx;
             if !self.units.allowed(self.problem, unit, dd)
@@ -481,11 +523,26 @@ impl<'p, 'a> Exact<'p, 'a> {
             for &v in &self.units.members[unit as usize] {
                 placement[v as usize] = dd;
             }
+            let lb = self.partial_bound(placement);
+            for &v in &self.units.members[unit as usize] {
+                placement[v as usize] = UNPLACED;
+            }
+            if lb < self.cut() {
+                children.push((lb, d));
+            }
+        }
+        children.sort_by(|x, y| x.0.total_cmp(&y.0));
+        for (lb, d) in children {
+            if lb >= self.cut() {
+                continue;
+            }
+            let dd = d as DevIx;
+            for &v in &self.units.members[unit as usize] {
+                placement[v as usize] = dd;
+            }
             load[d] += foot;
             used[d] += 1;
-            if self.partial_bound(placement) < self.cut() {
-                self.outer(depth + 1, placement, load, used, progress)?;
-            }
+            self.outer(depth + 1, placement, load, used, progress)?;
             load[d] -= foot;
             used[d] -= 1;
             for &v in &self.units.members[unit as usize] {
@@ -547,6 +604,7 @@ impl<'p, 'a> Exact<'p, 'a> {
                     head[p] + net.dur[p]
                 });
             }
+            let h = h.max(net.head[a]);
             head[a] = h;
             lb = lb.max(h + net.dur[a] + net.tail[a]);
             if net.res[a] != NONE {
@@ -642,35 +700,109 @@ impl<'p, 'a> Exact<'p, 'a> {
     }
 }
 
+/// Static heads and tails of an activity network, each the larger of the longest chain of
+/// durations and a one-machine bound per resource over the activity's ancestors
+/// (descendants): a descendant `x` of `a` starts at least the longest chain of durations
+/// strictly between them after `a` ends, the descendants that share a resource run one at
+/// a time, and each is followed by its own tail ([`one_machine`] with those releases and
+/// tails); symmetrically for heads. Both hold in every schedule of the network, whatever
+/// the link order (the `fifo` rule only adds constraints), so heads plus durations plus
+/// tails never exceed a schedule's makespan.
+fn resource_heads_tails(
+    dur: &[f64],
+    res: &[u32],
+    preds: &[Vec<u32>],
+    succs: &[Vec<u32>],
+    topo: &[u32],
+) -> (Vec<f64>, Vec<f64>) {
+    let na = dur.len();
+    let mut tail = vec![0.0f64; na];
+    let mut head = vec![0.0f64; na];
+    let mut dist = vec![f64::NEG_INFINITY; na];
+    let mut items: Vec<Item> = Vec::new();
+    for (i, &a) in topo.iter().enumerate().rev() {
+        let a = a as usize;
+        let mut t = succs[a]
+            .iter()
+            .map(|&s| dur[s as usize] + tail[s as usize])
+            .fold(0.0, f64::max);
+        dist.fill(f64::NEG_INFINITY);
+        for &s in &succs[a] {
+            dist[s as usize] = 0.0;
+        }
+        items.clear();
+        for &x in &topo[i + 1..] {
+            let x = x as usize;
+            if dist[x] == f64::NEG_INFINITY {
+                continue;
+            }
+            for &s in &succs[x] {
+                let s = s as usize;
+                dist[s] = dist[s].max(dist[x] + dur[x]);
+            }
+            if res[x] != NONE {
+                items.push((res[x], dist[x], dur[x], tail[x]));
+            }
+        }
+        t = t.max(one_machine(&mut items));
+        tail[a] = t;
+    }
+    for (i, &a) in topo.iter().enumerate() {
+        let a = a as usize;
+        let mut h = preds[a]
+            .iter()
+            .map(|&p| head[p as usize] + dur[p as usize])
+            .fold(0.0, f64::max);
+        dist.fill(f64::NEG_INFINITY);
+        for &p in &preds[a] {
+            dist[p as usize] = 0.0;
+        }
+        items.clear();
+        for &x in topo[..i].iter().rev() {
+            let x = x as usize;
+            if dist[x] == f64::NEG_INFINITY {
+                continue;
+            }
+            for &p in &preds[x] {
+                let p = p as usize;
+                dist[p] = dist[p].max(dist[x] + dur[x]);
+            }
+            if res[x] != NONE {
+                items.push((res[x], head[x], dur[x], dist[x]));
+            }
+        }
+        h = h.max(one_machine(&mut items));
+        head[a] = h;
+    }
+    (head, tail)
+}
+
 /// One machine per resource (`items`: resource, head, duration, tail of the activities
-/// left on it): for every head threshold, the activities with a head at least it run one
-/// at a time after it and before the shortest tail among them; the same for tail
-/// thresholds.
+/// left on it): for every pair of a head and a tail threshold, the activities with a head
+/// and a tail at least those run one at a time after the head threshold and before the
+/// tail threshold (the preemptive one-machine bound: the largest smallest-head plus
+/// durations plus smallest-tail over every subset, reached by such a pair).
 fn one_machine(items: &mut [Item]) -> f64 {
     let mut lb = 0.0f64;
     items.sort_unstable_by(|x, y| x.0.cmp(&y.0).then(y.1.total_cmp(&x.1)));
     let mut i = 0;
     while i < items.len() {
         let r = items[i].0;
-        let (mut sum, mut tail) = (0.0, f64::INFINITY);
-        while i < items.len() && items[i].0 == r {
-            sum += items[i].2;
-            tail = tail.min(items[i].3);
-            lb = lb.max(items[i].1 + sum + tail);
-            i += 1;
+        let mut j = i;
+        while j < items.len() && items[j].0 == r {
+            j += 1;
         }
-    }
-    items.sort_unstable_by(|x, y| x.0.cmp(&y.0).then(y.3.total_cmp(&x.3)));
-    let mut i = 0;
-    while i < items.len() {
-        let r = items[i].0;
-        let (mut sum, mut head) = (0.0, f64::INFINITY);
-        while i < items.len() && items[i].0 == r {
-            sum += items[i].2;
-            head = head.min(items[i].1);
-            lb = lb.max(head + sum + items[i].3);
-            i += 1;
+        let group = &items[i..j];
+        for &(_, _, _, q) in group {
+            let mut sum = 0.0;
+            for &(_, h, d, t) in group {
+                if t >= q {
+                    sum += d;
+                    lb = lb.max(h + sum + q);
+                }
+            }
         }
+        i = j;
     }
     lb
 }
@@ -689,6 +821,8 @@ struct Fifo {
     rank: Vec<u32>,
     /// Transfers of each op.
     sends: Vec<Vec<u32>>,
+    /// Links each op's transfers queue on, as a bit set (`None`: more than 64 links).
+    lmask: Vec<Option<u64>>,
     links: usize,
 }
 
@@ -725,11 +859,23 @@ impl Fifo {
                 }
             }
         }
+        let lmask = sends
+            .iter()
+            .map(|out| {
+                out.iter()
+                    .filter(|&&i| link[i as usize] != NONE)
+                    .try_fold(0u64, |m, &i| {
+                        let l = link[i as usize];
+                        (l < 64).then(|| m | 1 << l)
+                    })
+            })
+            .collect();
         Some(Fifo {
             producer,
             link,
             rank,
             sends,
+            lmask,
             links: net.resources - k,
         })
     }
@@ -882,6 +1028,7 @@ impl<'p, 'a> Exact<'p, 'a> {
                     res = (l != NONE).then_some(k + l as usize);
                 }
             }
+            let h = h.max(net.head[a]);
             st.head[a] = h;
             lb = lb.max(h + net.dur[a] + net.tail[a]);
             if let Some(r) = res {
@@ -927,6 +1074,18 @@ impl<'p, 'a> Exact<'p, 'a> {
         // the sends queued so far (exact for the op that starts next: any send that could
         // still go ahead of its inputs has a producer that starts before it).
         let mut next: Vec<(f64, u32)> = Vec::new();
+        // Links with sends of exactly one unscheduled op (gap filling, below).
+        let (mut once, mut more) = (0u64, 0u64);
+        for (v, m) in fifo.lmask.iter().enumerate() {
+            if !st.done[v] {
+                let m = m.unwrap_or(u64::MAX);
+                more |= once & m;
+                once |= m;
+            }
+        }
+        let alone = once & !more;
+        // Ready ops that can move alone: their earliest ends (gap filling, below).
+        let mut fill: Vec<(u32, f64, u32)> = Vec::new();
         for (v, &d) in placement.iter().enumerate() {
             if st.done[v] || st.left[v] > 0 {
                 continue;
@@ -935,6 +1094,9 @@ impl<'p, 'a> Exact<'p, 'a> {
             for &p in &net.preds[v] {
                 let p = p as usize;
                 t = t.max(if p < n { st.end[p] } else { st.xend[p - n] });
+            }
+            if fifo.lmask[v].is_some_and(|m| m & alone == m) {
+                fill.push((d, t + net.dur[v], v as u32));
             }
             // Generated in another order: ops that start together (on different devices,
             // none feeding another) commute, so they go in index order.
@@ -946,6 +1108,20 @@ impl<'p, 'a> Exact<'p, 'a> {
             }
             next.push((t, v as u32));
         }
+        // Gap filling (dominance): if a ready op `w` of `v`'s device could end by `v`'s
+        // start, and no other unscheduled op sends on a link `w` sends on, every
+        // completion with `v` first is dominated by the one with `w` moved before `v`. On
+        // a link all sends come from one device, so its fifo order is its producers' order
+        // on that device: given device sequences the schedule is a longest path, and
+        // moving such a `w` earlier changes no link's order (the scheduled producers stay
+        // ahead of it, no unscheduled one shares its links), so `v` and every other start
+        // stay or move earlier and the makespan is no larger. Each such move strictly
+        // lowers the sum of starts, so among the optimal schedules the one with the least
+        // sum is never pruned.
+        next.retain(|&(t, v)| {
+            let d = placement[v as usize];
+            !fill.iter().any(|&(e, end, w)| e == d && w != v && end <= t)
+        });
         next.sort_by(|x, y| x.0.total_cmp(&y.0).then(x.1.cmp(&y.1)));
         for (t, v) in next {
             let v = v as usize;
@@ -1113,6 +1289,71 @@ mod tests {
                     "seed {seed}: {placement:?} makes {} < {opt}",
                     r.makespan
                 );
+            }
+        }
+    }
+
+    /// The bounds never exceed a schedule's makespan: on random real-valued instances and
+    /// random plans replayed by the simulator under `fifo` (strict), the placement bound
+    /// of the plan's placement and of each of its prefixes (in the search's unit order),
+    /// and the plan's network bound (static heads plus durations plus tails, and one
+    /// machine per resource over them), are at most the replayed makespan, and the
+    /// placement bound of the exhausted optimum's prefixes at most that optimum.
+    #[test]
+    fn the_bounds_never_exceed_a_replayed_makespan_or_the_optimum() {
+        let pair = Pair::default().with_links(LinkModel::Fcfs);
+        let slack = |m: f64| m + 1e-9 * m.abs();
+        for seed in 0..8u64 {
+            let (n, k) = (5 + (seed % 3) as usize, 2 + (seed % 2) as usize);
+            let (g, c) = real_valued(n, k, 200 + seed);
+            let p = Problem::new(&g, &c).unwrap();
+            let mut bb = optimum(&p, true);
+            let opt = bb.incumbent;
+            let best = bb.solution.as_ref().unwrap().placement.clone();
+            let prefixes = |bb: &Exact, full: &[DevIx]| -> Vec<Vec<DevIx>> {
+                let mut part = vec![UNPLACED; n];
+                let mut out = Vec::new();
+                for &u in &bb.unit_order {
+                    for &v in &bb.units.members[u as usize] {
+                        part[v as usize] = full[v as usize];
+                    }
+                    out.push(part.clone());
+                }
+                out
+            };
+            for part in prefixes(&bb, &best) {
+                let lb = bb.partial_bound(&part);
+                assert!(
+                    lb <= slack(opt),
+                    "seed {seed}: {part:?} bound {lb} > optimum {opt}"
+                );
+            }
+            let mut rng = Rng::new(300 + seed);
+            for _ in 0..100 {
+                let placement: Vec<DevIx> = (0..n).map(|_| rng.below(k as u64) as DevIx).collect();
+                let priority: Vec<f64> = (0..n).map(|_| rng.unit()).collect();
+                let m = pair
+                    .simulate(&p, &placement, Some(&by_priority(priority)), false)
+                    .makespan;
+                assert!(m >= opt, "seed {seed}");
+                for part in prefixes(&bb, &placement) {
+                    let lb = bb.partial_bound(&part);
+                    assert!(lb <= slack(m), "seed {seed}: {part:?} bound {lb} > {m}");
+                }
+                let net = Network::new(&p, &placement, LinkModel::Fcfs);
+                let mut items = Vec::new();
+                for a in 0..net.dur.len() {
+                    let through = net.head[a] + net.dur[a] + net.tail[a];
+                    assert!(
+                        through <= slack(m),
+                        "seed {seed}: activity {a}: {through} > {m}"
+                    );
+                    if net.res[a] != NONE {
+                        items.push((net.res[a], net.head[a], net.dur[a], net.tail[a]));
+                    }
+                }
+                let lb = one_machine(&mut items);
+                assert!(lb <= slack(m), "seed {seed}: one machine {lb} > {m}");
             }
         }
     }
