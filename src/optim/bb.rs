@@ -715,66 +715,60 @@ fn resource_heads_tails(
     succs: &[Vec<u32>],
     topo: &[u32],
 ) -> (Vec<f64>, Vec<f64>) {
+    let tail = chain_bounds(dur, res, succs, topo, true);
+    // Heads are tails of the reversed network.
+    let reversed: Vec<u32> = topo.iter().rev().copied().collect();
+    let head = chain_bounds(dur, res, preds, &reversed, false);
+    (head, tail)
+}
+
+/// Tails along `next` (successors, with `order` topological), or heads along predecessors
+/// with `order` reversed: each activity's bound is the larger of its longest chain through
+/// `next` and [`one_machine`] over the activities beyond it, those released by the chain
+/// of durations between them (`tails`: the chain is each one's head and its own bound its
+/// tail; heads: the other way round).
+fn chain_bounds(
+    dur: &[f64],
+    res: &[u32],
+    next: &[Vec<u32>],
+    order: &[u32],
+    tails: bool,
+) -> Vec<f64> {
     let na = dur.len();
-    let mut tail = vec![0.0f64; na];
-    let mut head = vec![0.0f64; na];
+    let mut bound = vec![0.0f64; na];
     let mut dist = vec![f64::NEG_INFINITY; na];
     let mut items: Vec<Item> = Vec::new();
-    for (i, &a) in topo.iter().enumerate().rev() {
+    for (i, &a) in order.iter().enumerate().rev() {
         let a = a as usize;
-        let mut t = succs[a]
+        let chain = next[a]
             .iter()
-            .map(|&s| dur[s as usize] + tail[s as usize])
+            .map(|&s| dur[s as usize] + bound[s as usize])
             .fold(0.0, f64::max);
         dist.fill(f64::NEG_INFINITY);
-        for &s in &succs[a] {
+        for &s in &next[a] {
             dist[s as usize] = 0.0;
         }
         items.clear();
-        for &x in &topo[i + 1..] {
+        for &x in &order[i + 1..] {
             let x = x as usize;
             if dist[x] == f64::NEG_INFINITY {
                 continue;
             }
-            for &s in &succs[x] {
+            for &s in &next[x] {
                 let s = s as usize;
                 dist[s] = dist[s].max(dist[x] + dur[x]);
             }
             if res[x] != NONE {
-                items.push((res[x], dist[x], dur[x], tail[x]));
+                items.push(if tails {
+                    (res[x], dist[x], dur[x], bound[x])
+                } else {
+                    (res[x], bound[x], dur[x], dist[x])
+                });
             }
         }
-        t = t.max(one_machine(&mut items));
-        tail[a] = t;
+        bound[a] = chain.max(one_machine(&mut items));
     }
-    for (i, &a) in topo.iter().enumerate() {
-        let a = a as usize;
-        let mut h = preds[a]
-            .iter()
-            .map(|&p| head[p as usize] + dur[p as usize])
-            .fold(0.0, f64::max);
-        dist.fill(f64::NEG_INFINITY);
-        for &p in &preds[a] {
-            dist[p as usize] = 0.0;
-        }
-        items.clear();
-        for &x in topo[..i].iter().rev() {
-            let x = x as usize;
-            if dist[x] == f64::NEG_INFINITY {
-                continue;
-            }
-            for &p in &preds[x] {
-                let p = p as usize;
-                dist[p] = dist[p].max(dist[x] + dur[x]);
-            }
-            if res[x] != NONE {
-                items.push((res[x], head[x], dur[x], dist[x]));
-            }
-        }
-        h = h.max(one_machine(&mut items));
-        head[a] = h;
-    }
-    (head, tail)
+    bound
 }
 
 /// One machine per resource (`items`: resource, head, duration, tail of the activities
