@@ -48,6 +48,19 @@ fn read(path: &str) -> String {
     std::fs::read_to_string(format!("{}/{path}", env!("CARGO_MANIFEST_DIR"))).unwrap()
 }
 
+/// `pesto x given` under fcfs links with default settings, on the files `NAME.graph.json`
+/// and `NAME.cluster.json` (the scenario the written and the random instances run).
+fn pesto_given(name: &str) -> Scenario {
+    let mut s = Scenario::new(
+        GraphSource::File(format!("{name}.graph.json")),
+        ClusterSource::File(format!("{name}.cluster.json")),
+    );
+    s.placers = vec!["pesto".into()];
+    s.schedulers = vec!["given".into()];
+    s.links = LinkModel::Fcfs;
+    s
+}
+
 /// A committed random instance (`benches/data/random/NAME.{graph,cluster}.json`).
 fn random_instance(name: &str) -> (Graph, Cluster) {
     let g = Graph::from_json(
@@ -129,13 +142,7 @@ fn write_instances(dir: &str) {
     for (name, graph_text, cluster_text) in instances {
         let g = Graph::from_json(&graph_text, &name).unwrap();
         let c = Cluster::from_json(&cluster_text, "c").unwrap();
-        let mut s = Scenario::new(
-            GraphSource::File(format!("{name}.graph.json")),
-            ClusterSource::File(format!("{name}.cluster.json")),
-        );
-        s.placers = vec!["pesto".into()];
-        s.schedulers = vec!["given".into()];
-        s.links = LinkModel::Fcfs;
+        let s = pesto_given(&name);
         // Default settings: the exact model runs by itself on 20 ops (issue 21's "proven
         // by default in under a second, natively and in wasm").
         let t = Instant::now();
@@ -284,13 +291,7 @@ fn random_instances(only_20: bool) {
             continue;
         }
         let (g, c) = random_instance(name);
-        let mut s = Scenario::new(
-            GraphSource::File(format!("{name}.graph.json")),
-            ClusterSource::File(format!("{name}.cluster.json")),
-        );
-        s.placers = vec!["pesto".into()];
-        s.schedulers = vec!["given".into()];
-        s.links = LinkModel::Fcfs;
+        let s = pesto_given(name);
         let out = compare::run(&s.resolve().unwrap(), &g, Some(&c), &mut |_, _| true).unwrap();
         let v = serde_json::to_value(&out).unwrap();
         let row = &v["results"][0];
