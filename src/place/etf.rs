@@ -365,29 +365,41 @@ impl<'a> State<'a> {
         }
         let mut ready: f64 = 0.0;
         for feed in &self.feeds[v as usize] {
-            let u = feed.src as usize;
-            let from = self.placement[u];
-            if from == d {
-                ready = ready.max(self.finish[u]);
-                continue;
-            }
-            let mut w = 0.0;
-            let mut send = false;
-            for &t in &feed.tensors {
-                match self.arrival(t, d) {
-                    Some(at) => ready = ready.max(at),
-                    None => {
-                        w += p.cluster.transfer_time(from, d, p.tensor_bytes[t as usize]);
-                        send = true;
-                    }
-                }
-            }
-            if send {
-                let start = self.finish[u].max(self.channel[from as usize]);
+            let (there, send) = self.feed_on(feed, d);
+            ready = ready.max(there);
+            if let Some(w) = send {
+                let u = feed.src as usize;
+                let start = self.finish[u].max(self.channel[self.placement[u] as usize]);
                 ready = ready.max(start.max(self.channel[d as usize]) + w);
             }
         }
         ready
+    }
+
+    /// One producer's part of an op's inputs on `d`: the latest of its tensors already there
+    /// (its finish when it runs on `d`), and the summed transfer time of those still to send
+    /// from its device (`None` when nothing is to send).
+    #[inline]
+    fn feed_on(&self, feed: &Feed, d: DevIx) -> (f64, Option<f64>) {
+        let u = feed.src as usize;
+        let from = self.placement[u];
+        if from == d {
+            return (self.finish[u], None);
+        }
+        let p = self.problem;
+        let mut there: f64 = 0.0;
+        let mut w = 0.0;
+        let mut send = false;
+        for &t in &feed.tensors {
+            match self.arrival(t, d) {
+                Some(at) => there = there.max(at),
+                None => {
+                    w += p.cluster.transfer_time(from, d, p.tensor_bytes[t as usize]);
+                    send = true;
+                }
+            }
+        }
+        (there, send.then_some(w))
     }
 
     fn arrival(&self, t: u32, d: DevIx) -> Option<f64> {
@@ -954,27 +966,13 @@ impl Index {
             let ready = s.data_ready(v, d);
             return (k, ready, ready);
         }
-        let p = s.problem;
         let mut fixed: f64 = 0.0;
         for feed in &s.feeds[v as usize] {
-            let u = feed.src as usize;
-            let from = s.placement[u];
-            if from == d {
-                fixed = fixed.max(s.finish[u]);
-                continue;
-            }
-            let mut w = 0.0;
-            let mut send = false;
-            for &t in &feed.tensors {
-                match s.arrival(t, d) {
-                    Some(at) => fixed = fixed.max(at),
-                    None => {
-                        w += p.cluster.transfer_time(from, d, p.tensor_bytes[t as usize]);
-                        send = true;
-                    }
-                }
-            }
-            if send {
+            let (there, send) = s.feed_on(feed, d);
+            fixed = fixed.max(there);
+            if let Some(w) = send {
+                let u = feed.src as usize;
+                let from = s.placement[u];
                 fixed = fixed.max(s.finish[u] + w);
                 let f = &mut self.from_w[from as usize];
                 if *f < 0.0 {
