@@ -42,12 +42,13 @@ wasm-target:
 
 # Reuses an installed wasm-bindgen of the right version. A debug build of the CLI installs in
 # about a minute on 2 cores instead of 8-11 (optimised), and writes byte-identical output for
-# our module (1.2 s per run instead of 0.3 s).
+# our module (1.2 s per run instead of 0.3 s). Only the `wasm-bindgen` binary, without debug
+# info: 2 min 19 s of CPU instead of 2 min 40 s, a 23 MB binary instead of 135 MB.
 wasm-bindgen-cli:
 	@have=$$($(WASM_BINDGEN) --version 2>/dev/null | awk '{print $$2}'); \
 	if [ "$$have" != "$(WASM_BINDGEN_VERSION)" ]; then \
 	  echo "installing wasm-bindgen-cli $(WASM_BINDGEN_VERSION) (found: $${have:-none})"; \
-	  $(CARGO) install --debug wasm-bindgen-cli --version $(WASM_BINDGEN_VERSION); \
+	  CARGO_PROFILE_DEV_DEBUG=0 $(CARGO) install --debug --bin wasm-bindgen wasm-bindgen-cli --version $(WASM_BINDGEN_VERSION); \
 	fi
 
 # wasm-opt is skipped on purpose: Debian's binaryen emits modules that throw at init.
