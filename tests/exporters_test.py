@@ -104,6 +104,24 @@ class Exporters(unittest.TestCase):
         graph = self.run_exporter(export_keras.main, ["exporters_test_models:tiny_keras", "--batch", "1"])
         self.check(graph)
 
+    @unittest.skipUnless(has("tensorflow") and has("tf2onnx") and has("keras"), "tensorflow/tf2onnx is not installed")
+    def test_keras_name_and_provenance(self):
+        # --name: the graph named as a bundled graph is, with where it came from; the same ops.
+        import export_keras
+
+        sys.modules["exporters_test_models"] = sys.modules[__name__]
+        graph = self.run_exporter(export_keras.main,
+                                  ["exporters_test_models:tiny_keras", "--batch", "2", "--name", "tiny_b2"])
+        self.assertEqual(list(graph)[:3], ["name", "source", "batch_size"])
+        self.assertEqual(graph["name"], "tiny_b2")
+        self.assertEqual(graph["batch_size"], 2)
+        self.assertIn("exporters_test_models:tiny_keras(weights=None) via tools/export_keras.py --batch 2",
+                      graph["source"])
+        self.assertIn("tensorflow ", graph["source"])
+        convs = [n for n in graph["nodes"] if n.get("op") == "Conv"]
+        self.assertEqual(len(convs), 1, graph["nodes"])
+        self.assertEqual(convs[0]["cost"], 2 * 2 * 4 * 64 * 27)
+
 
 if __name__ == "__main__":
     unittest.main()

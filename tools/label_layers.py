@@ -18,13 +18,19 @@ predecessor's, else its first labelled successor's):
   reduction cells `..._reduce_<n>_1` (before normal cell n), numbered 0, 1, ... in that order;
   only scopes of a cell's own layers (names with normal, reduction, adjust, separable_conv or
   stem), since Keras numbers its anonymous layers (activation_14, add_3) globally.
+- nasnet_mobile_ops_train (`placesim import --train` of an ONNX export): as the inference
+  graph; the backward and update ops (`gradient/<model>/<scope>/...`,
+  `update/<model>/<scope>/...`) take their forward op's cell, so a cell is its forward,
+  backward and update ops.
 Gradient ops (`gradient_tape/<model>/<scope>/...`) take their forward scope's layer.
 
-Usage: python3 tools/label_layers.py   (rewrites the three files in graphs/)
+Usage: python3 tools/label_layers.py [NAME ...]   (rewrites the files in graphs/: all four,
+or the ones named)
 """
 import json
 import os
 import re
+import sys
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "graphs")
 
@@ -88,6 +94,12 @@ def nasnet_key(node_id):
     return (2, int(cell), 1)
 
 
+def nasnet_train_key(node_id):
+    """`nasnet_key` of the forward op a backward or update op belongs to."""
+    head, _, rest = node_id.partition("/")
+    return nasnet_key(rest if head in ("gradient", "update") else node_id)
+
+
 def label(name, rule):
     path = os.path.join(ROOT, f"{name}.json")
     with open(path) as f:
@@ -113,10 +125,20 @@ def label(name, rule):
           f"{len({k for k in keys if k is not None})} layers")
 
 
-def main():
-    label("rnnlm_ops_train", rnnlm)
-    label("transformer2_ops_train", transformer2)
-    label("nasnet_mobile_ops_infer", nasnet_key)
+RULES = {
+    "rnnlm_ops_train": rnnlm,
+    "transformer2_ops_train": transformer2,
+    "nasnet_mobile_ops_infer": nasnet_key,
+    "nasnet_mobile_ops_train": nasnet_train_key,
+}
+
+
+def main(argv=None):
+    names = sys.argv[1:] if argv is None else argv
+    for name in names or RULES:
+        if name not in RULES:
+            raise SystemExit(f"label_layers: no rule for '{name}' (rules: {', '.join(RULES)})")
+        label(name, RULES[name])
 
 
 if __name__ == "__main__":
