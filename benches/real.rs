@@ -381,7 +381,7 @@ fn bench_file(path: &str, repeat: usize, devices: usize, placers_only: bool) {
 /// places once (untimed), its placement is prepared once (timed with its pairs, as a
 /// comparison shares it), and each of its pairs is simulated; least of `repeat` runs per
 /// placer. Prints the sum, the sum per scheduler, and a digest of every makespan (the bits
-/// two builds must agree on).
+/// two builds must agree on); `-- each` also each placer's preparation and simulations.
 fn bench_sims(path: &str, repeat: usize, devices: usize) {
     let text = std::fs::read_to_string(path).unwrap();
     let g = Graph::from_json(&text, "file").unwrap();
@@ -421,6 +421,14 @@ fn bench_sims(path: &str, repeat: usize, devices: usize) {
             }
         }
         total += least_prep + least.iter().sum::<f64>();
+        if std::env::args().any(|a| a == "each") {
+            let sims: Vec<String> = least.iter().map(|t| format!("{t:.1}")).collect();
+            println!(
+                "{} prepare {least_prep:.1} sims {}",
+                resolved.placers[pi].info.name,
+                sims.join(" ")
+            );
+        }
         *per.entry("(prepare)").or_default() += least_prep;
         for (j, &&pair) in pairs.iter().enumerate() {
             *per.entry(resolved.schedulers[pair.1].info.name)

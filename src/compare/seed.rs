@@ -392,6 +392,7 @@ pub(super) fn run_pair(
 
 /// What every placer and pair of one seed reads: its cost model (borrowing the seed's
 /// realized cluster), its bounds, a replica's workers and the devices of its sample.
+#[cfg(not(target_arch = "wasm32"))]
 pub(super) struct SeedBase<'a> {
     pub(super) problem: Problem<'a>,
     pub(super) critical_path: f64,
@@ -403,6 +404,7 @@ pub(super) struct SeedBase<'a> {
 }
 
 /// Builds a seed's [`SeedBase`] from its realization ([`realize`]), as [`run_item`] does.
+#[cfg(not(target_arch = "wasm32"))]
 pub(super) fn seed_base<'a>(
     scenario: &Scenario,
     graph: &'a Graph,
