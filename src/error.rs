@@ -51,8 +51,8 @@ impl Error {
 /// document is an error (a file of two documents, or one with a stray tail, is not one
 /// document; the scenario fuzz target found a scenario whose tail was ignored).
 ///
-/// A document that parses is read once without tracking paths (about a fifth of a large
-/// graph's parse); only one that fails is read again with them, for the message.
+/// A document that parses is read once without tracking paths (the tracking wraps every
+/// value of a large graph); only one that fails is read again with them, for the message.
 pub fn parse_json<T: serde::de::DeserializeOwned>(what: &str, text: &str) -> Result<T> {
     let de = &mut serde_json::Deserializer::from_str(text);
     if let Ok(value) = T::deserialize(&mut *de).and_then(|v| de.end().map(|()| v)) {
