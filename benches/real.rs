@@ -377,6 +377,72 @@ fn bench_file(path: &str, repeat: usize, devices: usize, placers_only: bool) {
     println!("placers (ms, least of {repeat}): {}", line.join(", "));
 }
 
+/// The simulations of a graph file's default comparison (`-- file PATH sims`): each placer
+/// places once (untimed), its placement is prepared once (timed with its pairs, as a
+/// comparison shares it), and each of its pairs is simulated; least of `repeat` runs per
+/// placer. Prints the sum, the sum per scheduler, and a digest of every makespan (the bits
+/// two builds must agree on); `-- each` also each placer's preparation and simulations.
+fn bench_sims(path: &str, repeat: usize, devices: usize) {
+    let text = std::fs::read_to_string(path).unwrap();
+    let g = Graph::from_json(&text, "file").unwrap();
+    let c = common::cluster(devices);
+    let resolved = scenario(&g).resolve().unwrap();
+    let p = Problem::new(&g, &c).unwrap();
+    let mut total = 0.0;
+    let mut count = 0;
+    let mut per: BTreeMap<&'static str, f64> = BTreeMap::new();
+    let mut digest = 0u64;
+    for pi in 0..resolved.placers.len() {
+        let Ok((plan, _)) = compare::place(&p, &resolved, pi, 0, &mut |_| true) else {
+            continue;
+        };
+        let pairs: Vec<_> = resolved.pairs.iter().filter(|x| x.0 == pi).collect();
+        let mut least = vec![f64::INFINITY; pairs.len()];
+        let mut least_prep = f64::INFINITY;
+        for _ in 0..repeat.max(1) {
+            let t = now();
+            let prepared = placesim::sim::prepare(&p, &plan.placement);
+            least_prep = least_prep.min(ms(t));
+            for (j, &&pair) in pairs.iter().enumerate() {
+                let t = now();
+                let mut m = 0.0;
+                let _ = compare::pair(&resolved, pair, 0).iterate_prepared(
+                    &p,
+                    &prepared,
+                    plan.order.as_ref(),
+                    (1, false),
+                    &mut |_, r| {
+                        m = r.makespan;
+                        true
+                    },
+                );
+                least[j] = least[j].min(ms(t));
+                digest = digest.rotate_left(7) ^ m.to_bits();
+            }
+        }
+        total += least_prep + least.iter().sum::<f64>();
+        if std::env::args().any(|a| a == "each") {
+            let sims: Vec<String> = least.iter().map(|t| format!("{t:.1}")).collect();
+            println!(
+                "{} prepare {least_prep:.1} sims {}",
+                resolved.placers[pi].info.name,
+                sims.join(" ")
+            );
+        }
+        *per.entry("(prepare)").or_default() += least_prep;
+        for (j, &&pair) in pairs.iter().enumerate() {
+            *per.entry(resolved.schedulers[pair.1].info.name)
+                .or_default() += least[j];
+            count += 1;
+        }
+    }
+    let line: Vec<String> = per.iter().map(|(n, t)| format!("{n} {t:.0}")).collect();
+    println!(
+        "\n{path}: {count} simulations, {devices} devices: {total:.0} ms (least of {repeat} per simulation): {}; digest {digest:016x}",
+        line.join(", ")
+    );
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let has = |a: &str| args.iter().any(|x| x == a);
@@ -405,6 +471,10 @@ fn main() {
     if let Some(path) = after("file") {
         let repeat = after("repeat").and_then(|s| s.parse().ok()).unwrap_or(1);
         let devices = after("devices").and_then(|s| s.parse().ok()).unwrap_or(8);
+        if has("sims") {
+            bench_sims(&path, repeat, devices);
+            return;
+        }
         bench_file(&path, repeat, devices, has("placers"));
         return;
     }

@@ -50,7 +50,14 @@ impl Error {
 /// (for example `nodes[3].cost: invalid type: string "x", expected f64`). Text after the
 /// document is an error (a file of two documents, or one with a stray tail, is not one
 /// document; the scenario fuzz target found a scenario whose tail was ignored).
+///
+/// A document that parses is read once without tracking paths (the tracking wraps every
+/// value of a large graph); only one that fails is read again with them, for the message.
 pub fn parse_json<T: serde::de::DeserializeOwned>(what: &str, text: &str) -> Result<T> {
+    let de = &mut serde_json::Deserializer::from_str(text);
+    if let Ok(value) = T::deserialize(&mut *de).and_then(|v| de.end().map(|()| v)) {
+        return Ok(value);
+    }
     let de = &mut serde_json::Deserializer::from_str(text);
     let value = serde_path_to_error::deserialize(&mut *de).map_err(|e| {
         let path = e.path().to_string();

@@ -34,6 +34,8 @@ use crate::units::UnitSystem;
 
 mod items;
 mod merge;
+#[cfg(not(target_arch = "wasm32"))]
+mod parallel;
 mod seed;
 #[cfg(test)]
 mod tests;
@@ -41,6 +43,8 @@ mod types;
 
 pub use items::*;
 pub use merge::*;
+#[cfg(not(target_arch = "wasm32"))]
+pub use parallel::run_parallel;
 pub use seed::*;
 pub use types::*;
 
@@ -123,75 +127,4 @@ pub fn warm_up_case(ops: usize, devices: usize) -> (Scenario, String) {
         spec.devices = devices;
     }
     (scenario, text)
-}
-
-/// Runs every pair of a resolved scenario over its seeds on `threads` threads (rayon; native
-/// only): the work items spread over the threads and merged in their fixed order, so the
-/// result has the bits of [`run`] (placement seconds, being wall clock, aside).
-/// `progress(done, total)` sums over the threads and may be called from any of them.
-#[cfg(not(target_arch = "wasm32"))]
-pub fn run_parallel(
-    resolved: &Resolved,
-    graph: &Graph,
-    fixed: Option<&Cluster>,
-    threads: usize,
-    progress: &(dyn Fn(f64, usize) -> bool + Sync),
-) -> Result<Comparison> {
-    use rayon::prelude::*;
-    use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-    use std::sync::Mutex;
-
-    let threads = threads.max(1);
-    let items = work_items(resolved, threads);
-    let total: usize = items.iter().map(|it| item_units(resolved, it)).sum();
-    // Per item, its whole units done (placers report fractions often: those stay in the
-    // item, so that threads meet on the lock only once per placement and simulation).
-    let done: Vec<AtomicU64> = items.iter().map(|_| AtomicU64::new(0)).collect();
-    let cancelled = AtomicBool::new(false);
-    let outer = Mutex::new(());
-    let report = |k: usize, d: f64| -> bool {
-        if cancelled.load(Ordering::Relaxed) {
-            return false;
-        }
-        let whole = d.floor() as u64;
-        if done[k].swap(whole, Ordering::Relaxed) == whole {
-            return true;
-        }
-        let _one_at_a_time = outer.lock().unwrap_or_else(|e| e.into_inner());
-        let sum: u64 = done.iter().map(|x| x.load(Ordering::Relaxed)).sum();
-        if !progress(sum as f64, total) {
-            cancelled.store(true, Ordering::Relaxed);
-            return false;
-        }
-        true
-    };
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .map_err(|e| Error::Scenario(format!("could not start {threads} threads: {e}")))?;
-    let caches: Vec<Mutex<SeedCache>> = (0..threads).map(|_| Mutex::default()).collect();
-    let results: Vec<Result<ItemResult>> = pool.install(|| {
-        items
-            .par_iter()
-            .with_max_len(1)
-            .enumerate()
-            .map(|(k, item)| {
-                // Each thread keeps its last seed's cost model (items of one seed, one
-                // placer each, often run on one thread in a row).
-                let t = rayon::current_thread_index().unwrap_or(0) % threads;
-                let mut cache = caches[t].lock().unwrap_or_else(|e| e.into_inner());
-                run_item(resolved, graph, fixed, item, &mut cache, &mut |d, _| {
-                    report(k, d)
-                })
-            })
-            .collect()
-    });
-    let items = results.into_iter().collect::<Result<Vec<_>>>()?;
-    merge(
-        resolved,
-        &[Partial {
-            graph: graph_summary(graph),
-            items,
-        }],
-    )
 }

@@ -263,7 +263,6 @@ fn seed_sample(
         Some(r) => replica_devices(r, &real.cluster)?.0,
         None => Vec::new(),
     };
-    let iterations = scenario.iterations;
     let mut done = 0usize;
     let mut placers = Vec::with_capacity(item.placers.len());
     for &pi in &item.placers {
@@ -285,43 +284,19 @@ fn seed_sample(
             let outcome = match &placed {
                 Err(e) => Err(e.clone()),
                 Ok((plan, seconds)) => {
-                    let mut first = None;
-                    let mut times = Vec::with_capacity(iterations as usize);
-                    let mut ordering = Vec::new();
                     let base = done as f64;
                     let prepared =
                         prepared.get_or_insert_with(|| sim::prepare(&problem, &plan.placement));
-                    let ran = pair(resolved, pair_ix, i).iterate_prepared(
+                    run_pair(
                         &problem,
+                        resolved,
+                        (plan, *seconds),
                         prepared,
-                        plan.order.as_ref(),
-                        (iterations, false),
-                        &mut |j, r| {
-                            times.push(r.makespan);
-                            if !workers.is_empty() {
-                                ordering.push(sim::ordering::IterationTimes::of(&r, &workers));
-                            }
-                            first.get_or_insert(r);
-                            // Often enough to move a bar, rarely enough not to flood one.
-                            j % 16 != 15
-                                || progress(base + (j + 1) as f64 / iterations as f64, total)
-                        },
-                    );
-                    match (ran, first) {
-                        (Err(Error::Cancelled), _) => return Err(Error::Cancelled),
-                        (Err(e), _) => Err(e),
-                        (Ok(()), None) => Err(Error::Cancelled),
-                        (Ok(()), Some(r)) => Ok(PairSample {
-                            ordering,
-                            ..sample(
-                                &r,
-                                &times,
-                                seed_bound(cp, wb, plan.report.as_ref()),
-                                *seconds,
-                                plan.report.as_ref(),
-                            )
-                        }),
-                    }
+                        (pair_ix, i),
+                        (cp, wb),
+                        &workers,
+                        &mut |f| progress(base + f, total),
+                    )?
                 }
             };
             pairs.push(outcome);
@@ -332,17 +307,7 @@ fn seed_sample(
         }
         placers.push(PlacerSample { placer: pi, pairs });
     }
-    let devices = real
-        .cluster
-        .devices
-        .iter()
-        .map(|d| SeedDevice {
-            id: d.id.clone(),
-            kind: d.kind.clone(),
-            speed: d.speed,
-            memory: d.memory.is_finite().then_some(d.memory),
-        })
-        .collect();
+    let devices = seed_devices(&real.cluster);
     cache.kept = Some(KeptSeed {
         seed: i,
         data: problem.into_data(),
@@ -355,6 +320,111 @@ fn seed_sample(
         critical_path_bound: cp,
         work_bound: wb,
         placers,
+    })
+}
+
+/// A seed's devices as realized, for its sample.
+pub(super) fn seed_devices(cluster: &Cluster) -> Vec<SeedDevice> {
+    cluster
+        .devices
+        .iter()
+        .map(|d| SeedDevice {
+            id: d.id.clone(),
+            kind: d.kind.clone(),
+            speed: d.speed,
+            memory: d.memory.is_finite().then_some(d.memory),
+        })
+        .collect()
+}
+
+/// Runs pair `pair_ix` at seed `i` on a placement `prepared` for it (the plan and its
+/// placement seconds): its sample, or its row error (a replay that deadlocked) inside.
+/// `bounds` are the seed's critical-path and work bounds, `workers` a replica's workers
+/// (empty without one). `progress(f)` hears the fraction of the pair's iterations done,
+/// every 16 of them; answering `false` stops with the outer `Error::Cancelled`. The one path
+/// from a placed plan to a row's sample, sequential or spread over threads.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn run_pair(
+    problem: &Problem,
+    resolved: &Resolved,
+    (plan, seconds): (&Plan, f64),
+    prepared: &sim::Prepared,
+    (pair_ix, i): ((usize, usize, usize), u32),
+    (cp, wb): (f64, f64),
+    workers: &[crate::model::cluster::DevIx],
+    progress: &mut dyn FnMut(f64) -> bool,
+) -> Result<std::result::Result<PairSample, Error>> {
+    let iterations = resolved.scenario().iterations;
+    let mut first = None;
+    let mut times = Vec::with_capacity(iterations as usize);
+    let mut ordering = Vec::new();
+    let ran = pair(resolved, pair_ix, i).iterate_prepared(
+        problem,
+        prepared,
+        plan.order.as_ref(),
+        (iterations, false),
+        &mut |j, r| {
+            times.push(r.makespan);
+            if !workers.is_empty() {
+                ordering.push(sim::ordering::IterationTimes::of(&r, workers));
+            }
+            first.get_or_insert(r);
+            // Often enough to move a bar, rarely enough not to flood one.
+            j % 16 != 15 || progress((j + 1) as f64 / iterations as f64)
+        },
+    );
+    Ok(match (ran, first) {
+        (Err(Error::Cancelled), _) => return Err(Error::Cancelled),
+        (Err(e), _) => Err(e),
+        (Ok(()), None) => Err(Error::Cancelled),
+        (Ok(()), Some(r)) => Ok(PairSample {
+            ordering,
+            ..sample(
+                &r,
+                &times,
+                seed_bound(cp, wb, plan.report.as_ref()),
+                seconds,
+                plan.report.as_ref(),
+            )
+        }),
+    })
+}
+
+/// What every placer and pair of one seed reads: its cost model (borrowing the seed's
+/// realized cluster), its bounds, a replica's workers and the devices of its sample.
+#[cfg(not(target_arch = "wasm32"))]
+pub(super) struct SeedBase<'a> {
+    pub(super) problem: Problem<'a>,
+    pub(super) critical_path: f64,
+    pub(super) work: f64,
+    /// A replica's workers, or the error naming a device it lacks (an item reports it
+    /// after checking its placer indices, as [`run_item`] does).
+    pub(super) workers: Result<Vec<crate::model::cluster::DevIx>>,
+    pub(super) devices: Vec<SeedDevice>,
+}
+
+/// Builds a seed's [`SeedBase`] from its realization ([`realize`]), as [`run_item`] does.
+#[cfg(not(target_arch = "wasm32"))]
+pub(super) fn seed_base<'a>(
+    scenario: &Scenario,
+    graph: &'a Graph,
+    real: &'a crate::scenario::Realization,
+) -> Result<SeedBase<'a>> {
+    let problem = problem(scenario, graph, &real.cluster, real.overrides.as_ref())?;
+    let (critical_path, work) = (
+        analysis::critical_path_bound(&problem),
+        analysis::work_bound(&problem),
+    );
+    let workers = match &scenario.replica {
+        Some(r) => replica_devices(r, &real.cluster).map(|w| w.0),
+        None => Ok(Vec::new()),
+    };
+    Ok(SeedBase {
+        problem,
+        critical_path,
+        work,
+        workers,
+        devices: seed_devices(&real.cluster),
     })
 }
 

@@ -9,7 +9,7 @@
 //!
 //! Not here: anything about devices (see `cluster`) or costs on devices (see `problem`).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use serde::{Deserialize, Serialize};
 
@@ -79,7 +79,9 @@ pub struct Graph {
     tensor_start: Vec<u32>,
     tensor_list: Vec<TensorIx>,
     topo: Vec<NodeIx>,
-    index: BTreeMap<String, NodeIx>,
+    /// Node ids to indices: only looked up, never iterated (a hash map: a graph's ids
+    /// often share long prefixes, which a sorted map compares again at every level).
+    index: HashMap<String, NodeIx>,
 }
 
 #[derive(Deserialize, Serialize)]
@@ -227,7 +229,7 @@ impl Graph {
         if raw.nodes.is_empty() {
             return Err(Error::Graph("the graph has no nodes".into()));
         }
-        let mut index = BTreeMap::new();
+        let mut index = HashMap::with_capacity(raw.nodes.len());
         let mut group_index: BTreeMap<String, u32> = BTreeMap::new();
         let mut op_index: BTreeMap<String, u32> = BTreeMap::new();
         for (i, n) in raw.nodes.iter().enumerate() {
@@ -241,9 +243,14 @@ impl Graph {
                 )));
             }
             if let Some(g) = &n.colocate {
-                group_index.insert(g.clone(), 0);
+                if !group_index.contains_key(g) {
+                    group_index.insert(g.clone(), 0);
+                }
             }
-            op_index.insert(n.op.clone().unwrap_or_default(), 0);
+            let op = n.op.as_deref().unwrap_or_default();
+            if !op_index.contains_key(op) {
+                op_index.insert(op.to_string(), 0);
+            }
         }
         for (i, v) in group_index.values_mut().enumerate() {
             *v = i as u32;

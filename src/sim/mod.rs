@@ -264,8 +264,12 @@ pub fn transfers_of(problem: &Problem, placement: &[DevIx]) -> Vec<Transfer> {
 /// Words of an op's header in [`Prepared::arena`]: its run time on its own device (two
 /// words), its device, then the lengths of its four lists.
 const HEAD: usize = 7;
-/// Words of one send in an op's list: transfer, link, bytes (two words), duration (two).
-const SEND: usize = 6;
+/// Words of one send in an op's list before its consumers: transfer, link, bytes (two
+/// words), duration (two), destination device, the copy it sends (or `ONCE`, see
+/// [`XferRec::tensor`]), its consumer count; then its consumers (`ONCE` marks those with one
+/// input). What its arrival reads travels with it ([`Flight`]), so an arrival reads nothing
+/// but the sender's region, read when it sent.
+const SEND: usize = 9;
 
 /// In an arena list, marks an entry that needs no shared count: a consumer whose only input
 /// this is (ready at once, its `pending` untouched), or a copy read once (freed at once; its
@@ -299,13 +303,26 @@ struct XferRec {
     /// `cluster.transfer_time(src, dst, bytes)`.
     dur: f64,
     /// The copy it sends (the producer's), or `ONCE` when this transfer is that copy's only
-    /// read: then it is freed on arrival from `src_dev` and `src_bytes`, without its count.
+    /// read: then it is freed on arrival from `src_dev` and `bytes`, without its count.
     tensor: u32,
     src_dev: DevIx,
-    src_bytes: f64,
     dst: DevIx,
     link: u32,
-    /// Its consumers: `cons[cons..cons + n_cons]`, marked `ONCE` when they have one input.
+    /// Its consumers: `arena[cons..cons + n_cons]` (in its sender's region), marked `ONCE`
+    /// when they have one input.
+    cons: u32,
+    n_cons: u32,
+}
+
+/// A transfer on its way: what its arrival reads, copied when it is sent (from the
+/// sender's region, read then) into a small table of transfers in flight.
+#[derive(Debug, Clone, Copy, Default)]
+struct Flight {
+    bytes: f64,
+    tensor: u32,
+    src_dev: DevIx,
+    dst: DevIx,
+    link: u32,
     cons: u32,
     n_cons: u32,
 }
@@ -323,7 +340,10 @@ struct XferRec {
 /// end, two words each), the copy each in-edge reads (a copy read once: `ONCE | device` and
 /// its bytes, freed without a count), its consumers on its own device (one per edge, out-edge
 /// order; `ONCE` marks those with one input), and the transfers of its outputs in tensor
-/// order, each with what sending it needs (transfer, link, bytes, duration).
+/// order, each with what sending it needs (transfer, link, bytes, duration) and what its
+/// arrival needs (destination, the copy it frees, its consumers), copied at the send into
+/// a small table of transfers in flight ([`Flight`]): an arrival reads no table indexed by
+/// transfer (that read was a cache miss per transfer on wide graphs).
 #[derive(Debug, Clone)]
 pub struct Prepared {
     placement: Vec<DevIx>,
@@ -332,8 +352,6 @@ pub struct Prepared {
     /// Each op's region in `arena`.
     at: Vec<u32>,
     arena: Vec<u32>,
-    /// Each transfer's consumers: `cons[xfers[x].cons..][..xfers[x].n_cons]`.
-    cons: Vec<NodeIx>,
     copies: Vec<CopyRec>,
     xfers: Vec<XferRec>,
     /// Each op's in-edge count.
@@ -396,8 +414,10 @@ pub fn prepare(problem: &Problem, placement: &[DevIx]) -> Prepared {
         }
     };
     let mut at: Vec<u32> = Vec::with_capacity(n);
+    // Where each transfer's consumer list is, in its sender's region.
+    let mut cons_at: Vec<u32> = vec![0; nx];
     let mut arena: Vec<u32> =
-        Vec::with_capacity(HEAD * n + 2 * nt + 2 * g.edge_count() + SEND * nx);
+        Vec::with_capacity(HEAD * n + 2 * nt + 2 * g.edge_count() + SEND * nx + consumers.len());
     for v in 0..n as NodeIx {
         let d = placement[v as usize];
         let h = arena.len();
@@ -443,6 +463,15 @@ pub fn prepare(problem: &Problem, placement: &[DevIx]) -> Prepared {
                     &mut arena,
                     problem.cluster.transfer_time(tr.src, tr.dst, tr.bytes),
                 );
+                let src = &copies[tr.tensor as usize];
+                let (lo, hi) = (cons_start[x as usize], cons_start[x as usize + 1]);
+                arena.extend_from_slice(&[
+                    tr.dst,
+                    if src.refs == 1 { ONCE } else { tr.tensor },
+                    hi - lo,
+                ]);
+                cons_at[x as usize] = arena.len() as u32;
+                arena.extend(consumers[lo as usize..hi as usize].iter().map(|&w| once(w)));
                 n_sends += 1;
             }
         }
@@ -462,19 +491,17 @@ pub fn prepare(problem: &Problem, placement: &[DevIx]) -> Prepared {
         .iter()
         .enumerate()
         .map(|(x, tr)| {
-            let lo = cons_start[x];
-            let hi = cons_start[x + 1];
+            let n_cons = cons_start[x + 1] - cons_start[x];
             let src = &copies[tr.tensor as usize];
             XferRec {
                 bytes: tr.bytes,
                 dur: problem.cluster.transfer_time(tr.src, tr.dst, tr.bytes),
                 tensor: if src.refs == 1 { ONCE } else { tr.tensor },
                 src_dev: src.dev,
-                src_bytes: src.bytes,
                 dst: tr.dst,
                 link: tr.link,
-                cons: lo,
-                n_cons: hi - lo,
+                cons: cons_at[x],
+                n_cons,
             }
         })
         .collect();
@@ -491,7 +518,6 @@ pub fn prepare(problem: &Problem, placement: &[DevIx]) -> Prepared {
         links,
         at,
         arena,
-        cons: consumers.iter().map(|&w| once(w)).collect(),
         copies,
         xfers,
         pending,
@@ -532,7 +558,6 @@ pub fn simulate_prepared(
     let transfers = &prepared.transfers;
     let links = &prepared.links;
     let arena: &[u32] = &prepared.arena;
-    let cons: &[NodeIx] = &prepared.cons;
     let xfers = &prepared.xfers;
     assert_eq!(placement.len(), n, "prepared for another problem");
     let nx = transfers.len();
@@ -588,6 +613,9 @@ pub fn simulate_prepared(
         Vec::new()
     };
     let mut events: BinaryHeap<Reverse<Event>> = BinaryHeap::with_capacity(k + 64);
+    // Transfers in flight (an arrival event names its slot), and the free slots.
+    let mut flights: Vec<Flight> = Vec::with_capacity(k + 64);
+    let mut free_slots: Vec<u32> = Vec::new();
     let mut seq = 0u64;
     let mut touched: Vec<DevIx> = Vec::new();
     let mut is_touched = vec![false; k];
@@ -632,9 +660,20 @@ pub fn simulate_prepared(
     // arrival gets event number `$seq` (reserved when the send became possible).
     // (Transfer x with its bytes, duration and link.)
     macro_rules! send {
-        ($x:expr, $bytes:expr, $duration:expr, $link:expr, $now:expr, $seq:expr) => {{
+        ($x:expr, $flight:expr, $duration:expr, $now:expr, $seq:expr) => {{
             let x = $x as usize;
-            let (bytes, duration, link): (f64, f64, u32) = ($bytes, $duration, $link);
+            let flight: Flight = $flight;
+            let (bytes, duration, link): (f64, f64, u32) = (flight.bytes, $duration, flight.link);
+            let slot = match free_slots.pop() {
+                Some(slot) => {
+                    flights[slot as usize] = flight;
+                    slot
+                }
+                None => {
+                    flights.push(flight);
+                    flights.len() as u32 - 1
+                }
+            };
             let ls = &mut link_stats[link as usize];
             ls.bytes += bytes;
             ls.transfers += 1;
@@ -649,11 +688,20 @@ pub fn simulate_prepared(
             if options.links == LinkModel::Fcfs && bytes > 0.0 {
                 link_busy[link as usize] = true;
             }
-            push_event!($now + duration, x as u32 | TRANSFER_BIT, $seq);
+            push_event!($now + duration, slot | TRANSFER_BIT, $seq);
         }};
         ($x:expr, $now:expr, $seq:expr) => {{
             let tr = &xfers[$x as usize];
-            send!($x, tr.bytes, tr.dur, tr.link, $now, $seq);
+            let flight = Flight {
+                bytes: tr.bytes,
+                tensor: tr.tensor,
+                src_dev: tr.src_dev,
+                dst: tr.dst,
+                link: tr.link,
+                cons: tr.cons,
+                n_cons: tr.n_cons,
+            };
+            send!($x, flight, tr.dur, $now, $seq);
         }};
     }
 
@@ -766,7 +814,17 @@ pub fn simulate_prepared(
                 let (x, link) = (arena[i], arena[i + 1]);
                 let bytes = read_f64(arena, i + 2);
                 let duration = read_f64(arena, i + 4);
-                i += SEND;
+                let n_cons = arena[i + 8];
+                let flight = Flight {
+                    bytes,
+                    tensor: arena[i + 7],
+                    src_dev: d,
+                    dst: arena[i + 6],
+                    link,
+                    cons: (i + SEND) as u32,
+                    n_cons,
+                };
+                i += SEND + n_cons as usize;
                 traffic += bytes;
                 if options.record {
                     xfer_times[x as usize].ready = now;
@@ -783,7 +841,7 @@ pub fn simulate_prepared(
                     // Nothing queues: sending now is sending in dispatch order.
                     let reserved = seq;
                     seq += 1;
-                    send!(x, bytes, duration, link, now, reserved);
+                    send!(x, flight, duration, now, reserved);
                 } else {
                     dispatch.push((Dispatch::Send(x), seq));
                     seq += 1;
@@ -791,11 +849,13 @@ pub fn simulate_prepared(
             }
         } else {
             // A transfer arrived.
-            let x = (ev.what & !TRANSFER_BIT) as usize;
-            let tr = xfers[x];
+            let slot = ev.what & !TRANSFER_BIT;
+            let tr = flights[slot as usize];
+            free_slots.push(slot);
             link_stats[tr.link as usize].finish = now;
             if tr.tensor == ONCE {
-                change_memory!(tr.src_dev, -tr.src_bytes, now);
+                // A copy's bytes are its tensor's, as the transfer's.
+                change_memory!(tr.src_dev, -tr.bytes, now);
             } else {
                 let copy = &mut copies[tr.tensor as usize];
                 copy.refs -= 1;
@@ -806,7 +866,7 @@ pub fn simulate_prepared(
             }
             change_memory!(tr.dst, tr.bytes, now);
             let at = tr.cons as usize;
-            for &w in &cons[at..at + tr.n_cons as usize] {
+            for &w in &arena[at..at + tr.n_cons as usize] {
                 if w & ONCE != 0 {
                     scheduler.ready(w & !ONCE, tr.dst, now);
                     touch!(tr.dst);
