@@ -656,6 +656,9 @@ struct Node {
     tree: u32,
 }
 
+/// Ops with more producers than this keep their estimate's parts per device ([`Index`]).
+const WIDE: usize = 16;
+
 /// No node (and no position: the greatest `u32`, so `min` ignores it).
 const NIL: u32 = u32::MAX;
 
@@ -900,9 +903,16 @@ struct Index {
     /// arrives on a device.
     consumer_start: Vec<u32>,
     consumers: Vec<NodeIx>,
-    /// Per source device, the largest transfer time from it (scratch of `classify`).
+    /// Per source device, the largest transfer time from it (scratch of `summarise`).
     from_w: Vec<f64>,
-    from_seen: Vec<DevIx>,
+    /// Scratch: a candidate's source devices and their largest transfer times.
+    from_seen: Vec<(DevIx, f64)>,
+    /// Each op with more than [`WIDE`] producers (in the tests' checked run, every op): its
+    /// row in `sums` (else `NIL`).
+    wide_of: Vec<u32>,
+    /// Per row and device, such an op's estimate in parts (`summarise`), kept until one of
+    /// its tensors arrives there: a candidate re-checked often costs `k`, not its in-degree.
+    sums: Vec<Option<(f64, Vec<(DevIx, f64)>)>>,
     /// The op at each topological position.
     order: Vec<NodeIx>,
     /// Scratch: a device's non-empty trees.
@@ -910,7 +920,8 @@ struct Index {
 }
 
 impl Index {
-    fn new(s: &State, pos: &[u32]) -> Index {
+    /// `wide`: ops with more producers than this keep their estimate's parts.
+    fn new(s: &State, pos: &[u32], wide: usize) -> Index {
         let k = s.problem.device_count();
         let n = s.problem.node_count();
         let tensors = s.problem.graph.tensors.len();
@@ -939,8 +950,23 @@ impl Index {
                 }
             }
         }
+        let (wide_from, mut rows) = (wide, 0);
+        let wide_of: Vec<u32> = s
+            .feeds
+            .iter()
+            .map(|fs| {
+                if fs.len() > wide_from {
+                    rows += 1;
+                    rows - 1
+                } else {
+                    NIL
+                }
+            })
+            .collect();
         Index {
             k,
+            wide_of,
+            sums: vec![None; rows as usize * k],
             trees: Treaps::new(k, k + 1),
             live: Vec::new(),
             node: vec![NIL; n * k],
@@ -966,33 +992,40 @@ impl Index {
             let ready = s.data_ready(v, d);
             return (k, ready, ready);
         }
-        let mut fixed: f64 = 0.0;
-        for feed in &s.feeds[v as usize] {
-            let (there, send) = s.feed_on(feed, d);
-            fixed = fixed.max(there);
-            if let Some(w) = send {
-                let u = feed.src as usize;
-                let from = s.placement[u];
-                fixed = fixed.max(s.finish[u] + w);
-                let f = &mut self.from_w[from as usize];
-                if *f < 0.0 {
-                    self.from_seen.push(from);
-                }
-                *f = f.max(w);
+        let wide = self.wide_of[v as usize];
+        let (fixed, from) = if wide == NIL {
+            let fixed = summarise(s, v, d, &mut self.from_w, &mut self.from_seen);
+            (fixed, &self.from_seen)
+        } else {
+            let slot = wide as usize * k + d as usize;
+            if self.sums[slot].is_none() {
+                let mut from = Vec::new();
+                let fixed = summarise(s, v, d, &mut self.from_w, &mut from);
+                self.sums[slot] = Some((fixed, from));
             }
-        }
+            let (fixed, from) = self.sums[slot].as_ref().expect("just computed");
+            (*fixed, from)
+        };
         let mut best = (k, fixed, fixed);
         let own = s.channel[d as usize];
-        for &c in &self.from_seen {
-            let w = self.from_w[c as usize];
-            self.from_w[c as usize] = -1.0;
+        for &(c, w) in from {
             let at = s.channel[c as usize].max(own) + w;
             if at > best.2 {
                 best = (c as usize, w, at);
             }
         }
-        self.from_seen.clear();
         best
+    }
+
+    /// Forgets the summaries of `tensor`'s consumers on `d` (it has arrived there).
+    fn arrived(&mut self, tensor: u32, d: DevIx) {
+        let t = tensor as usize;
+        for i in self.consumer_start[t]..self.consumer_start[t + 1] {
+            let wide = self.wide_of[self.consumers[i as usize] as usize];
+            if wide != NIL {
+                self.sums[wide as usize * self.k + d as usize] = None;
+            }
+        }
     }
 
     /// What [`Index::device_best`] answers, from every usable candidate filed on `d` and
@@ -1116,6 +1149,40 @@ impl Index {
     }
 }
 
+/// `v`'s estimate on `d` in parts (see [`Index::classify`]): returns the fixed part and
+/// fills `from` with each source device and the largest transfer time it sends, in the order
+/// of `v`'s producers (`from_w`: scratch, all `-1` on entry and on return). The parts change
+/// only when one of `v`'s tensors arrives on `d`.
+fn summarise(
+    s: &State,
+    v: NodeIx,
+    d: DevIx,
+    from_w: &mut [f64],
+    from: &mut Vec<(DevIx, f64)>,
+) -> f64 {
+    from.clear();
+    let mut fixed: f64 = 0.0;
+    for feed in &s.feeds[v as usize] {
+        let (there, send) = s.feed_on(feed, d);
+        fixed = fixed.max(there);
+        if let Some(w) = send {
+            let u = feed.src as usize;
+            let src = s.placement[u];
+            fixed = fixed.max(s.finish[u] + w);
+            let f = &mut from_w[src as usize];
+            if *f < 0.0 {
+                from.push((src, 0.0));
+            }
+            *f = f.max(w);
+        }
+    }
+    for entry in from.iter_mut() {
+        entry.1 = from_w[entry.0 as usize];
+        from_w[entry.0 as usize] = -1.0;
+    }
+    fixed
+}
+
 /// m-ETF with each device's ready ops in an index: the same placements as
 /// [`schedule_simple`] without favourites.
 fn schedule_heaps(placer: &str, problem: &Problem, opts: Options) -> Result<Placement> {
@@ -1134,7 +1201,8 @@ fn schedule_index(
     let k = problem.device_count();
     let pos = topo_position(problem);
     let mut s = State::new(problem, opts);
-    let mut ix = Index::new(&s, &pos);
+    // The tests' checked run keeps every op's parts (the unchecked one, the default's).
+    let mut ix = Index::new(&s, &pos, if check { 0 } else { WIDE });
     let enqueue = |s: &State, ix: &mut Index, v: NodeIx| {
         let p = pos[v as usize];
         for d in 0..k as DevIx {
@@ -1195,6 +1263,7 @@ fn schedule_index(
         // Tensors now on `d`: their other ready consumers' estimates there fall (the
         // transfer leaves the channel terms for the arrival time): file them anew.
         for &tensor in &s.sent {
+            ix.arrived(tensor, d);
             let t = tensor as usize;
             for i in ix.consumer_start[t]..ix.consumer_start[t + 1] {
                 let w = ix.consumers[i as usize];
