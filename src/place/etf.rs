@@ -709,6 +709,22 @@ impl Treaps {
         }
     }
 
+    /// The least of `value(tree, least key)` over group `g`'s non-empty trees (`tree`
+    /// within the group; infinite when all are empty).
+    fn least_first(&self, g: usize, value: impl Fn(usize, f64) -> f64) -> f64 {
+        let words = self.group.div_ceil(64);
+        let mut low = f64::INFINITY;
+        for w in 0..words {
+            let mut bits = self.live[g * words + w];
+            while bits != 0 {
+                let t = w * 64 + bits.trailing_zeros() as usize;
+                low = low.min(value(t, self.first[g * self.group + t]));
+                bits &= bits - 1;
+            }
+        }
+        low
+    }
+
     /// Whether node `a` comes before `(key, pos)`.
     fn before(&self, a: u32, key: f64, pos: u32) -> bool {
         let n = &self.nodes[a as usize];
@@ -885,6 +901,17 @@ impl Treaps {
         }
         best
     }
+}
+
+/// A device's answer ([`Index::device_best`]).
+#[derive(Debug, PartialEq)]
+enum Best {
+    /// Its best candidate and start.
+    Found(f64, NodeIx),
+    /// No candidate filed.
+    Empty,
+    /// Every candidate starts at this time or later, after the bound asked.
+    After(f64),
 }
 
 /// m-ETF's index of ready ops: per device, a tree per term of the estimate (see
@@ -1066,14 +1093,31 @@ impl Index {
         });
     }
 
+    /// No candidate filed on `d` starts before this (infinite when none is filed): the
+    /// latest of `max(free, now)` and its trees' least value.
+    fn lower(&self, s: &State, d: DevIx) -> f64 {
+        let k = self.k;
+        let own = s.channel[d as usize];
+        let low = self.trees.least_first(d as usize, |term, key| {
+            if term == k {
+                key
+            } else {
+                s.channel[term].max(own) + key
+            }
+        });
+        low.max(s.free[d as usize]).max(s.now)
+    }
+
     /// Device `d`'s best candidate and its start: the first in topological order among
     /// those whose data is ready by the time `d` is free, else the earliest data-ready time
     /// (ties to the earlier position). Each tree's value `channel + key` (or `key`) is a
     /// lower bound of its candidates' estimates, exact for those whose term is still the
     /// largest; a candidate found is checked, and re-filed under its largest term when
     /// another has overtaken it. Candidates that ran, went elsewhere with their unit, or
-    /// that memory shuts out leave on the way.
-    fn device_best(&mut self, s: &State, d: DevIx) -> Option<(f64, NodeIx)> {
+    /// that memory shuts out leave on the way. When none is ready by the time `d` is free
+    /// and the least value is later than `bound`, it stops there ([`Best::After`]): the
+    /// candidates left start no sooner (so an unbounded ask is exact).
+    fn device_best(&mut self, s: &State, d: DevIx, bound: f64) -> Best {
         let k = self.k;
         let base = s.free[d as usize].max(s.now);
         let own = s.channel[d as usize];
@@ -1106,9 +1150,14 @@ impl Index {
             }
             if live.is_empty() {
                 self.live = live;
-                return None;
+                return Best::Empty;
             }
             let due = found != NIL;
+            if !due && low > bound {
+                // Every candidate here starts at `low` or later.
+                self.live = live;
+                return Best::After(low);
+            }
             if !due {
                 for &term in &live {
                     let tree = first + term;
@@ -1135,11 +1184,11 @@ impl Index {
             let (term, key, ready) = self.classify(s, v, d);
             if due && ready <= base {
                 self.live = live;
-                return Some((base, v));
+                return Best::Found(base, v);
             }
             if !due && ready == low {
                 self.live = live;
-                return Some((ready.max(base), v));
+                return Best::Found(ready.max(base), v);
             }
             // Another term overtook the one it was filed under.
             self.unfile(v, d);
@@ -1222,28 +1271,60 @@ fn schedule_index(
         }
     }
     let mut available: Vec<f64> = (0..k as DevIx).map(|d| s.available(d)).collect();
-    let mut by_base: Vec<DevIx> = (0..k as DevIx).collect();
+    // Per device, a lower bound of its start (`Index::lower`, then raised by its answers).
+    let mut lowers: Vec<(f64, DevIx)> = Vec::with_capacity(k);
     for _ in 0..n {
-        // Each device's best (start, position), then the least over the devices. A device
-        // starts nothing before `max(free, now)`: asked in that order, one whose bound is
-        // later than the best start found cannot win (an answer is `(start, position,
-        // device)`, least first), and is not asked (the tests ask every device).
-        by_base.sort_by(|&a, &b| {
-            let (x, y) = (s.free[a as usize], s.free[b as usize]);
-            x.total_cmp(&y).then(a.cmp(&b))
-        });
+        // Each device's best (start, position), then the least over the devices: an answer
+        // is `(start, position, device)`, least first. Best first: the device whose lower
+        // bound is least is asked, bounded by the next device's bound and the best answer so
+        // far; one that only finds candidates later than that reports its new bound and
+        // waits. Once the least bound is later than the best answer, no device can beat it.
+        // So a device re-checks only candidates filed no later than the answer (the tests
+        // ask every device, unbounded).
+        lowers.clear();
+        lowers.extend((0..k as DevIx).map(|d| (ix.lower(&s, d), d)));
         let mut chosen: Option<(f64, u32, DevIx, NodeIx)> = None;
-        for &d in &by_base {
-            if !check && chosen.is_some_and(|(bt, ..)| s.free[d as usize].max(s.now) > bt) {
+        while !lowers.is_empty() {
+            let mut i = 0;
+            for j in 1..lowers.len() {
+                let (a, b) = (lowers[j], lowers[i]);
+                if a.0 < b.0 || (a.0 == b.0 && a.1 < b.1) {
+                    i = j;
+                }
+            }
+            let (lower, d) = lowers[i];
+            if !check && chosen.is_some_and(|(bt, ..)| lower > bt) {
                 break;
             }
-            let best = ix.device_best(&s, d);
-            if check {
-                assert_eq!(best, ix.direct_best(&s, d, &pos), "device {d}");
-            }
-            let Some((t, v)) = best else {
-                continue;
+            let next = lowers
+                .iter()
+                .enumerate()
+                .filter(|&(j, _)| j != i)
+                .map(|(_, l)| l.0)
+                .fold(f64::INFINITY, f64::min);
+            let bound = match chosen {
+                _ if check => f64::INFINITY,
+                Some((bt, ..)) => bt.min(next),
+                None => next,
             };
+            let (t, v) = match ix.device_best(&s, d, bound) {
+                Best::Found(t, v) => (t, v),
+                Best::Empty => {
+                    if check {
+                        assert_eq!(None, ix.direct_best(&s, d, &pos), "device {d}");
+                    }
+                    lowers.swap_remove(i);
+                    continue;
+                }
+                Best::After(low) => {
+                    lowers[i].0 = low;
+                    continue;
+                }
+            };
+            lowers.swap_remove(i);
+            if check {
+                assert_eq!(Some((t, v)), ix.direct_best(&s, d, &pos), "device {d}");
+            }
             let p = pos[v as usize];
             if chosen.is_none_or(|(bt, bp, bd, _)| (t, p, d) < (bt, bp, bd)) {
                 chosen = Some((t, p, d, v));
