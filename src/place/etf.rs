@@ -80,7 +80,13 @@
 //! (ties after rounding included), checked, and re-filed under its new largest term when
 //! another has overtaken it (one receiving from several devices whose channels leapfrog).
 //! A tensor that arrives on `d` lowers its other consumers' estimates there: they are filed
-//! anew. So `O((V + E) * k * log V)` plus one re-file per overtaking (a device's pairs that
+//! anew. Each step asks the devices best first (by a lower bound of their start: free time,
+//! `now`, their trees' least value), each only until its candidates left start later than
+//! the next device's bound or the best answer so far, so a stale pair is re-checked only
+//! when its bound is no later than the step's answer. An op with many producers keeps its
+//! estimate's parts per device (fixed part, largest transfer per source device) until one
+//! of its tensors arrives there, so re-checking it costs `k`, not its in-degree. So
+//! `O((V + E) * k * log V)` plus one re-file per overtaking (a device's pairs that
 //! memory shuts out wait, by size, until memory is freed there). With favourites a waiting
 //! device can stop waiting and starts can fall, so every step recomputes the ready ops'
 //! starts ([`schedule_simple`]): `O(V * ready * k * in-degree)`. The tests check the index
