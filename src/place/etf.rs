@@ -920,6 +920,10 @@ enum Best {
     After(f64),
 }
 
+/// An estimate in parts ([`summarise`]): the fixed part, and each source device with the
+/// largest transfer time it sends, in the order of the op's producers.
+type Parts = (f64, Vec<(DevIx, f64)>);
+
 /// m-ETF's index of ready ops: per device, a tree per term of the estimate (see
 /// [`Index::classify`]), each candidate in the tree of the term that was the largest when
 /// it was filed, keyed by the part of that term that does not move. A channel that moves
@@ -945,7 +949,7 @@ struct Index {
     wide_of: Vec<u32>,
     /// Per row and device, such an op's estimate in parts (`summarise`), kept until one of
     /// its tensors arrives there: a candidate re-checked often costs `k`, not its in-degree.
-    sums: Vec<Option<(f64, Vec<(DevIx, f64)>)>>,
+    sums: Vec<Option<Parts>>,
     /// The op at each topological position.
     order: Vec<NodeIx>,
     /// Scratch: a device's non-empty trees.
