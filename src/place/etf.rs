@@ -1244,8 +1244,10 @@ fn summarise(
     fixed
 }
 
-/// [`schedule_heaps`]; with `check` (tests), each device's answer is compared with every
-/// candidate filed there, their estimates computed directly.
+/// m-ETF with each device's ready ops in an index, and m-SCT (`favourite`) with the index in
+/// the steps where no device waits: the same placements as [`schedule_simple`]. With
+/// `check` (tests), each device's answer is compared with every candidate filed there, their
+/// estimates computed directly.
 fn schedule_index(
     placer: &str,
     problem: &Problem,
