@@ -80,10 +80,20 @@
 //! (ties after rounding included), checked, and re-filed under its new largest term when
 //! another has overtaken it (one receiving from several devices whose channels leapfrog).
 //! A tensor that arrives on `d` lowers its other consumers' estimates there: they are filed
-//! anew. So `O((V + E) * k * log V)` plus one re-file per overtaking (a device's pairs that
-//! memory shuts out wait, by size, until memory is freed there). With favourites a waiting
-//! device can stop waiting and starts can fall, so every step recomputes the ready ops'
-//! starts ([`schedule_simple`]): `O(V * ready * k * in-degree)`. The tests check the index
+//! anew. Each step asks the devices best first (by a lower bound of their start: free time,
+//! `now`, their trees' least value), each only until its candidates left start later than
+//! the next device's bound or the best answer so far, so a stale pair is re-checked only
+//! when its bound is no later than the step's answer. An op with many producers keeps its
+//! estimate's parts per device (fixed part, largest transfer per source device) until one
+//! of its tensors arrives there, so re-checking it costs `k`, not its in-degree. So
+//! `O((V + E) * k * log V)` plus one re-file per overtaking (a device's pairs that
+//! memory shuts out wait, by size, until memory is freed there). With favourites (m-SCT) a
+//! waiting device can stop waiting and starts can fall, so a step where some device waits
+//! recomputes every ready op's start (`O(ready * k * in-degree)`); in a step where none
+//! waits, m-SCT's choice is m-ETF's (`best` is then the least own start, ties to the lower
+//! device) and the index answers, kept filed through every step. So m-SCT costs m-ETF's plus
+//! `O(ready * k * in-degree)` per step where a device waits (623 of 4,908 steps on nasnet at
+//! 50 devices). The tests check the index
 //! against that direct loop on random graphs, placement for placement, and every device's
 //! answer against its filed pairs' estimates.
 
@@ -593,15 +603,13 @@ pub(crate) fn schedule(
     favourite: &[Option<NodeIx>],
     opts: Options,
 ) -> Result<Placement> {
-    if favourite.iter().any(Option::is_some) {
-        schedule_simple(placer, problem, favourite, opts)
-    } else {
-        schedule_heaps(placer, problem, opts)
-    }
+    schedule_index(placer, problem, favourite, opts, false)
 }
 
-/// The direct loop: every step computes the best start of every ready op. m-SCT's (its
-/// waits change starts both ways); for m-ETF the tests' reference.
+/// The direct loop: every step computes the best start of every ready op (the tests'
+/// reference for m-ETF and m-SCT; [`schedule_index`] takes this step only where a device
+/// waits).
+#[cfg(test)]
 pub(crate) fn schedule_simple(
     placer: &str,
     problem: &Problem,
@@ -656,6 +664,9 @@ struct Node {
     tree: u32,
 }
 
+/// Ops with more producers than this keep their estimate's parts per device ([`Index`]).
+const WIDE: usize = 16;
+
 /// No node (and no position: the greatest `u32`, so `min` ignores it).
 const NIL: u32 = u32::MAX;
 
@@ -704,6 +715,22 @@ impl Treaps {
                 bits &= bits - 1;
             }
         }
+    }
+
+    /// The least of `value(tree, least key)` over group `g`'s non-empty trees (`tree`
+    /// within the group; infinite when all are empty).
+    fn least_first(&self, g: usize, value: impl Fn(usize, f64) -> f64) -> f64 {
+        let words = self.group.div_ceil(64);
+        let mut low = f64::INFINITY;
+        for w in 0..words {
+            let mut bits = self.live[g * words + w];
+            while bits != 0 {
+                let t = w * 64 + bits.trailing_zeros() as usize;
+                low = low.min(value(t, self.first[g * self.group + t]));
+                bits &= bits - 1;
+            }
+        }
+        low
     }
 
     /// Whether node `a` comes before `(key, pos)`.
@@ -884,6 +911,21 @@ impl Treaps {
     }
 }
 
+/// A device's answer ([`Index::device_best`]).
+#[derive(Debug, PartialEq)]
+enum Best {
+    /// Its best candidate and start.
+    Found(f64, NodeIx),
+    /// No candidate filed.
+    Empty,
+    /// Every candidate starts at this time or later, after the bound asked.
+    After(f64),
+}
+
+/// An estimate in parts ([`summarise`]): the fixed part, and each source device with the
+/// largest transfer time it sends, in the order of the op's producers.
+type Parts = (f64, Vec<(DevIx, f64)>);
+
 /// m-ETF's index of ready ops: per device, a tree per term of the estimate (see
 /// [`Index::classify`]), each candidate in the tree of the term that was the largest when
 /// it was filed, keyed by the part of that term that does not move. A channel that moves
@@ -900,9 +942,16 @@ struct Index {
     /// arrives on a device.
     consumer_start: Vec<u32>,
     consumers: Vec<NodeIx>,
-    /// Per source device, the largest transfer time from it (scratch of `classify`).
+    /// Per source device, the largest transfer time from it (scratch of `summarise`).
     from_w: Vec<f64>,
-    from_seen: Vec<DevIx>,
+    /// Scratch: a candidate's source devices and their largest transfer times.
+    from_seen: Vec<(DevIx, f64)>,
+    /// Each op with more than [`WIDE`] producers (in the tests' checked run, every op): its
+    /// row in `sums` (else `NIL`).
+    wide_of: Vec<u32>,
+    /// Per row and device, such an op's estimate in parts (`summarise`), kept until one of
+    /// its tensors arrives there: a candidate re-checked often costs `k`, not its in-degree.
+    sums: Vec<Option<Parts>>,
     /// The op at each topological position.
     order: Vec<NodeIx>,
     /// Scratch: a device's non-empty trees.
@@ -910,7 +959,8 @@ struct Index {
 }
 
 impl Index {
-    fn new(s: &State, pos: &[u32]) -> Index {
+    /// `wide`: ops with more producers than this keep their estimate's parts.
+    fn new(s: &State, pos: &[u32], wide: usize) -> Index {
         let k = s.problem.device_count();
         let n = s.problem.node_count();
         let tensors = s.problem.graph.tensors.len();
@@ -939,8 +989,23 @@ impl Index {
                 }
             }
         }
+        let (wide_from, mut rows) = (wide, 0);
+        let wide_of: Vec<u32> = s
+            .feeds
+            .iter()
+            .map(|fs| {
+                if fs.len() > wide_from {
+                    rows += 1;
+                    rows - 1
+                } else {
+                    NIL
+                }
+            })
+            .collect();
         Index {
             k,
+            wide_of,
+            sums: vec![None; rows as usize * k],
             trees: Treaps::new(k, k + 1),
             live: Vec::new(),
             node: vec![NIL; n * k],
@@ -966,33 +1031,40 @@ impl Index {
             let ready = s.data_ready(v, d);
             return (k, ready, ready);
         }
-        let mut fixed: f64 = 0.0;
-        for feed in &s.feeds[v as usize] {
-            let (there, send) = s.feed_on(feed, d);
-            fixed = fixed.max(there);
-            if let Some(w) = send {
-                let u = feed.src as usize;
-                let from = s.placement[u];
-                fixed = fixed.max(s.finish[u] + w);
-                let f = &mut self.from_w[from as usize];
-                if *f < 0.0 {
-                    self.from_seen.push(from);
-                }
-                *f = f.max(w);
+        let wide = self.wide_of[v as usize];
+        let (fixed, from) = if wide == NIL {
+            let fixed = summarise(s, v, d, &mut self.from_w, &mut self.from_seen);
+            (fixed, &self.from_seen)
+        } else {
+            let slot = wide as usize * k + d as usize;
+            if self.sums[slot].is_none() {
+                let mut from = Vec::new();
+                let fixed = summarise(s, v, d, &mut self.from_w, &mut from);
+                self.sums[slot] = Some((fixed, from));
             }
-        }
+            let (fixed, from) = self.sums[slot].as_ref().expect("just computed");
+            (*fixed, from)
+        };
         let mut best = (k, fixed, fixed);
         let own = s.channel[d as usize];
-        for &c in &self.from_seen {
-            let w = self.from_w[c as usize];
-            self.from_w[c as usize] = -1.0;
+        for &(c, w) in from {
             let at = s.channel[c as usize].max(own) + w;
             if at > best.2 {
                 best = (c as usize, w, at);
             }
         }
-        self.from_seen.clear();
         best
+    }
+
+    /// Forgets the summaries of `tensor`'s consumers on `d` (it has arrived there).
+    fn arrived(&mut self, tensor: u32, d: DevIx) {
+        let t = tensor as usize;
+        for i in self.consumer_start[t]..self.consumer_start[t + 1] {
+            let wide = self.wide_of[self.consumers[i as usize] as usize];
+            if wide != NIL {
+                self.sums[wide as usize * self.k + d as usize] = None;
+            }
+        }
     }
 
     /// What [`Index::device_best`] answers, from every usable candidate filed on `d` and
@@ -1033,14 +1105,31 @@ impl Index {
         });
     }
 
+    /// No candidate filed on `d` starts before this (infinite when none is filed): the
+    /// latest of `max(free, now)` and its trees' least value.
+    fn lower(&self, s: &State, d: DevIx) -> f64 {
+        let k = self.k;
+        let own = s.channel[d as usize];
+        let low = self.trees.least_first(d as usize, |term, key| {
+            if term == k {
+                key
+            } else {
+                s.channel[term].max(own) + key
+            }
+        });
+        low.max(s.free[d as usize]).max(s.now)
+    }
+
     /// Device `d`'s best candidate and its start: the first in topological order among
     /// those whose data is ready by the time `d` is free, else the earliest data-ready time
     /// (ties to the earlier position). Each tree's value `channel + key` (or `key`) is a
     /// lower bound of its candidates' estimates, exact for those whose term is still the
     /// largest; a candidate found is checked, and re-filed under its largest term when
     /// another has overtaken it. Candidates that ran, went elsewhere with their unit, or
-    /// that memory shuts out leave on the way.
-    fn device_best(&mut self, s: &State, d: DevIx) -> Option<(f64, NodeIx)> {
+    /// that memory shuts out leave on the way. When none is ready by the time `d` is free
+    /// and the least value is later than `bound`, it stops there ([`Best::After`]): the
+    /// candidates left start no sooner (so an unbounded ask is exact).
+    fn device_best(&mut self, s: &State, d: DevIx, bound: f64) -> Best {
         let k = self.k;
         let base = s.free[d as usize].max(s.now);
         let own = s.channel[d as usize];
@@ -1073,9 +1162,14 @@ impl Index {
             }
             if live.is_empty() {
                 self.live = live;
-                return None;
+                return Best::Empty;
             }
             let due = found != NIL;
+            if !due && low > bound {
+                // Every candidate here starts at `low` or later.
+                self.live = live;
+                return Best::After(low);
+            }
             if !due {
                 for &term in &live {
                     let tree = first + term;
@@ -1102,11 +1196,11 @@ impl Index {
             let (term, key, ready) = self.classify(s, v, d);
             if due && ready <= base {
                 self.live = live;
-                return Some((base, v));
+                return Best::Found(base, v);
             }
             if !due && ready == low {
                 self.live = live;
-                return Some((ready.max(base), v));
+                return Best::Found(ready.max(base), v);
             }
             // Another term overtook the one it was filed under.
             self.unfile(v, d);
@@ -1116,25 +1210,58 @@ impl Index {
     }
 }
 
-/// m-ETF with each device's ready ops in an index: the same placements as
-/// [`schedule_simple`] without favourites.
-fn schedule_heaps(placer: &str, problem: &Problem, opts: Options) -> Result<Placement> {
-    schedule_index(placer, problem, opts, false)
+/// `v`'s estimate on `d` in parts (see [`Index::classify`]): returns the fixed part and
+/// fills `from` with each source device and the largest transfer time it sends, in the order
+/// of `v`'s producers (`from_w`: scratch, all `-1` on entry and on return). The parts change
+/// only when one of `v`'s tensors arrives on `d`.
+fn summarise(
+    s: &State,
+    v: NodeIx,
+    d: DevIx,
+    from_w: &mut [f64],
+    from: &mut Vec<(DevIx, f64)>,
+) -> f64 {
+    from.clear();
+    let mut fixed: f64 = 0.0;
+    for feed in &s.feeds[v as usize] {
+        let (there, send) = s.feed_on(feed, d);
+        fixed = fixed.max(there);
+        if let Some(w) = send {
+            let u = feed.src as usize;
+            let src = s.placement[u];
+            fixed = fixed.max(s.finish[u] + w);
+            let f = &mut from_w[src as usize];
+            if *f < 0.0 {
+                from.push((src, 0.0));
+            }
+            *f = f.max(w);
+        }
+    }
+    for entry in from.iter_mut() {
+        entry.1 = from_w[entry.0 as usize];
+        from_w[entry.0 as usize] = -1.0;
+    }
+    fixed
 }
 
-/// [`schedule_heaps`]; with `check` (tests), each device's answer is compared with every
-/// candidate filed there, their estimates computed directly.
+/// m-ETF with each device's ready ops in an index, and m-SCT (`favourite`) with the index in
+/// the steps where no device waits: the same placements as [`schedule_simple`]. With
+/// `check` (tests), each device's answer is compared with every candidate filed there, their
+/// estimates computed directly.
 fn schedule_index(
     placer: &str,
     problem: &Problem,
+    favourite: &[Option<NodeIx>],
     opts: Options,
     check: bool,
 ) -> Result<Placement> {
+    let sct = favourite.iter().any(Option::is_some);
     let n = problem.node_count();
     let k = problem.device_count();
     let pos = topo_position(problem);
     let mut s = State::new(problem, opts);
-    let mut ix = Index::new(&s, &pos);
+    // The tests' checked run keeps every op's parts (the unchecked one, the default's).
+    let mut ix = Index::new(&s, &pos, if check { 0 } else { WIDE });
     let enqueue = |s: &State, ix: &mut Index, v: NodeIx| {
         let p = pos[v as usize];
         for d in 0..k as DevIx {
@@ -1148,34 +1275,87 @@ fn schedule_index(
             }
         }
     };
+    // m-SCT's ready ops (and where each is in the list), for the steps where a device waits.
+    let mut ready: Vec<NodeIx> = Vec::new();
+    let mut at = vec![0u32; if sct { n } else { 0 }];
     for v in 0..n as NodeIx {
         if s.pending[v as usize] == 0 {
             enqueue(&s, &mut ix, v);
+            if sct {
+                at[v as usize] = ready.len() as u32;
+                ready.push(v);
+            }
         }
     }
     let mut available: Vec<f64> = (0..k as DevIx).map(|d| s.available(d)).collect();
-    let mut by_base: Vec<DevIx> = (0..k as DevIx).collect();
+    // Per device, a lower bound of its start (`Index::lower`, then raised by its answers).
+    let mut lowers: Vec<(f64, DevIx)> = Vec::with_capacity(k);
     for _ in 0..n {
-        // Each device's best (start, position), then the least over the devices. A device
-        // starts nothing before `max(free, now)`: asked in that order, one whose bound is
-        // later than the best start found cannot win (an answer is `(start, position,
-        // device)`, least first), and is not asked (the tests ask every device).
-        by_base.sort_by(|&a, &b| {
-            let (x, y) = (s.free[a as usize], s.free[b as usize]);
-            x.total_cmp(&y).then(a.cmp(&b))
-        });
+        // Each device's best (start, position), then the least over the devices: an answer
+        // is `(start, position, device)`, least first. Best first: the device whose lower
+        // bound is least is asked, bounded by the next device's bound and the best answer so
+        // far; one that only finds candidates later than that reports its new bound and
+        // waits. Once the least bound is later than the best answer, no device can beat it.
+        // So a device re-checks only candidates filed no later than the answer (the tests
+        // ask every device, unbounded).
+        lowers.clear();
         let mut chosen: Option<(f64, u32, DevIx, NodeIx)> = None;
-        for &d in &by_base {
-            if !check && chosen.is_some_and(|(bt, ..)| s.free[d as usize].max(s.now) > bt) {
+        if sct && s.waits_for.iter().any(Option::is_some) {
+            // A device waits for a favourite child (m-SCT): starts may fall as well as
+            // rise, so every ready op's best start is computed (the direct loop's step).
+            for &v in &ready {
+                if let Some((t, d)) = s.best(v) {
+                    let p = pos[v as usize];
+                    if chosen.is_none_or(|(bt, bp, bd, _)| (t, p, d) < (bt, bp, bd)) {
+                        chosen = Some((t, p, d, v));
+                    }
+                }
+            }
+        } else {
+            // No device waits: m-SCT's step is m-ETF's.
+            lowers.extend((0..k as DevIx).map(|d| (ix.lower(&s, d), d)));
+        }
+        while !lowers.is_empty() {
+            let mut i = 0;
+            for j in 1..lowers.len() {
+                let (a, b) = (lowers[j], lowers[i]);
+                if a.0 < b.0 || (a.0 == b.0 && a.1 < b.1) {
+                    i = j;
+                }
+            }
+            let (lower, d) = lowers[i];
+            if !check && chosen.is_some_and(|(bt, ..)| lower > bt) {
                 break;
             }
-            let best = ix.device_best(&s, d);
-            if check {
-                assert_eq!(best, ix.direct_best(&s, d, &pos), "device {d}");
-            }
-            let Some((t, v)) = best else {
-                continue;
+            let next = lowers
+                .iter()
+                .enumerate()
+                .filter(|&(j, _)| j != i)
+                .map(|(_, l)| l.0)
+                .fold(f64::INFINITY, f64::min);
+            let bound = match chosen {
+                _ if check => f64::INFINITY,
+                Some((bt, ..)) => bt.min(next),
+                None => next,
             };
+            let (t, v) = match ix.device_best(&s, d, bound) {
+                Best::Found(t, v) => (t, v),
+                Best::Empty => {
+                    if check {
+                        assert_eq!(None, ix.direct_best(&s, d, &pos), "device {d}");
+                    }
+                    lowers.swap_remove(i);
+                    continue;
+                }
+                Best::After(low) => {
+                    lowers[i].0 = low;
+                    continue;
+                }
+            };
+            lowers.swap_remove(i);
+            if check {
+                assert_eq!(Some((t, v)), ix.direct_best(&s, d, &pos), "device {d}");
+            }
             let p = pos[v as usize];
             if chosen.is_none_or(|(bt, bp, bd, _)| (t, p, d) < (bt, bp, bd)) {
                 chosen = Some((t, p, d, v));
@@ -1192,9 +1372,22 @@ fn schedule_index(
         for e in 0..k as DevIx {
             ix.unfile(v, e);
         }
+        if sct {
+            let i = at[v as usize] as usize;
+            ready.swap_remove(i);
+            if let Some(&moved) = ready.get(i) {
+                at[moved as usize] = i as u32;
+            }
+            for &w in &new {
+                at[w as usize] = ready.len() as u32;
+                ready.push(w);
+            }
+            s.update_waits(favourite);
+        }
         // Tensors now on `d`: their other ready consumers' estimates there fall (the
         // transfer leaves the channel terms for the arrival time): file them anew.
         for &tensor in &s.sent {
+            ix.arrived(tensor, d);
             let t = tensor as usize;
             for i in ix.consumer_start[t]..ix.consumer_start[t + 1] {
                 let w = ix.consumers[i as usize];
@@ -1451,10 +1644,10 @@ mod tests {
         let none = vec![None; p.node_count()];
         let mut placed = 0;
         for opts in ALL {
-            let fast = schedule_index("m-etf", p, opts, true);
+            let fast = schedule_index("m-etf", p, &none, opts, true);
             let simple = schedule_simple("m-etf", p, &none, opts);
             // Unchecked, devices that cannot win are not asked.
-            let pruned = schedule_index("m-etf", p, opts, false);
+            let pruned = schedule_index("m-etf", p, &none, opts, false);
             assert_eq!(pruned.is_ok(), fast.is_ok(), "{label} {opts:?}");
             if let (Ok(a), Ok(b)) = (&pruned, &fast) {
                 assert_eq!(a, b, "{label} {opts:?}: pruned");
@@ -1495,6 +1688,54 @@ mod tests {
             placed += heaps_agree(&p, &format!("rounding seed {seed}"));
         }
         assert!(placed > 60, "only {placed} rounding placements compared");
+    }
+
+    /// m-SCT through the index (the direct loop only in steps where a device waits) against
+    /// the direct loop in every step: the same placement (or both an error) on random and
+    /// wide instances, for every option, checked and unchecked.
+    #[test]
+    fn sct_index_matches_the_direct_loop() {
+        let mut placed = 0;
+        let mut waited = 0;
+        let instances = (0..300)
+            .map(random_instance)
+            .chain((0..12).map(|seed| wide_instance(seed, false)))
+            .chain((0..12).map(|seed| wide_instance(seed, true)));
+        for (i, (g, c)) in instances.enumerate() {
+            let Ok(p) = Problem::new(&g, &c) else {
+                continue;
+            };
+            let g = p.graph;
+            let favourite: Vec<Option<NodeIx>> = (0..p.node_count() as NodeIx)
+                .map(|v| {
+                    (v % 2 == 0)
+                        .then(|| g.out_edges(v).first().map(|&e| g.edges[e as usize].dst))
+                        .flatten()
+                })
+                .collect();
+            for opts in ALL {
+                let simple = schedule_simple("m-sct", &p, &favourite, opts);
+                for check in [true, false] {
+                    let fast = schedule_index("m-sct", &p, &favourite, opts, check);
+                    match (&fast, &simple) {
+                        (Ok(a), Ok(b)) => {
+                            assert_eq!(a, b, "instance {i} {opts:?} check {check}");
+                            placed += 1;
+                        }
+                        (Err(_), Err(_)) => {}
+                        _ => panic!("instance {i} {opts:?}: {fast:?} against {simple:?}"),
+                    }
+                }
+            }
+            let etf = schedule_simple("m-etf", &p, &vec![None; p.node_count()], LEGACY);
+            let sct = schedule_simple("m-sct", &p, &favourite, LEGACY);
+            if let (Ok(a), Ok(b)) = (etf, sct) {
+                waited += usize::from(a != b);
+            }
+        }
+        assert!(placed > 1200, "only {placed} placements compared");
+        // The favourites change placements, so steps where a device waits were compared.
+        assert!(waited > 20, "favourites changed only {waited} placements");
     }
 
     /// The heaps against the direct loop, and the legacy options against the loop this one

@@ -55,9 +55,9 @@
 //!   (`m-sct.channel`, on by default) and its memory over time (`m-sct.static_memory`, off
 //!   by default). The final makespan comes from placesim's simulator (Pesto21 ran Baechi's
 //!   placements in TensorFlow).
-//! - The schedule recomputes every ready op's start at every step (a waiting device can
-//!   stop waiting, so starts fall as well as rise): `O(V * ready * k * in-degree)`, where
-//!   m-ETF keeps heaps.
+//! - A step where some device waits recomputes every ready op's start (a waiting device
+//!   can stop waiting, so starts fall as well as rise): `O(ready * k * in-degree)`; the
+//!   other steps are m-ETF's and use its index (`etf.rs`).
 
 use super::{etf, gpus, Placer, PlacerInfo};
 use crate::analysis::{mean_exec, MeanLink};
