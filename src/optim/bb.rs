@@ -251,11 +251,15 @@ impl<'p, 'a> Exact<'p, 'a> {
         let pos = topo_position(problem);
         let units = Groups::new(problem);
         let mut unit_order: Vec<u32> = (0..units.len() as u32).collect();
+        // Units without edges last: they only load a device, which the one-machine and
+        // work bounds see once the rest is placed.
+        let g = problem.graph;
         unit_order.sort_by_key(|&u| {
-            units.members[u as usize]
+            let ms = &units.members[u as usize];
+            let isolated = ms
                 .iter()
-                .map(|&v| pos[v as usize])
-                .min()
+                .all(|&v| g.in_edges(v).is_empty() && g.out_edges(v).is_empty());
+            (isolated, ms.iter().map(|&v| pos[v as usize]).min())
         });
         Exact {
             problem,
