@@ -228,6 +228,8 @@ struct Scratch {
     tail: Vec<f64>,
     items: Vec<Item>,
     to: Vec<f64>,
+    /// One device's items with an unplaced op inserted.
+    ins: Vec<Item>,
 }
 
 /// Inner search state for one placement.
@@ -365,6 +367,7 @@ impl<'p, 'a> Exact<'p, 'a> {
             mut tail,
             mut items,
             mut to,
+            mut ins,
         } = std::mem::take(&mut self.scratch);
         // `head[v * k + d]`, `tail[v * k + d]`: infinite where `v` cannot be on `d`.
         head.clear();
@@ -475,12 +478,43 @@ impl<'p, 'a> Exact<'p, 'a> {
             }
         }
         let total_speed: f64 = p.cluster.devices.iter().map(|d| d.speed).sum();
-        let lb = best.max(work / total_speed).max(one_machine(&mut items));
+        let mut lb = best.max(work / total_speed).max(one_machine(&mut items));
+        // Each unplaced op runs on some device it may take, with that device's placed
+        // ops: the least over its devices of their one-machine bound with it added
+        // (`items` are sorted by resource, then head, decreasing).
+        let cut = self.cut();
+        if lb < cut {
+            for v in 0..n {
+                if placement[v] != unplaced {
+                    continue;
+                }
+                let mut least = f64::INFINITY;
+                for d in 0..k {
+                    let h = head[v * k + d];
+                    if !h.is_finite() || !p.allowed(v as NodeIx, d as DevIx) {
+                        continue;
+                    }
+                    let lo = items.partition_point(|x| (x.0 as usize) < d);
+                    let hi = items.partition_point(|x| (x.0 as usize) <= d);
+                    let x = (d as u32, h, p.exec(v as NodeIx, d as DevIx), tail[v * k + d]);
+                    ins.clear();
+                    ins.extend_from_slice(&items[lo..hi]);
+                    let at = ins.partition_point(|y| y.1 >= h);
+                    ins.insert(at, x);
+                    least = least.min(one_machine_sorted(&ins));
+                    if least <= lb {
+                        break;
+                    }
+                }
+                lb = lb.max(least);
+            }
+        }
         self.scratch = Scratch {
             head,
             tail,
             items,
             to,
+            ins,
         };
         lb
     }
@@ -781,8 +815,13 @@ fn chain_bounds(
 /// tail threshold (the preemptive one-machine bound: the largest smallest-head plus
 /// durations plus smallest-tail over every subset, reached by such a pair).
 fn one_machine(items: &mut [Item]) -> f64 {
-    let mut lb = 0.0f64;
     items.sort_unstable_by(|x, y| x.0.cmp(&y.0).then(y.1.total_cmp(&x.1)));
+    one_machine_sorted(items)
+}
+
+/// [`one_machine`] of items already sorted by resource, then head, decreasing.
+fn one_machine_sorted(items: &[Item]) -> f64 {
+    let mut lb = 0.0f64;
     let mut i = 0;
     while i < items.len() {
         let r = items[i].0;
