@@ -343,6 +343,7 @@ fn fifo_bb() {
             t.elapsed().as_secs_f64(),
             bb.incumbent,
         );
+        println!("    per depth: {:?}", bb.depth_nodes);
     }
 }
 

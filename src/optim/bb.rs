@@ -201,6 +201,8 @@ pub struct Exact<'p, 'a> {
     pub nodes: u64,
     /// Full placements sequenced (leaves of the outer level).
     pub placements: u64,
+    /// Outer nodes per depth (placed units).
+    pub depth_nodes: Vec<u64>,
     limit: u64,
     aborted: bool,
     /// Sequence links by the `fifo` link order's rule (`with_fifo`) rather than freely.
@@ -274,6 +276,7 @@ impl<'p, 'a> Exact<'p, 'a> {
             solution: None,
             nodes: 0,
             placements: 0,
+            depth_nodes: Vec::new(),
             limit,
             aborted: false,
             fifo: false,
@@ -530,6 +533,10 @@ impl<'p, 'a> Exact<'p, 'a> {
         if !self.tick(progress)? {
             return Ok(());
         }
+        if self.depth_nodes.len() <= depth {
+            self.depth_nodes.resize(depth + 1, 0);
+        }
+        self.depth_nodes[depth] += 1;
         if depth == self.unit_order.len() {
             return self.sequence(placement, progress);
         }
