@@ -254,18 +254,33 @@ impl<'p, 'a> Exact<'p, 'a> {
         let class = device_classes(problem, &exec);
         let pos = topo_position(problem);
         let units = Groups::new(problem);
+        let min_work: Vec<f64> = exec
+            .iter()
+            .map(|row| {
+                row.iter()
+                    .zip(&problem.cluster.devices)
+                    .map(|(t, d)| t * d.speed)
+                    .fold(f64::INFINITY, f64::min)
+            })
+            .collect();
         let mut unit_order: Vec<u32> = (0..units.len() as u32).collect();
         // Units without edges last: they only load a device, which the one-machine and
         // work bounds see once the rest is placed.
         let g = problem.graph;
-        unit_order.sort_by_key(|&u| {
+        let key = |u: u32| {
             let ms = &units.members[u as usize];
-            let isolated = ms
-                .iter()
-                .all(|&v| g.in_edges(v).is_empty() && g.out_edges(v).is_empty());
-            (isolated, ms.iter().map(|&v| pos[v as usize]).min())
+            let sink = ms.iter().all(|&v| g.out_edges(v).is_empty());
+            let isolated = sink && ms.iter().all(|&v| g.in_edges(v).is_empty());
+            let work: f64 = ms.iter().map(|&v| min_work[v as usize]).sum();
+            let first = ms.iter().map(|&v| pos[v as usize]).min().unwrap_or(0);
+            (sink as u8 + isolated as u8, if sink { -work } else { first as f64 }, first)
+        };
+        unit_order.sort_by(|&a, &b| {
+            let (x, y) = (key(a), key(b));
+            x.0.cmp(&y.0).then(x.1.total_cmp(&y.1)).then(x.2.cmp(&y.2))
         });
         Exact {
+            min_work,
             problem,
             links,
             units,
@@ -282,15 +297,6 @@ impl<'p, 'a> Exact<'p, 'a> {
             fifo: false,
             free_fallback: false,
             hint: None,
-            min_work: exec
-                .iter()
-                .map(|row| {
-                    row.iter()
-                        .zip(&problem.cluster.devices)
-                        .map(|(t, d)| t * d.speed)
-                        .fold(f64::INFINITY, f64::min)
-                })
-                .collect(),
             comm: (0..problem.graph.edges.len() as u32)
                 .flat_map(|e| {
                     (0..k * k).map(move |i| {
