@@ -447,53 +447,60 @@ impl<'p, 'a> Exact<'p, 'a> {
             }
             best = best.max(through);
         }
-        // Placed ops' own heads and tails.
-        let at = |x: &[f64], v: usize| x[v * k + placement[v] as usize];
-        let run = |v: NodeIx| p.exec(v, placement[v as usize]);
-        // One machine per device (its placed ops) and per directed link (fcfs: the sends
-        // between placed ops, after their producer, before their consumer's tail).
-        for (v, &d) in placement.iter().enumerate() {
-            if d != unplaced {
-                items.push((d, at(&head, v), run(v as NodeIx), at(&tail, v)));
-            }
-        }
-        if self.links == LinkModel::Fcfs {
-            for (t, tensor) in g.tensors.iter().enumerate() {
-                let u = tensor.src as usize;
-                let s = placement[u];
-                let bytes = p.tensor_bytes[t];
-                if s == unplaced || bytes <= 0.0 {
-                    continue;
-                }
-                to.fill(f64::INFINITY);
-                for &e in &tensor.edges {
-                    let w = g.edges[e as usize].dst;
-                    let dw = placement[w as usize];
-                    if dw != unplaced && dw != s {
-                        let after = run(w) + at(&tail, w as usize);
-                        to[dw as usize] = to[dw as usize].min(after);
-                    }
-                }
-                for (d, &after) in to.iter().enumerate() {
-                    if after.is_finite() {
-                        items.push((
-                            (k + s as usize * k + d) as u32,
-                            at(&head, u) + run(u as NodeIx),
-                            p.cluster.transfer_time(s, d as DevIx, bytes),
-                            after,
-                        ));
-                    }
-                }
-            }
-        }
         let total_speed: f64 = p.cluster.devices.iter().map(|d| d.speed).sum();
-        let mut lb = best.max(work / total_speed).max(one_machine(&mut items));
+        // The cheaper parts first: a child that the longest path prunes needs no more.
+        let mut lb = best.max(work / total_speed);
+        let cut = self.cut();
+        if lb < cut {
+            // Placed ops' own heads and tails.
+            let at = |x: &[f64], v: usize| x[v * k + placement[v] as usize];
+            let run = |v: NodeIx| p.exec(v, placement[v as usize]);
+            // One machine per device (its placed ops) and per directed link (fcfs: the sends
+            // between placed ops, after their producer, before their consumer's tail).
+            for (v, &d) in placement.iter().enumerate() {
+                if d != unplaced {
+                    items.push((d, at(&head, v), run(v as NodeIx), at(&tail, v)));
+                }
+            }
+            if self.links == LinkModel::Fcfs {
+                for (t, tensor) in g.tensors.iter().enumerate() {
+                    let u = tensor.src as usize;
+                    let s = placement[u];
+                    let bytes = p.tensor_bytes[t];
+                    if s == unplaced || bytes <= 0.0 {
+                        continue;
+                    }
+                    to.fill(f64::INFINITY);
+                    for &e in &tensor.edges {
+                        let w = g.edges[e as usize].dst;
+                        let dw = placement[w as usize];
+                        if dw != unplaced && dw != s {
+                            let after = run(w) + at(&tail, w as usize);
+                            to[dw as usize] = to[dw as usize].min(after);
+                        }
+                    }
+                    for (d, &after) in to.iter().enumerate() {
+                        if after.is_finite() {
+                            items.push((
+                                (k + s as usize * k + d) as u32,
+                                at(&head, u) + run(u as NodeIx),
+                                p.cluster.transfer_time(s, d as DevIx, bytes),
+                                after,
+                            ));
+                        }
+                    }
+                }
+            }
+            lb = lb.max(one_machine(&mut items));
+        }
         // Each unplaced op runs on some device it may take, with that device's placed
         // ops: the least over its devices of their one-machine bound with it added
         // (`items` are sorted by resource, then head, decreasing).
-        let cut = self.cut();
         if lb < cut {
             for v in 0..n {
+                if lb >= cut {
+                    break;
+                }
                 if placement[v] != unplaced {
                     continue;
                 }
