@@ -203,6 +203,15 @@ pub struct Exact<'p, 'a> {
     pub placements: u64,
     /// Outer nodes per depth (placed units).
     pub depth_nodes: Vec<u64>,
+    /// Placements whose ops with edges were sequenced alone first (the isolated units
+    /// unplaced), and how many of them no completion could beat the incumbent.
+    pub probes: u64,
+    pub probes_pruned: u64,
+    /// Position in `unit_order` of the first unit without edges (they come last).
+    first_isolated: usize,
+    /// Sequencing a probe: a schedule under the cut is recorded as `found`, not kept.
+    probing: bool,
+    found: bool,
     limit: u64,
     aborted: bool,
     /// Sequence links by the `fifo` link order's rule (`with_fifo`) rather than freely.
@@ -279,6 +288,10 @@ impl<'p, 'a> Exact<'p, 'a> {
             let (x, y) = (key(a), key(b));
             x.0.cmp(&y.0).then(x.1.total_cmp(&y.1)).then(x.2.cmp(&y.2))
         });
+        let first_isolated = unit_order
+            .iter()
+            .position(|&u| key(u).0 == 2)
+            .unwrap_or(unit_order.len());
         Exact {
             min_work,
             problem,
@@ -292,6 +305,11 @@ impl<'p, 'a> Exact<'p, 'a> {
             nodes: 0,
             placements: 0,
             depth_nodes: Vec::new(),
+            probes: 0,
+            probes_pruned: 0,
+            first_isolated,
+            probing: false,
+            found: false,
             limit,
             aborted: false,
             fifo: false,
@@ -553,6 +571,9 @@ impl<'p, 'a> Exact<'p, 'a> {
         if depth == self.unit_order.len() {
             return self.sequence(placement, progress);
         }
+        if depth == self.first_isolated && !self.probe(placement, progress)? {
+            return Ok(());
+        }
         let k = self.problem.device_count();
         let unit = self.unit_order[depth];
         let foot = self.units.footprint[unit as usize];
@@ -613,13 +634,52 @@ impl<'p, 'a> Exact<'p, 'a> {
         Ok(())
     }
 
+    /// Whether the ops with edges of `placement` (every unit placed but those without
+    /// edges) have a `fifo` schedule under the cut, the others left out. Leaving out an op
+    /// without edges makes no schedule longer: with the same device sequences the links'
+    /// fifo orders stay (each link's sends come from one device, in its sequence's order)
+    /// and every start is a longest path over fewer arcs. So if none is under the cut, no
+    /// placement of the units without edges completes one. `true` when it cannot tell
+    /// (not under `fifo`, zero durations, the node limit).
+    fn probe(&mut self, placement: &[DevIx], progress: &mut Progress) -> Result<bool> {
+        if !self.fifo {
+            return Ok(true);
+        }
+        let n = placement.len();
+        let mut full = placement.to_vec();
+        let mut skip = vec![false; n];
+        for v in 0..n {
+            if full[v] == UNPLACED {
+                skip[v] = true;
+                full[v] = (0..self.problem.device_count() as DevIx)
+                    .find(|&d| self.problem.allowed(v as NodeIx, d))
+                    .unwrap_or(0);
+            }
+        }
+        let net = Network::new(self.problem, &full, self.links);
+        let Some(fifo) = Fifo::new(self.problem, &full, &net) else {
+            return Ok(true);
+        };
+        self.probes += 1;
+        self.probing = true;
+        self.found = false;
+        self.sequence_fifo(&net, &fifo, &full, &skip, progress)?;
+        self.probing = false;
+        let found = std::mem::take(&mut self.found);
+        if !found && !self.aborted {
+            self.probes_pruned += 1;
+            return Ok(false);
+        }
+        Ok(true)
+    }
+
     /// The inner search for one full placement.
     fn sequence(&mut self, placement: &[DevIx], progress: &mut Progress) -> Result<()> {
         self.placements += 1;
         let net = Network::new(self.problem, placement, self.links);
         if self.fifo {
             match Fifo::new(self.problem, placement, &net) {
-                Some(fifo) => return self.sequence_fifo(&net, &fifo, placement, progress),
+                Some(fifo) => return self.sequence_fifo(&net, &fifo, placement, &[], progress),
                 None => self.free_fallback = true,
             }
         }
@@ -971,6 +1031,7 @@ impl<'p, 'a> Exact<'p, 'a> {
         net: &Network,
         fifo: &Fifo,
         placement: &[DevIx],
+        skip: &[bool],
         progress: &mut Progress,
     ) -> Result<()> {
         let n = placement.len();
@@ -993,7 +1054,15 @@ impl<'p, 'a> Exact<'p, 'a> {
             last_op: 0,
             items: Vec::new(),
         };
-        self.inner_fifo(net, fifo, &mut st, 0, 0.0, 0.0, placement, progress)
+        // Left-out ops (a probe's): done at 0, on no device's time.
+        let mut count = 0;
+        for (v, &s) in skip.iter().enumerate() {
+            if s {
+                st.done[v] = true;
+                count += 1;
+            }
+        }
+        self.inner_fifo(net, fifo, &mut st, count, 0.0, 0.0, placement, progress)
     }
 
     /// Whether transfer `i` goes before transfer `j` on their link (both producers
@@ -1113,6 +1182,10 @@ impl<'p, 'a> Exact<'p, 'a> {
         let n = st.done.len();
         Self::fifo_times(net, fifo, st, last);
         if count == n {
+            if self.probing {
+                self.found |= makespan < self.cut();
+                return Ok(());
+            }
             if makespan < self.cut() {
                 self.incumbent = makespan;
                 let mut start = st.start.clone();
@@ -1230,7 +1303,7 @@ impl<'p, 'a> Exact<'p, 'a> {
             }
             st.free[d] = old_free;
             st.done[v] = false;
-            if self.aborted {
+            if self.aborted || self.found {
                 return Ok(());
             }
         }
