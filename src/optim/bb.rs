@@ -528,14 +528,36 @@ impl<'p, 'a> Exact<'p, 'a> {
                     if !h.is_finite() || !p.allowed(v as NodeIx, d as DevIx) {
                         continue;
                     }
-                    let lo = items.partition_point(|x| (x.0 as usize) < d);
-                    let hi = items.partition_point(|x| (x.0 as usize) <= d);
-                    let x = (d as u32, h, p.exec(v as NodeIx, d as DevIx), tail[v * k + d]);
-                    ins.clear();
-                    ins.extend_from_slice(&items[lo..hi]);
-                    let at = ins.partition_point(|y| y.1 >= h);
-                    ins.insert(at, x);
-                    least = least.min(one_machine_sorted(&ins));
+                    let run_v = p.exec(v as NodeIx, d as DevIx);
+                    let after = run_v + tail[v * k + d];
+                    let mut val = with_item(&items, &mut ins, (d as u32, h, run_v, tail[v * k + d]));
+                    // The sends it needs from placed producers on other devices, on their
+                    // links (fcfs), unless that tensor already goes to `d`.
+                    if self.links == LinkModel::Fcfs && val < cut {
+                        for &e in g.in_edges(v as NodeIx) {
+                            let edge = &g.edges[e as usize];
+                            let u = edge.src as usize;
+                            let s = placement[u];
+                            let bytes = p.tensor_bytes[edge.tensor as usize];
+                            if s == unplaced || s as usize == d || bytes <= 0.0 {
+                                continue;
+                            }
+                            let sent = g.tensors[edge.tensor as usize].edges.iter().any(|&f| {
+                                placement[g.edges[f as usize].dst as usize] as usize == d
+                            });
+                            if sent {
+                                continue;
+                            }
+                            let x = (
+                                (k + s as usize * k + d) as u32,
+                                head[u * k + s as usize] + p.exec(u as NodeIx, s),
+                                p.cluster.transfer_time(s, d as DevIx, bytes),
+                                after,
+                            );
+                            val = val.max(with_item(&items, &mut ins, x));
+                        }
+                    }
+                    least = least.min(val);
                     if least <= lb {
                         break;
                     }
@@ -897,6 +919,18 @@ fn chain_bounds(
 fn one_machine(items: &mut [Item]) -> f64 {
     items.sort_unstable_by(|x, y| x.0.cmp(&y.0).then(y.1.total_cmp(&x.1)));
     one_machine_sorted(items)
+}
+
+/// [`one_machine`] of `x`'s resource: its items in `items` (sorted by resource, then head,
+/// decreasing) with `x` added (`ins` is scratch).
+fn with_item(items: &[Item], ins: &mut Vec<Item>, x: Item) -> f64 {
+    let lo = items.partition_point(|y| y.0 < x.0);
+    let hi = items.partition_point(|y| y.0 <= x.0);
+    ins.clear();
+    ins.extend_from_slice(&items[lo..hi]);
+    let at = ins.partition_point(|y| y.1 >= x.1);
+    ins.insert(at, x);
+    one_machine_sorted(ins)
 }
 
 /// [`one_machine`] of items already sorted by resource, then head, decreasing.
