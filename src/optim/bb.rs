@@ -3,13 +3,17 @@
 //! durations would have to be rounded (real-valued run times, which the integer model can
 //! only bound).
 //!
-//! - Outer level ([`Exact`]): places each colocation unit, in topological order, on an
-//!   allowed device with memory left (children by their bound, the incumbent's device first
-//!   among equals, identical devices in index order), pruned by the longest path per device
+//! - Outer level ([`Exact`]): places each colocation unit on an allowed device with memory
+//!   left (children by their bound, the incumbent's device first among equals, identical
+//!   devices in index order): units with successors in topological order, then sinks by
+//!   decreasing work, units without edges last. Pruned by the longest path per device
 //!   (each op on each device it may take, each edge paying its transfer between the two), a
-//!   one-machine bound per device and per directed link ([`one_machine`]) and the work bound.
-//!   Each placement's network has static heads and tails that count its resources
-//!   ([`resource_heads_tails`]).
+//!   one-machine bound per device and per directed link ([`one_machine`]), the work bound,
+//!   and an insertion bound (each unplaced op on its best device, with that device's and
+//!   its inbound links' placed activities). Before the units without edges are placed, the
+//!   rest is sequenced alone ([`Exact::probe`], under `fifo`): when nothing is under the
+//!   incumbent there, no placement of them is. Each placement's network has static heads
+//!   and tails that count its resources ([`resource_heads_tails`]).
 //! - Inner level, links ordered freely: sequences one full placement's activities
 //!   ([`Network`]: ops and sends) by a serial schedule-generation scheme without insertion
 //!   in non-decreasing start order, which generates every semi-active schedule, pruned by
@@ -201,12 +205,12 @@ pub struct Exact<'p, 'a> {
     pub nodes: u64,
     /// Full placements sequenced (leaves of the outer level).
     pub placements: u64,
-    /// Outer nodes per depth (placed units).
-    pub depth_nodes: Vec<u64>,
-    /// Placements whose ops with edges were sequenced alone first (the isolated units
-    /// unplaced), and how many of them no completion could beat the incumbent.
+    /// Partial placements whose ops with edges were sequenced alone ([`Exact::probe`]),
+    /// and how many of them nothing completed under the incumbent.
     pub probes: u64,
     pub probes_pruned: u64,
+    /// Whether to probe (tests compare with the search without it).
+    probe_isolated: bool,
     /// Position in `unit_order` of the first unit without edges (they come last).
     first_isolated: usize,
     /// Sequencing a probe: a schedule under the cut is recorded as `found`, not kept.
@@ -282,7 +286,11 @@ impl<'p, 'a> Exact<'p, 'a> {
             let isolated = sink && ms.iter().all(|&v| g.in_edges(v).is_empty());
             let work: f64 = ms.iter().map(|&v| min_work[v as usize]).sum();
             let first = ms.iter().map(|&v| pos[v as usize]).min().unwrap_or(0);
-            (sink as u8 + isolated as u8, if sink { -work } else { first as f64 }, first)
+            (
+                sink as u8 + isolated as u8,
+                if sink { -work } else { first as f64 },
+                first,
+            )
         };
         unit_order.sort_by(|&a, &b| {
             let (x, y) = (key(a), key(b));
@@ -304,9 +312,9 @@ impl<'p, 'a> Exact<'p, 'a> {
             solution: None,
             nodes: 0,
             placements: 0,
-            depth_nodes: Vec::new(),
             probes: 0,
             probes_pruned: 0,
+            probe_isolated: true,
             first_isolated,
             probing: false,
             found: false,
@@ -382,7 +390,10 @@ impl<'p, 'a> Exact<'p, 'a> {
     /// start and least time to the end were it on each device it may take: placed ops on
     /// theirs, the others on any allowed one, each edge paying its transfer between the
     /// two devices), a one-machine bound per device (its placed ops) and per directed
-    /// link (the sends between placed ops), and the work bound.
+    /// link (the sends between placed ops), the work bound, and the insertion bound: each
+    /// unplaced op runs on one of its devices, with that device's placed ops and, on the
+    /// links into it, the sends it needs from placed producers elsewhere (the least over
+    /// its devices of those one-machine bounds).
     fn partial_bound(&mut self, placement: &[DevIx]) -> f64 {
         let p = self.problem;
         let g = p.graph;
@@ -530,7 +541,8 @@ impl<'p, 'a> Exact<'p, 'a> {
                     }
                     let run_v = p.exec(v as NodeIx, d as DevIx);
                     let after = run_v + tail[v * k + d];
-                    let mut val = with_item(&items, &mut ins, (d as u32, h, run_v, tail[v * k + d]));
+                    let mut val =
+                        with_item(&items, &mut ins, (d as u32, h, run_v, tail[v * k + d]));
                     // The sends it needs from placed producers on other devices, on their
                     // links (fcfs), unless that tensor already goes to `d`.
                     if self.links == LinkModel::Fcfs && val < cut {
@@ -586,14 +598,13 @@ impl<'p, 'a> Exact<'p, 'a> {
         if !self.tick(progress)? {
             return Ok(());
         }
-        if self.depth_nodes.len() <= depth {
-            self.depth_nodes.resize(depth + 1, 0);
-        }
-        self.depth_nodes[depth] += 1;
         if depth == self.unit_order.len() {
             return self.sequence(placement, progress);
         }
-        if depth == self.first_isolated && !self.probe(placement, progress)? {
+        if self.probe_isolated
+            && depth == self.first_isolated
+            && !self.probe(placement, progress)?
+        {
             return Ok(());
         }
         let k = self.problem.device_count();
@@ -1399,10 +1410,21 @@ mod tests {
     /// to two earlier ones (two output tensors per op, so one producer may send two
     /// tensors down one link), `k` devices of different speeds.
     fn real_valued(n: usize, k: usize, seed: u64) -> (Graph, Cluster) {
+        with_isolated(n, k, seed, 0)
+    }
+
+    /// [`real_valued`] with `isolated` more ops without edges (`i0`, ...).
+    fn with_isolated(n: usize, k: usize, seed: u64, isolated: usize) -> (Graph, Cluster) {
         let mut rng = Rng::new(seed);
-        let nodes: Vec<String> = (0..n)
+        let mut nodes: Vec<String> = (0..n)
             .map(|i| format!(r#"{{"id":"o{i}","cost":{}}}"#, rng.uniform(1.0, 9.0)))
             .collect();
+        for i in 0..isolated {
+            nodes.push(format!(
+                r#"{{"id":"i{i}","cost":{}}}"#,
+                rng.uniform(1.0, 9.0)
+            ));
+        }
         let mut edges = Vec::new();
         for i in 1..n {
             for _ in 0..2 {
@@ -1520,5 +1542,34 @@ mod tests {
                 assert!(lb <= slack(m), "seed {seed}: one machine {lb} > {m}");
             }
         }
+    }
+
+    /// The probe (the placement sequenced without its units without edges, which prunes
+    /// every placement of them when nothing is under the incumbent) loses no optimum: on
+    /// random real-valued instances with one or two ops without edges, the exhausted
+    /// search finds the same optimum with and without it, which the simulator replays
+    /// strictly, and it pruned somewhere.
+    #[test]
+    fn the_probe_before_the_ops_without_edges_keeps_the_optimum() {
+        let mut pruned = 0;
+        for seed in 0..24u64 {
+            let (n, k) = (9 + (seed % 3) as usize, 2 + (seed % 2) as usize);
+            let (g, c) = with_isolated(n, k, 400 + seed, 1 + (seed % 2) as usize);
+            let p = Problem::new(&g, &c).unwrap();
+            let bb = optimum(&p, true);
+            assert!(bb.probes > 0, "seed {seed}: no probe");
+            pruned += bb.probes_pruned;
+            let mut plain = Exact::new(&p, LinkModel::Fcfs, 1e9, u64::MAX).with_fifo(true);
+            plain.probe_isolated = false;
+            assert!(plain.run(&mut |_| Ok(())).unwrap());
+            assert_eq!(plain.probes, 0);
+            let (a, b) = (bb.incumbent, plain.incumbent);
+            assert!(
+                (a - b).abs() <= 1e-9 * b.abs(),
+                "seed {seed}: {a} with the probe, {b} without"
+            );
+            assert_eq!(replayed(&p, &bb)[1], a, "seed {seed}: strict replay");
+        }
+        assert!(pruned > 0, "no probe pruned");
     }
 }
