@@ -209,8 +209,8 @@ pub const INFO: PlacerInfo = PlacerInfo {
 const AUTO_EXACT_STEPS: u64 = 10_000;
 /// Branch-and-bound nodes when mode 0 runs it by itself (real-valued run times; about a
 /// second natively on 20 ops, `pesto.exact_nodes` when lower). Its nodes are cheaper than
-/// solver steps: the real-valued 20-op instances of `benches/data/random` need 8e3-9e4
-/// from the referee's optimum, 1.5e6 on `n20_k4_s1` (docs/pesto.md).
+/// solver steps: the real-valued 20-op instances of `benches/data/random` need 2.7e3-4.3e4
+/// from the referee's optimum (docs/pesto.md).
 const AUTO_BB_NODES: u64 = 250_000;
 /// With an exact search to follow, the anytime search first spends one part in this many
 /// of its budget (the incumbent), the rest only when there is no proof. On the 20-op
