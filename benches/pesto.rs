@@ -346,6 +346,10 @@ fn fifo_bb() {
             t.elapsed().as_secs_f64(),
             bb.incumbent,
         );
+        println!(
+            "    {} probes of the placements without their units without edges, {} pruned",
+            bb.probes, bb.probes_pruned
+        );
     }
 }
 

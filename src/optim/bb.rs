@@ -3,13 +3,17 @@
 //! durations would have to be rounded (real-valued run times, which the integer model can
 //! only bound).
 //!
-//! - Outer level ([`Exact`]): places each colocation unit, in topological order, on an
-//!   allowed device with memory left (children by their bound, the incumbent's device first
-//!   among equals, identical devices in index order), pruned by the longest path per device
+//! - Outer level ([`Exact`]): places each colocation unit on an allowed device with memory
+//!   left (children by their bound, the incumbent's device first among equals, identical
+//!   devices in index order): units with successors in topological order, then sinks by
+//!   decreasing work, units without edges last. Pruned by the longest path per device
 //!   (each op on each device it may take, each edge paying its transfer between the two), a
-//!   one-machine bound per device and per directed link ([`one_machine`]) and the work bound.
-//!   Each placement's network has static heads and tails that count its resources
-//!   ([`resource_heads_tails`]).
+//!   one-machine bound per device and per directed link ([`one_machine`]), the work bound,
+//!   and an insertion bound (each unplaced op on its best device, with that device's and
+//!   its inbound links' placed activities). Before the units without edges are placed, the
+//!   rest is sequenced alone ([`Exact::probe`], under `fifo`): when nothing is under the
+//!   incumbent there, no placement of them is. Each placement's network has static heads
+//!   and tails that count its resources ([`resource_heads_tails`]).
 //! - Inner level, links ordered freely: sequences one full placement's activities
 //!   ([`Network`]: ops and sends) by a serial schedule-generation scheme without insertion
 //!   in non-decreasing start order, which generates every semi-active schedule, pruned by
@@ -30,6 +34,8 @@
 //! - A node limit (deterministic) stops it; improvements smaller than a relative 1e-9 are
 //!   not pursued. A schedule found ([`Solution`]) replays by priority and strictly.
 //!
+//! The fifo sequencing lives in `bb/fifo.rs`.
+//!
 //! What it is not: the anytime search, or the constraint model (`cp`), which proves integral
 //! instances far faster.
 
@@ -44,6 +50,10 @@ use crate::plan::{Order, Placement};
 use crate::sim::transfers_of;
 
 use super::{by_priority, device_classes, Progress, TOL};
+
+mod fifo;
+
+use fifo::Fifo;
 
 const NONE: u32 = u32::MAX;
 
@@ -201,6 +211,17 @@ pub struct Exact<'p, 'a> {
     pub nodes: u64,
     /// Full placements sequenced (leaves of the outer level).
     pub placements: u64,
+    /// Partial placements whose ops with edges were sequenced alone ([`Exact::probe`]),
+    /// and how many of them nothing completed under the incumbent.
+    pub probes: u64,
+    pub probes_pruned: u64,
+    /// Whether to probe (tests compare with the search without it).
+    probe_isolated: bool,
+    /// Position in `unit_order` of the first unit without edges (they come last).
+    first_isolated: usize,
+    /// Sequencing a probe: a schedule under the cut is recorded as `found`, not kept.
+    probing: bool,
+    found: bool,
     limit: u64,
     aborted: bool,
     /// Sequence links by the `fifo` link order's rule (`with_fifo`) rather than freely.
@@ -228,6 +249,8 @@ struct Scratch {
     tail: Vec<f64>,
     items: Vec<Item>,
     to: Vec<f64>,
+    /// One device's items with an unplaced op inserted.
+    ins: Vec<Item>,
 }
 
 /// Inner search state for one placement.
@@ -250,14 +273,41 @@ impl<'p, 'a> Exact<'p, 'a> {
         let class = device_classes(problem, &exec);
         let pos = topo_position(problem);
         let units = Groups::new(problem);
+        let min_work: Vec<f64> = exec
+            .iter()
+            .map(|row| {
+                row.iter()
+                    .zip(&problem.cluster.devices)
+                    .map(|(t, d)| t * d.speed)
+                    .fold(f64::INFINITY, f64::min)
+            })
+            .collect();
         let mut unit_order: Vec<u32> = (0..units.len() as u32).collect();
-        unit_order.sort_by_key(|&u| {
-            units.members[u as usize]
-                .iter()
-                .map(|&v| pos[v as usize])
-                .min()
+        // Units without edges last: they only load a device, which the one-machine and
+        // work bounds see once the rest is placed.
+        let g = problem.graph;
+        let key = |u: u32| {
+            let ms = &units.members[u as usize];
+            let sink = ms.iter().all(|&v| g.out_edges(v).is_empty());
+            let isolated = sink && ms.iter().all(|&v| g.in_edges(v).is_empty());
+            let work: f64 = ms.iter().map(|&v| min_work[v as usize]).sum();
+            let first = ms.iter().map(|&v| pos[v as usize]).min().unwrap_or(0);
+            (
+                sink as u8 + isolated as u8,
+                if sink { -work } else { first as f64 },
+                first,
+            )
+        };
+        unit_order.sort_by(|&a, &b| {
+            let (x, y) = (key(a), key(b));
+            x.0.cmp(&y.0).then(x.1.total_cmp(&y.1)).then(x.2.cmp(&y.2))
         });
+        let first_isolated = unit_order
+            .iter()
+            .position(|&u| key(u).0 == 2)
+            .unwrap_or(unit_order.len());
         Exact {
+            min_work,
             problem,
             links,
             units,
@@ -268,20 +318,17 @@ impl<'p, 'a> Exact<'p, 'a> {
             solution: None,
             nodes: 0,
             placements: 0,
+            probes: 0,
+            probes_pruned: 0,
+            probe_isolated: true,
+            first_isolated,
+            probing: false,
+            found: false,
             limit,
             aborted: false,
             fifo: false,
             free_fallback: false,
             hint: None,
-            min_work: exec
-                .iter()
-                .map(|row| {
-                    row.iter()
-                        .zip(&problem.cluster.devices)
-                        .map(|(t, d)| t * d.speed)
-                        .fold(f64::INFINITY, f64::min)
-                })
-                .collect(),
             comm: (0..problem.graph.edges.len() as u32)
                 .flat_map(|e| {
                     (0..k * k).map(move |i| {
@@ -349,7 +396,10 @@ impl<'p, 'a> Exact<'p, 'a> {
     /// start and least time to the end were it on each device it may take: placed ops on
     /// theirs, the others on any allowed one, each edge paying its transfer between the
     /// two devices), a one-machine bound per device (its placed ops) and per directed
-    /// link (the sends between placed ops), and the work bound.
+    /// link (the sends between placed ops), the work bound, and the insertion bound: each
+    /// unplaced op runs on one of its devices, with that device's placed ops and, on the
+    /// links into it, the sends it needs from placed producers elsewhere (the least over
+    /// its devices of those one-machine bounds).
     fn partial_bound(&mut self, placement: &[DevIx]) -> f64 {
         let p = self.problem;
         let g = p.graph;
@@ -361,6 +411,7 @@ impl<'p, 'a> Exact<'p, 'a> {
             mut tail,
             mut items,
             mut to,
+            mut ins,
         } = std::mem::take(&mut self.scratch);
         // `head[v * k + d]`, `tail[v * k + d]`: infinite where `v` cannot be on `d`.
         head.clear();
@@ -431,52 +482,113 @@ impl<'p, 'a> Exact<'p, 'a> {
             }
             best = best.max(through);
         }
-        // Placed ops' own heads and tails.
-        let at = |x: &[f64], v: usize| x[v * k + placement[v] as usize];
-        let run = |v: NodeIx| p.exec(v, placement[v as usize]);
-        // One machine per device (its placed ops) and per directed link (fcfs: the sends
-        // between placed ops, after their producer, before their consumer's tail).
-        for (v, &d) in placement.iter().enumerate() {
-            if d != unplaced {
-                items.push((d, at(&head, v), run(v as NodeIx), at(&tail, v)));
+        let total_speed: f64 = p.cluster.devices.iter().map(|d| d.speed).sum();
+        // The cheaper parts first: a child that the longest path prunes needs no more.
+        let mut lb = best.max(work / total_speed);
+        let cut = self.cut();
+        if lb < cut {
+            // Placed ops' own heads and tails.
+            let at = |x: &[f64], v: usize| x[v * k + placement[v] as usize];
+            let run = |v: NodeIx| p.exec(v, placement[v as usize]);
+            // One machine per device (its placed ops) and per directed link (fcfs: the sends
+            // between placed ops, after their producer, before their consumer's tail).
+            for (v, &d) in placement.iter().enumerate() {
+                if d != unplaced {
+                    items.push((d, at(&head, v), run(v as NodeIx), at(&tail, v)));
+                }
             }
+            if self.links == LinkModel::Fcfs {
+                for (t, tensor) in g.tensors.iter().enumerate() {
+                    let u = tensor.src as usize;
+                    let s = placement[u];
+                    let bytes = p.tensor_bytes[t];
+                    if s == unplaced || bytes <= 0.0 {
+                        continue;
+                    }
+                    to.fill(f64::INFINITY);
+                    for &e in &tensor.edges {
+                        let w = g.edges[e as usize].dst;
+                        let dw = placement[w as usize];
+                        if dw != unplaced && dw != s {
+                            let after = run(w) + at(&tail, w as usize);
+                            to[dw as usize] = to[dw as usize].min(after);
+                        }
+                    }
+                    for (d, &after) in to.iter().enumerate() {
+                        if after.is_finite() {
+                            items.push((
+                                (k + s as usize * k + d) as u32,
+                                at(&head, u) + run(u as NodeIx),
+                                p.cluster.transfer_time(s, d as DevIx, bytes),
+                                after,
+                            ));
+                        }
+                    }
+                }
+            }
+            lb = lb.max(one_machine(&mut items));
         }
-        if self.links == LinkModel::Fcfs {
-            for (t, tensor) in g.tensors.iter().enumerate() {
-                let u = tensor.src as usize;
-                let s = placement[u];
-                let bytes = p.tensor_bytes[t];
-                if s == unplaced || bytes <= 0.0 {
+        // Each unplaced op runs on some device it may take, with that device's placed
+        // ops: the least over its devices of their one-machine bound with it added
+        // (`items` are sorted by resource, then head, decreasing).
+        if lb < cut {
+            for v in 0..n {
+                if lb >= cut {
+                    break;
+                }
+                if placement[v] != unplaced {
                     continue;
                 }
-                to.fill(f64::INFINITY);
-                for &e in &tensor.edges {
-                    let w = g.edges[e as usize].dst;
-                    let dw = placement[w as usize];
-                    if dw != unplaced && dw != s {
-                        let after = run(w) + at(&tail, w as usize);
-                        to[dw as usize] = to[dw as usize].min(after);
+                let mut least = f64::INFINITY;
+                for d in 0..k {
+                    let h = head[v * k + d];
+                    if !h.is_finite() || !p.allowed(v as NodeIx, d as DevIx) {
+                        continue;
+                    }
+                    let run_v = p.exec(v as NodeIx, d as DevIx);
+                    let after = run_v + tail[v * k + d];
+                    let mut val =
+                        with_item(&items, &mut ins, (d as u32, h, run_v, tail[v * k + d]));
+                    // The sends it needs from placed producers on other devices, on their
+                    // links (fcfs), unless that tensor already goes to `d`.
+                    if self.links == LinkModel::Fcfs && val < cut {
+                        for &e in g.in_edges(v as NodeIx) {
+                            let edge = &g.edges[e as usize];
+                            let u = edge.src as usize;
+                            let s = placement[u];
+                            let bytes = p.tensor_bytes[edge.tensor as usize];
+                            if s == unplaced || s as usize == d || bytes <= 0.0 {
+                                continue;
+                            }
+                            let sent = g.tensors[edge.tensor as usize].edges.iter().any(|&f| {
+                                placement[g.edges[f as usize].dst as usize] as usize == d
+                            });
+                            if sent {
+                                continue;
+                            }
+                            let x = (
+                                (k + s as usize * k + d) as u32,
+                                head[u * k + s as usize] + p.exec(u as NodeIx, s),
+                                p.cluster.transfer_time(s, d as DevIx, bytes),
+                                after,
+                            );
+                            val = val.max(with_item(&items, &mut ins, x));
+                        }
+                    }
+                    least = least.min(val);
+                    if least <= lb {
+                        break;
                     }
                 }
-                for (d, &after) in to.iter().enumerate() {
-                    if after.is_finite() {
-                        items.push((
-                            (k + s as usize * k + d) as u32,
-                            at(&head, u) + run(u as NodeIx),
-                            p.cluster.transfer_time(s, d as DevIx, bytes),
-                            after,
-                        ));
-                    }
-                }
+                lb = lb.max(least);
             }
         }
-        let total_speed: f64 = p.cluster.devices.iter().map(|d| d.speed).sum();
-        let lb = best.max(work / total_speed).max(one_machine(&mut items));
         self.scratch = Scratch {
             head,
             tail,
             items,
             to,
+            ins,
         };
         lb
     }
@@ -494,6 +606,12 @@ impl<'p, 'a> Exact<'p, 'a> {
         }
         if depth == self.unit_order.len() {
             return self.sequence(placement, progress);
+        }
+        if self.probe_isolated
+            && depth == self.first_isolated
+            && !self.probe(placement, progress)?
+        {
+            return Ok(());
         }
         let k = self.problem.device_count();
         let unit = self.unit_order[depth];
@@ -555,13 +673,52 @@ impl<'p, 'a> Exact<'p, 'a> {
         Ok(())
     }
 
+    /// Whether the ops with edges of `placement` (every unit placed but those without
+    /// edges) have a `fifo` schedule under the cut, the others left out. Leaving out an op
+    /// without edges makes no schedule longer: with the same device sequences the links'
+    /// fifo orders stay (each link's sends come from one device, in its sequence's order)
+    /// and every start is a longest path over fewer arcs. So if none is under the cut, no
+    /// placement of the units without edges completes one. `true` when it cannot tell
+    /// (not under `fifo`, zero durations, the node limit).
+    fn probe(&mut self, placement: &[DevIx], progress: &mut Progress) -> Result<bool> {
+        if !self.fifo {
+            return Ok(true);
+        }
+        let n = placement.len();
+        let mut full = placement.to_vec();
+        let mut skip = vec![false; n];
+        for v in 0..n {
+            if full[v] == UNPLACED {
+                skip[v] = true;
+                full[v] = (0..self.problem.device_count() as DevIx)
+                    .find(|&d| self.problem.allowed(v as NodeIx, d))
+                    .unwrap_or(0);
+            }
+        }
+        let net = Network::new(self.problem, &full, self.links);
+        let Some(fifo) = Fifo::new(self.problem, &full, &net) else {
+            return Ok(true);
+        };
+        self.probes += 1;
+        self.probing = true;
+        self.found = false;
+        self.sequence_fifo(&net, &fifo, &full, &skip, progress)?;
+        self.probing = false;
+        let found = std::mem::take(&mut self.found);
+        if !found && !self.aborted {
+            self.probes_pruned += 1;
+            return Ok(false);
+        }
+        Ok(true)
+    }
+
     /// The inner search for one full placement.
     fn sequence(&mut self, placement: &[DevIx], progress: &mut Progress) -> Result<()> {
         self.placements += 1;
         let net = Network::new(self.problem, placement, self.links);
         if self.fifo {
             match Fifo::new(self.problem, placement, &net) {
-                Some(fifo) => return self.sequence_fifo(&net, &fifo, placement, progress),
+                Some(fifo) => return self.sequence_fifo(&net, &fifo, placement, &[], progress),
                 None => self.free_fallback = true,
             }
         }
@@ -777,8 +934,25 @@ fn chain_bounds(
 /// tail threshold (the preemptive one-machine bound: the largest smallest-head plus
 /// durations plus smallest-tail over every subset, reached by such a pair).
 fn one_machine(items: &mut [Item]) -> f64 {
-    let mut lb = 0.0f64;
     items.sort_unstable_by(|x, y| x.0.cmp(&y.0).then(y.1.total_cmp(&x.1)));
+    one_machine_sorted(items)
+}
+
+/// [`one_machine`] of `x`'s resource: its items in `items` (sorted by resource, then head,
+/// decreasing) with `x` added (`ins` is scratch).
+fn with_item(items: &[Item], ins: &mut Vec<Item>, x: Item) -> f64 {
+    let lo = items.partition_point(|y| y.0 < x.0);
+    let hi = items.partition_point(|y| y.0 <= x.0);
+    ins.clear();
+    ins.extend_from_slice(&items[lo..hi]);
+    let at = ins.partition_point(|y| y.1 >= x.1);
+    ins.insert(at, x);
+    one_machine_sorted(ins)
+}
+
+/// [`one_machine`] of items already sorted by resource, then head, decreasing.
+fn one_machine_sorted(items: &[Item]) -> f64 {
+    let mut lb = 0.0f64;
     let mut i = 0;
     while i < items.len() {
         let r = items[i].0;
@@ -799,380 +973,6 @@ fn one_machine(items: &mut [Item]) -> f64 {
         i = j;
     }
     lb
-}
-
-/// What sequencing one placement under the `fifo` link order needs beyond its network:
-/// each transfer's producer, link and rank among its producer's sends.
-struct Fifo {
-    /// Producer op of transfer `i` (activity `n + i`).
-    producer: Vec<u32>,
-    /// Link of transfer `i` (dense over the network's links), or `NONE` for a signal
-    /// (0 bytes, or parallel links), which never queues.
-    link: Vec<u32>,
-    /// Position of transfer `i` among its producer's sends in the simulator's announcement
-    /// order (the producer's output tensors in order, each tensor's transfers in index
-    /// order, which is destination order).
-    rank: Vec<u32>,
-    /// Transfers of each op.
-    sends: Vec<Vec<u32>>,
-    /// Links each op's transfers queue on, as a bit set (`None`: more than 64 links).
-    lmask: Vec<Option<u64>>,
-    links: usize,
-}
-
-impl Fifo {
-    /// `None` when an op or a transfer of `placement` takes no time: the simulator then
-    /// breaks ties between instants' rounds, which this search does not model.
-    fn new(problem: &Problem, placement: &[DevIx], net: &Network) -> Option<Fifo> {
-        let g = problem.graph;
-        let n = g.node_count();
-        let k = problem.device_count();
-        if net.dur.iter().any(|&d| d <= 0.0) {
-            return None;
-        }
-        let xs = transfers_of(problem, placement);
-        let producer: Vec<u32> = xs
-            .iter()
-            .map(|x| g.tensors[x.tensor as usize].src)
-            .collect();
-        let link: Vec<u32> = (0..xs.len())
-            .map(|i| match net.res[n + i] {
-                NONE => NONE,
-                r => r - k as u32,
-            })
-            .collect();
-        let mut rank = vec![0u32; xs.len()];
-        let mut sends: Vec<Vec<u32>> = vec![Vec::new(); n];
-        for (v, out) in sends.iter_mut().enumerate() {
-            for &t in g.out_tensors(v as NodeIx) {
-                for (i, x) in xs.iter().enumerate() {
-                    if x.tensor == t {
-                        rank[i] = out.len() as u32;
-                        out.push(i as u32);
-                    }
-                }
-            }
-        }
-        let lmask = sends
-            .iter()
-            .map(|out| {
-                out.iter()
-                    .filter(|&&i| link[i as usize] != NONE)
-                    .try_fold(0u64, |m, &i| {
-                        let l = link[i as usize];
-                        (l < 64).then(|| m | 1 << l)
-                    })
-            })
-            .collect();
-        Some(Fifo {
-            producer,
-            link,
-            rank,
-            sends,
-            lmask,
-            links: net.resources - k,
-        })
-    }
-}
-
-/// Search state of the fifo sequencing of one placement: ops are scheduled in
-/// non-decreasing start order; transfers follow from them.
-struct FifoState {
-    start: Vec<f64>,
-    end: Vec<f64>,
-    done: Vec<bool>,
-    /// Inputs of each op whose producer has not been scheduled.
-    left: Vec<u32>,
-    /// Each device's end of its last scheduled op.
-    free: Vec<f64>,
-    /// Each link's transfers whose producer is scheduled, in the fifo order.
-    queue: Vec<Vec<u32>>,
-    /// Start and end of each transfer whose producer is scheduled, given the sends queued
-    /// so far (a send of a producer scheduled later can only delay them).
-    xstart: Vec<f64>,
-    xend: Vec<f64>,
-    /// Each link's end of its final sends (those whose producer ended by the last start:
-    /// no op scheduled later can end before them, so nothing goes ahead of them).
-    settled: Vec<f64>,
-    head: Vec<f64>,
-    /// The op scheduled last (`0` at the root).
-    last_op: u32,
-    /// Scratch: (resource, head, duration, tail) of the activities left on a resource.
-    items: Vec<Item>,
-}
-
-impl<'p, 'a> Exact<'p, 'a> {
-    /// Sequences one placement under the fifo rule.
-    fn sequence_fifo(
-        &mut self,
-        net: &Network,
-        fifo: &Fifo,
-        placement: &[DevIx],
-        progress: &mut Progress,
-    ) -> Result<()> {
-        let n = placement.len();
-        let nx = fifo.producer.len();
-        let mut left = vec![0u32; n];
-        for (v, l) in left.iter_mut().enumerate() {
-            *l = net.preds[v].len() as u32;
-        }
-        let mut st = FifoState {
-            start: vec![0.0; n],
-            end: vec![0.0; n],
-            done: vec![false; n],
-            left,
-            free: vec![0.0; self.problem.device_count()],
-            queue: vec![Vec::new(); fifo.links],
-            xstart: vec![0.0; nx],
-            xend: vec![0.0; nx],
-            settled: vec![0.0; fifo.links],
-            head: vec![0.0; net.dur.len()],
-            last_op: 0,
-            items: Vec::new(),
-        };
-        self.inner_fifo(net, fifo, &mut st, 0, 0.0, 0.0, placement, progress)
-    }
-
-    /// Whether transfer `i` goes before transfer `j` on their link (both producers
-    /// scheduled): the simulator's queue order.
-    fn before(fifo: &Fifo, st: &FifoState, placement: &[DevIx], i: u32, j: u32) -> bool {
-        let (p, q) = (
-            fifo.producer[i as usize] as usize,
-            fifo.producer[j as usize] as usize,
-        );
-        st.end[p]
-            .total_cmp(&st.end[q])
-            .then(st.start[p].total_cmp(&st.start[q]))
-            .then(placement[p].cmp(&placement[q]))
-            .then(p.cmp(&q))
-            .then(fifo.rank[i as usize].cmp(&fifo.rank[j as usize]))
-            .is_lt()
-    }
-
-    /// The transfers' times given the scheduled producers, and each link's settled end.
-    fn fifo_times(net: &Network, fifo: &Fifo, st: &mut FifoState, last: f64) {
-        let n = st.done.len();
-        for (l, q) in st.queue.iter().enumerate() {
-            let mut f = 0.0f64;
-            let mut settled = 0.0f64;
-            for &i in q {
-                let i = i as usize;
-                let e = st.end[fifo.producer[i] as usize];
-                let s = e.max(f);
-                f = s + net.dur[n + i];
-                st.xstart[i] = s;
-                st.xend[i] = f;
-                if e <= last {
-                    settled = f;
-                }
-            }
-            st.settled[l] = settled;
-        }
-        for (i, &l) in fifo.link.iter().enumerate() {
-            let p = fifo.producer[i] as usize;
-            if l == NONE && st.done[p] {
-                st.xstart[i] = st.end[p];
-                st.xend[i] = st.end[p] + net.dur[n + i];
-            }
-        }
-    }
-
-    /// A lower bound of every completion of the state: heads (no op starts before `last`;
-    /// queued sends at their times so far, the others after their producer and their
-    /// link's settled sends) plus tails, and each device's and link's remaining load.
-    fn fifo_bound(&self, net: &Network, fifo: &Fifo, st: &mut FifoState, last: f64) -> f64 {
-        let n = st.done.len();
-        let k = self.problem.device_count();
-        let mut lb = 0.0f64;
-        st.items.clear();
-        for &a in &net.topo {
-            let a = a as usize;
-            let h;
-            let res;
-            if a < n {
-                if st.done[a] {
-                    lb = lb.max(st.end[a]);
-                    continue;
-                }
-                let d = net.res[a] as usize;
-                let mut t = last.max(st.free[d]);
-                for &p in &net.preds[a] {
-                    let p = p as usize;
-                    t = t.max(if p < n && st.done[p] {
-                        st.end[p]
-                    } else {
-                        st.head[p] + net.dur[p]
-                    });
-                }
-                h = t;
-                res = Some(d);
-            } else {
-                let i = a - n;
-                let p = fifo.producer[i] as usize;
-                let l = fifo.link[i];
-                if st.done[p] {
-                    h = st.xstart[i];
-                    res = (l != NONE && st.end[p] > last).then_some(k + l as usize);
-                } else {
-                    let mut t = st.head[p] + net.dur[p];
-                    if l != NONE {
-                        t = t.max(st.settled[l as usize]);
-                    }
-                    h = t;
-                    res = (l != NONE).then_some(k + l as usize);
-                }
-            }
-            let h = h.max(net.head[a]);
-            st.head[a] = h;
-            lb = lb.max(h + net.dur[a] + net.tail[a]);
-            if let Some(r) = res {
-                st.items.push((r as u32, h, net.dur[a], net.tail[a]));
-            }
-        }
-        lb.max(one_machine(&mut st.items))
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    fn inner_fifo(
-        &mut self,
-        net: &Network,
-        fifo: &Fifo,
-        st: &mut FifoState,
-        count: usize,
-        last: f64,
-        makespan: f64,
-        placement: &[DevIx],
-        progress: &mut Progress,
-    ) -> Result<()> {
-        if !self.tick(progress)? {
-            return Ok(());
-        }
-        let n = st.done.len();
-        Self::fifo_times(net, fifo, st, last);
-        if count == n {
-            if makespan < self.cut() {
-                self.incumbent = makespan;
-                let mut start = st.start.clone();
-                start.extend_from_slice(&st.xstart);
-                self.solution = Some(Solution {
-                    placement: placement.to_vec(),
-                    start,
-                });
-            }
-            return Ok(());
-        }
-        if self.fifo_bound(net, fifo, st, last) >= self.cut() {
-            return Ok(());
-        }
-        // Ops whose inputs' producers are all scheduled, with their earliest start given
-        // the sends queued so far (exact for the op that starts next: any send that could
-        // still go ahead of its inputs has a producer that starts before it).
-        let mut next: Vec<(f64, u32)> = Vec::new();
-        // Links with sends of exactly one unscheduled op (gap filling, below).
-        let (mut once, mut more) = (0u64, 0u64);
-        for (v, m) in fifo.lmask.iter().enumerate() {
-            if !st.done[v] {
-                let m = m.unwrap_or(u64::MAX);
-                more |= once & m;
-                once |= m;
-            }
-        }
-        let alone = once & !more;
-        // Ready ops that can move alone: their earliest ends (gap filling, below).
-        let mut fill: Vec<(u32, f64, u32)> = Vec::new();
-        for (v, &d) in placement.iter().enumerate() {
-            if st.done[v] || st.left[v] > 0 {
-                continue;
-            }
-            let mut t = st.free[d as usize];
-            for &p in &net.preds[v] {
-                let p = p as usize;
-                t = t.max(if p < n { st.end[p] } else { st.xend[p - n] });
-            }
-            if fifo.lmask[v].is_some_and(|m| m & alone == m) {
-                fill.push((d, t + net.dur[v], v as u32));
-            }
-            // Generated in another order: ops that start together (on different devices,
-            // none feeding another) commute, so they go in index order.
-            if t < last || (t == last && (v as u32) < st.last_op) {
-                continue;
-            }
-            if t + net.dur[v] + net.tail[v] >= self.cut() {
-                continue;
-            }
-            next.push((t, v as u32));
-        }
-        // Gap filling (dominance): if a ready op `w` of `v`'s device could end by `v`'s
-        // start, and no other unscheduled op sends on a link `w` sends on, every
-        // completion with `v` first is dominated by the one with `w` moved before `v`. On
-        // a link all sends come from one device, so its fifo order is its producers' order
-        // on that device: given device sequences the schedule is a longest path, and
-        // moving such a `w` earlier changes no link's order (the scheduled producers stay
-        // ahead of it, no unscheduled one shares its links), so `v` and every other start
-        // stay or move earlier and the makespan is no larger. Each such move strictly
-        // lowers the sum of starts, so among the optimal schedules the one with the least
-        // sum is never pruned.
-        next.retain(|&(t, v)| {
-            let d = placement[v as usize];
-            !fill.iter().any(|&(e, end, w)| e == d && w != v && end <= t)
-        });
-        next.sort_by(|x, y| x.0.total_cmp(&y.0).then(x.1.cmp(&y.1)));
-        for (t, v) in next {
-            let v = v as usize;
-            let d = placement[v] as usize;
-            let old_free = st.free[d];
-            st.done[v] = true;
-            st.start[v] = t;
-            st.end[v] = t + net.dur[v];
-            st.free[d] = st.end[v];
-            for &i in &fifo.sends[v] {
-                let l = fifo.link[i as usize];
-                if l != NONE {
-                    let q = &st.queue[l as usize];
-                    let at = q.partition_point(|&j| Self::before(fifo, st, placement, j, i));
-                    st.queue[l as usize].insert(at, i);
-                }
-            }
-            for &s in &net.succs[v] {
-                let s = s as usize;
-                if s < n {
-                    st.left[s] -= 1;
-                } else {
-                    for &c in &net.succs[s] {
-                        st.left[c as usize] -= 1;
-                    }
-                }
-            }
-            let m = makespan.max(st.end[v]);
-            let last_op = std::mem::replace(&mut st.last_op, v as u32);
-            self.inner_fifo(net, fifo, st, count + 1, t, m, placement, progress)?;
-            st.last_op = last_op;
-            for &s in &net.succs[v] {
-                let s = s as usize;
-                if s < n {
-                    st.left[s] += 1;
-                } else {
-                    for &c in &net.succs[s] {
-                        st.left[c as usize] += 1;
-                    }
-                }
-            }
-            for &i in &fifo.sends[v] {
-                let l = fifo.link[i as usize];
-                if l != NONE {
-                    let q = &mut st.queue[l as usize];
-                    let at = q.iter().position(|&j| j == i).expect("queued above");
-                    q.remove(at);
-                }
-            }
-            st.free[d] = old_free;
-            st.done[v] = false;
-            if self.aborted {
-                return Ok(());
-            }
-        }
-        Ok(())
-    }
 }
 
 #[cfg(test)]
@@ -1229,10 +1029,21 @@ mod tests {
     /// to two earlier ones (two output tensors per op, so one producer may send two
     /// tensors down one link), `k` devices of different speeds.
     fn real_valued(n: usize, k: usize, seed: u64) -> (Graph, Cluster) {
+        with_isolated(n, k, seed, 0)
+    }
+
+    /// [`real_valued`] with `isolated` more ops without edges (`i0`, ...).
+    fn with_isolated(n: usize, k: usize, seed: u64, isolated: usize) -> (Graph, Cluster) {
         let mut rng = Rng::new(seed);
-        let nodes: Vec<String> = (0..n)
+        let mut nodes: Vec<String> = (0..n)
             .map(|i| format!(r#"{{"id":"o{i}","cost":{}}}"#, rng.uniform(1.0, 9.0)))
             .collect();
+        for i in 0..isolated {
+            nodes.push(format!(
+                r#"{{"id":"i{i}","cost":{}}}"#,
+                rng.uniform(1.0, 9.0)
+            ));
+        }
         let mut edges = Vec::new();
         for i in 1..n {
             for _ in 0..2 {
@@ -1350,5 +1161,34 @@ mod tests {
                 assert!(lb <= slack(m), "seed {seed}: one machine {lb} > {m}");
             }
         }
+    }
+
+    /// The probe (the placement sequenced without its units without edges, which prunes
+    /// every placement of them when nothing is under the incumbent) loses no optimum: on
+    /// random real-valued instances with one or two ops without edges, the exhausted
+    /// search finds the same optimum with and without it, which the simulator replays
+    /// strictly, and it pruned somewhere.
+    #[test]
+    fn the_probe_before_the_ops_without_edges_keeps_the_optimum() {
+        let mut pruned = 0;
+        for seed in 0..24u64 {
+            let (n, k) = (9 + (seed % 3) as usize, 2 + (seed % 2) as usize);
+            let (g, c) = with_isolated(n, k, 400 + seed, 1 + (seed % 2) as usize);
+            let p = Problem::new(&g, &c).unwrap();
+            let bb = optimum(&p, true);
+            assert!(bb.probes > 0, "seed {seed}: no probe");
+            pruned += bb.probes_pruned;
+            let mut plain = Exact::new(&p, LinkModel::Fcfs, 1e9, u64::MAX).with_fifo(true);
+            plain.probe_isolated = false;
+            assert!(plain.run(&mut |_| Ok(())).unwrap());
+            assert_eq!(plain.probes, 0);
+            let (a, b) = (bb.incumbent, plain.incumbent);
+            assert!(
+                (a - b).abs() <= 1e-9 * b.abs(),
+                "seed {seed}: {a} with the probe, {b} without"
+            );
+            assert_eq!(replayed(&p, &bb)[1], a, "seed {seed}: strict replay");
+        }
+        assert!(pruned > 0, "no probe pruned");
     }
 }

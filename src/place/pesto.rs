@@ -50,8 +50,8 @@
 //!
 //! **Exact mode** (`pesto.mode=2`, or automatically when the search has at most
 //! `pesto.exact_units` (24) placement units and the cluster at most 4 devices, then within
-//! at most 10,000 steps and 250,000 nodes so that it costs about a second): after a tenth of
-//! the anytime budget (its result is the incumbent), the constraint model of §3.2.2's
+//! at most 10,000 steps and 250,000 nodes so that it costs about a second): after a
+//! thirtieth of the anytime budget (its result is the incumbent), the constraint model of §3.2.2's
 //! problem (`optim::cp`) is solved within `pesto.exact_nodes` solver steps; when its
 //! durations had to be rounded (real-valued run times), the branch and bound (`optim::bb`)
 //! does the proof in the simulator's arithmetic, within `pesto.exact_nodes` nodes, under
@@ -209,9 +209,16 @@ pub const INFO: PlacerInfo = PlacerInfo {
 const AUTO_EXACT_STEPS: u64 = 10_000;
 /// Branch-and-bound nodes when mode 0 runs it by itself (real-valued run times; about a
 /// second natively on 20 ops, `pesto.exact_nodes` when lower). Its nodes are cheaper than
-/// solver steps: the real-valued 20-op instances of `benches/data/random` need 8e3-9e4
-/// from the referee's optimum, 1.5e6 on `n20_k4_s1` (docs/pesto.md).
+/// solver steps: the real-valued 20-op instances of `benches/data/random` need 2.7e3-4.3e4
+/// from the referee's optimum (docs/pesto.md).
 const AUTO_BB_NODES: u64 = 250_000;
+/// With an exact search to follow, the anytime search first spends one part in this many
+/// of its budget (the incumbent), the rest only when there is no proof. On the 20-op
+/// instances of `cargo bench --bench pesto -- write` a thirtieth proves all 16 as a tenth
+/// did, each faster (a tenth's extra simulations cost more than the nodes a closer
+/// incumbent saves); a hundredth leaves `n20_k4_s1` 10% above its optimum, tripling the
+/// branch and bound's nodes (docs/pesto.md).
+const EXACT_FIRST_SHARE: u64 = 30;
 /// Most placement units exact mode accepts.
 const EXACT_MAX_UNITS: usize = 64;
 /// Warm starts, by registry name.
@@ -359,9 +366,14 @@ impl Placer for Pesto {
         let warm = warm_starts(problem, ctx, &mut dec)?;
         let mut best = warm[0].clone();
         dec.improved(best.makespan);
-        // With an exact search to follow, a tenth of the budget finds its incumbent; the
-        // rest continues the search only if the proof is not completed.
-        let first = if exact { budget.div_ceil(10) } else { budget };
+        // With an exact search to follow, a thirtieth of the budget finds its incumbent
+        // (`EXACT_FIRST_SHARE`); the rest continues the search only if the proof is not
+        // completed.
+        let first = if exact {
+            budget.div_ceil(EXACT_FIRST_SHARE)
+        } else {
+            budget
+        };
         let limits = |budget| Limits {
             budget,
             seconds,
