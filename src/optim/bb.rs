@@ -370,6 +370,18 @@ impl<'p, 'a> Exact<'p, 'a> {
         self.incumbent - TOL * self.incumbent.abs()
     }
 
+    /// A complete schedule of `placement`: the new incumbent if it is under the cut (its
+    /// starts, `start`, built only then).
+    fn offer(&mut self, makespan: f64, placement: &[DevIx], start: impl FnOnce() -> Vec<f64>) {
+        if makespan < self.cut() {
+            self.incumbent = makespan;
+            self.solution = Some(Solution {
+                placement: placement.to_vec(),
+                start: start(),
+            });
+        }
+    }
+
     /// Runs the search; whether it was exhausted (the incumbent is then optimal).
     pub fn run(&mut self, progress: &mut Progress) -> Result<bool> {
         let n = self.problem.node_count();
@@ -794,13 +806,7 @@ impl<'p, 'a> Exact<'p, 'a> {
         }
         let na = net.dur.len();
         if count == na {
-            if makespan < self.cut() {
-                self.incumbent = makespan;
-                self.solution = Some(Solution {
-                    placement: placement.to_vec(),
-                    start: st.start.clone(),
-                });
-            }
+            self.offer(makespan, placement, || st.start.clone());
             return Ok(());
         }
         // Eligible activities with their earliest start, earliest first.

@@ -1690,6 +1690,18 @@ mod tests {
         assert!(placed > 60, "only {placed} rounding placements compared");
     }
 
+    /// Favourites for m-SCT's loop in tests: each op's first successor, every other op.
+    fn every_other_favourite(p: &Problem) -> Vec<Option<NodeIx>> {
+        let g = p.graph;
+        (0..p.node_count() as NodeIx)
+            .map(|v| {
+                (v % 2 == 0)
+                    .then(|| g.out_edges(v).first().map(|&e| g.edges[e as usize].dst))
+                    .flatten()
+            })
+            .collect()
+    }
+
     /// m-SCT through the index (the direct loop only in steps where a device waits) against
     /// the direct loop in every step: the same placement (or both an error) on random and
     /// wide instances, for every option, checked and unchecked.
@@ -1705,14 +1717,7 @@ mod tests {
             let Ok(p) = Problem::new(&g, &c) else {
                 continue;
             };
-            let g = p.graph;
-            let favourite: Vec<Option<NodeIx>> = (0..p.node_count() as NodeIx)
-                .map(|v| {
-                    (v % 2 == 0)
-                        .then(|| g.out_edges(v).first().map(|&e| g.edges[e as usize].dst))
-                        .flatten()
-                })
-                .collect();
+            let favourite = every_other_favourite(&p);
             for opts in ALL {
                 let simple = schedule_simple("m-sct", &p, &favourite, opts);
                 for check in [true, false] {
@@ -1757,15 +1762,7 @@ mod tests {
             if let (Ok(a), Ok(b)) = (before, now) {
                 assert_eq!(a, b, "seed {seed}: legacy m-etf");
             }
-            // Random favourites (m-SCT's loop): each op's first successor, every other op.
-            let g = p.graph;
-            let favourite: Vec<Option<NodeIx>> = (0..p.node_count() as NodeIx)
-                .map(|v| {
-                    (v % 2 == 0)
-                        .then(|| g.out_edges(v).first().map(|&e| g.edges[e as usize].dst))
-                        .flatten()
-                })
-                .collect();
+            let favourite = every_other_favourite(&p);
             let before = legacy::legacy_schedule("m-sct", &p, &favourite);
             let now = schedule("m-sct", &p, &favourite, LEGACY);
             assert_eq!(before.is_ok(), now.is_ok(), "seed {seed}");

@@ -266,7 +266,7 @@ pub fn transfers_of(problem: &Problem, placement: &[DevIx]) -> Vec<Transfer> {
 const HEAD: usize = 7;
 /// Words of one send in an op's list before its consumers: transfer, link, bytes (two
 /// words), duration (two), destination device, the copy it sends (or `ONCE`, see
-/// [`XferRec::tensor`]), its consumer count; then its consumers (`ONCE` marks those with one
+/// [`Flight::tensor`]), its consumer count; then its consumers (`ONCE` marks those with one
 /// input). What its arrival reads travels with it ([`Flight`]), so an arrival reads nothing
 /// but the sender's region, read when it sent.
 const SEND: usize = 9;
@@ -296,12 +296,19 @@ struct CopyRec {
     refs: u32,
 }
 
-/// One transfer, as the event loop reads it.
+/// One transfer, as the event loop reads it: what its arrival reads and how long it takes.
 #[derive(Debug, Clone, Copy, Default)]
 struct XferRec {
-    bytes: f64,
+    flight: Flight,
     /// `cluster.transfer_time(src, dst, bytes)`.
     dur: f64,
+}
+
+/// A transfer on its way: what its arrival reads, copied when it is sent (from the
+/// sender's region, read then) into a small table of transfers in flight.
+#[derive(Debug, Clone, Copy, Default)]
+struct Flight {
+    bytes: f64,
     /// The copy it sends (the producer's), or `ONCE` when this transfer is that copy's only
     /// read: then it is freed on arrival from `src_dev` and `bytes`, without its count.
     tensor: u32,
@@ -310,19 +317,6 @@ struct XferRec {
     link: u32,
     /// Its consumers: `arena[cons..cons + n_cons]` (in its sender's region), marked `ONCE`
     /// when they have one input.
-    cons: u32,
-    n_cons: u32,
-}
-
-/// A transfer on its way: what its arrival reads, copied when it is sent (from the
-/// sender's region, read then) into a small table of transfers in flight.
-#[derive(Debug, Clone, Copy, Default)]
-struct Flight {
-    bytes: f64,
-    tensor: u32,
-    src_dev: DevIx,
-    dst: DevIx,
-    link: u32,
     cons: u32,
     n_cons: u32,
 }
@@ -494,14 +488,16 @@ pub fn prepare(problem: &Problem, placement: &[DevIx]) -> Prepared {
             let n_cons = cons_start[x + 1] - cons_start[x];
             let src = &copies[tr.tensor as usize];
             XferRec {
-                bytes: tr.bytes,
+                flight: Flight {
+                    bytes: tr.bytes,
+                    tensor: if src.refs == 1 { ONCE } else { tr.tensor },
+                    src_dev: src.dev,
+                    dst: tr.dst,
+                    link: tr.link,
+                    cons: cons_at[x],
+                    n_cons,
+                },
                 dur: problem.cluster.transfer_time(tr.src, tr.dst, tr.bytes),
-                tensor: if src.refs == 1 { ONCE } else { tr.tensor },
-                src_dev: src.dev,
-                dst: tr.dst,
-                link: tr.link,
-                cons: cons_at[x],
-                n_cons,
             }
         })
         .collect();
@@ -692,16 +688,7 @@ pub fn simulate_prepared(
         }};
         ($x:expr, $now:expr, $seq:expr) => {{
             let tr = &xfers[$x as usize];
-            let flight = Flight {
-                bytes: tr.bytes,
-                tensor: tr.tensor,
-                src_dev: tr.src_dev,
-                dst: tr.dst,
-                link: tr.link,
-                cons: tr.cons,
-                n_cons: tr.n_cons,
-            };
-            send!($x, flight, tr.dur, $now, $seq);
+            send!($x, tr.flight, tr.dur, $now, $seq);
         }};
     }
 

@@ -265,15 +265,9 @@ impl<'p, 'a> Exact<'p, 'a> {
                 self.found |= makespan < self.cut();
                 return Ok(());
             }
-            if makespan < self.cut() {
-                self.incumbent = makespan;
-                let mut start = st.start.clone();
-                start.extend_from_slice(&st.xstart);
-                self.solution = Some(Solution {
-                    placement: placement.to_vec(),
-                    start,
-                });
-            }
+            self.offer(makespan, placement, || {
+                [&st.start[..], &st.xstart[..]].concat()
+            });
             return Ok(());
         }
         if self.fifo_bound(net, fifo, st, last) >= self.cut() {
