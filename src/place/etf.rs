@@ -553,6 +553,22 @@ impl<'a> State<'a> {
         best.map(|(t, _, d)| (t, d))
     }
 
+    /// The direct loop's step: of the `ready` ops, the one with the earliest start (then
+    /// the lowest topological position, then device), as `(start, position, device, index
+    /// in ready)`; `None` when no device may take any.
+    fn direct_step(&self, ready: &[NodeIx], pos: &[u32]) -> Option<(f64, u32, DevIx, usize)> {
+        let mut chosen: Option<(f64, u32, DevIx, usize)> = None;
+        for (i, &v) in ready.iter().enumerate() {
+            if let Some((t, d)) = self.best(v) {
+                let p = pos[v as usize];
+                if chosen.is_none_or(|(bt, bp, bd, _)| (t, p, d) < (bt, bp, bd)) {
+                    chosen = Some((t, p, d, i));
+                }
+            }
+        }
+        chosen
+    }
+
     /// Which favourite child each device waits for now, and when that child is ready (its
     /// producers' latest finish): the favourite of the device's last op, when it is not
     /// placed, its producers are, and this is one of its SCT devices where it starts no
@@ -625,16 +641,7 @@ pub(crate) fn schedule_simple(
         .collect();
     while !ready.is_empty() {
         // Earliest start, then topological position, then device.
-        let mut chosen: Option<(f64, u32, DevIx, usize)> = None;
-        for (i, &v) in ready.iter().enumerate() {
-            if let Some((t, d)) = s.best(v) {
-                let p = pos[v as usize];
-                if chosen.is_none_or(|(bt, bp, bd, _)| (t, p, d) < (bt, bp, bd)) {
-                    chosen = Some((t, p, d, i));
-                }
-            }
-        }
-        let Some((t, _, d, i)) = chosen else {
+        let Some((t, _, d, i)) = s.direct_step(&ready, &pos) else {
             return Err(s.stuck(placer, ready.iter().copied(), &pos));
         };
         let v = ready.swap_remove(i);
@@ -1303,14 +1310,9 @@ fn schedule_index(
         if sct && s.waits_for.iter().any(Option::is_some) {
             // A device waits for a favourite child (m-SCT): starts may fall as well as
             // rise, so every ready op's best start is computed (the direct loop's step).
-            for &v in &ready {
-                if let Some((t, d)) = s.best(v) {
-                    let p = pos[v as usize];
-                    if chosen.is_none_or(|(bt, bp, bd, _)| (t, p, d) < (bt, bp, bd)) {
-                        chosen = Some((t, p, d, v));
-                    }
-                }
-            }
+            chosen = s
+                .direct_step(&ready, &pos)
+                .map(|(t, p, d, i)| (t, p, d, ready[i]));
         } else {
             // No device waits: m-SCT's step is m-ETF's.
             lowers.extend((0..k as DevIx).map(|d| (ix.lower(&s, d), d)));
