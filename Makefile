@@ -32,7 +32,7 @@ CLI := $(TARGET_DIR)/$(PROFILE)/placesim
 WASM_BINDGEN_VERSION := $(shell awk '/^name = "wasm-bindgen"$$/ {getline; gsub(/[" ]/, "", $$0); sub(/version=/, "", $$0); print; exit}' Cargo.lock)
 WASM_BINDGEN := $(or $(shell command -v wasm-bindgen 2>/dev/null),$(HOME)/.cargo/bin/wasm-bindgen)
 
-.PHONY: site serve test build-wasm build-native lint test-rust test-full bench bench-real bench-wasm test-browser test-exporters calibrate-cpu wasm-target wasm-bindgen-cli pkg graphs cli measure chromium clean-site
+.PHONY: site serve test build-wasm build-native test-native wasm-lib lint test-rust test-full bench bench-real bench-wasm test-browser test-exporters calibrate-cpu wasm-target wasm-bindgen-cli pkg graphs cli measure chromium clean-site
 
 site: pkg graphs
 
@@ -53,10 +53,14 @@ wasm-bindgen-cli:
 
 # wasm-opt is skipped on purpose: Debian's binaryen emits modules that throw at init.
 # The generated placesim.d.ts lets `make lint` type-check the page's calls into the engine.
-pkg: wasm-target wasm-bindgen-cli
-	$(CARGO) build --release --lib --target $(WASM_TARGET)
+pkg: wasm-lib wasm-bindgen-cli
 	$(or $(shell command -v wasm-bindgen 2>/dev/null),$(HOME)/.cargo/bin/wasm-bindgen) \
 	  --target web --out-dir www/pkg $(WASM)
+
+# The engine's wasm alone, without the bindings: under `make -j` it builds beside the
+# wasm-bindgen install rather than after it.
+wasm-lib: wasm-target
+	$(CARGO) build --release --lib --target $(WASM_TARGET)
 
 # Copies the bundled graphs and clusters (graphs/*.json, graphs/clusters/*.json) into the
 # site and lists them in www/graphs/index.json: {"graphs": [...], "clusters": [...]}.
@@ -152,15 +156,16 @@ serve: site
 cli:
 	$(CARGO) build --profile $(PROFILE) --bin placesim --test cli
 
-# Two stages. First the builds side by side: the shipped wasm (fat LTO, one codegen unit: its
-# last minutes run on one core) with its clippy, the native clippy and test binaries, and
-# Chromium's install when it is missing (network, not CPU).
-# Cargo locks target/ci and target/$(WASM_TARGET)/release apart, so neither waits for the other.
-# Then every check in order on what is built (cargo replays clippy's cached verdicts).
+# Two stages. First everything that needs only CPU and the network, side by side: the shipped
+# wasm (fat LTO, one codegen unit: its last minutes run on one core) beside the wasm-bindgen
+# install, then its clippy; the native clippy and test binaries, then the cargo tests; Chromium's
+# install when it is missing. Cargo locks target/ci and target/$(WASM_TARGET)/release apart,
+# so neither build waits for the other. Then tsc and the browser tests on what is built
+# (`lint` replays clippy's cached verdicts).
 test:
 	$(CARGO) fmt --check
-	$(MAKE) --no-print-directory -j3 build-wasm build-native chromium
-	$(MAKE) --no-print-directory lint test-rust test-browser
+	$(MAKE) --no-print-directory -j4 build-wasm test-native chromium
+	$(MAKE) --no-print-directory lint test-browser
 
 build-wasm: pkg
 	$(CARGO) clippy --release --lib --target $(WASM_TARGET) -- -D warnings
@@ -168,6 +173,9 @@ build-wasm: pkg
 build-native:
 	$(CARGO) clippy --profile $(PROFILE) --all-targets -- -D warnings
 	$(CARGO) test --profile $(PROFILE) --lib --bins --tests --no-run
+
+test-native: build-native
+	$(CARGO) test --profile $(PROFILE) --lib --bins --tests
 
 # tsc checks the page's JavaScript against its JSDoc types (www/jsconfig.json, www/types.js);
 # it needs www/pkg (the engine's generated declarations) and tests/browser's pinned typescript.

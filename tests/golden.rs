@@ -9,6 +9,8 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 
 use serde_json::{json, Value};
 
@@ -172,7 +174,10 @@ fn shipped_scenarios_give_their_golden_numbers() {
         .collect();
     files.sort();
     assert!(files.len() >= 16, "scenarios missing: {files:?}");
-    let mut failures = Vec::new();
+    // Every (scenario, variant) first, then their comparisons on two threads (each CLI run
+    // already uses every core, but one scenario's optimiser or largest placer is one task: two
+    // at a time keep both cores busy), then the checks in file order.
+    let mut runs: Vec<(String, &str, Value)> = Vec::new();
     for file in &files {
         let stem = file.file_stem().unwrap().to_str().unwrap().to_string();
         let mut base: Value =
@@ -197,40 +202,57 @@ fn shipped_scenarios_give_their_golden_numbers() {
             fcfs["schedulers"] = json!(["fifo", "pct", "msr", "heft"]);
         }
         // A scenario with contended links already is its own fcfs variant.
-        let variants = if base["links"] == json!("fcfs") {
-            vec![("shipped", base)]
+        if base["links"] == json!("fcfs") {
+            runs.push((stem, "shipped", base));
         } else {
-            vec![("shipped", base), ("fcfs", fcfs)]
-        };
-        for (variant, scenario) in variants {
-            let full = compare(&scenario, &dir, &format!("{stem}.{variant}"));
-            let got = summary(&full);
-            let path = golden_dir.join(format!("{stem}.{variant}.json"));
-            if bless {
-                std::fs::create_dir_all(&golden_dir).unwrap();
-                std::fs::write(&path, serde_json::to_string_pretty(&got).unwrap() + "\n").unwrap();
-                continue;
-            }
-            let want: Value =
-                serde_json::from_str(&std::fs::read_to_string(&path).unwrap_or_else(|_| {
-                    panic!("{} missing: run with PLACESIM_BLESS=1", path.display())
-                }))
-                .unwrap();
-            if stem == "carbonari_vgg19_small" && variant == "shipped" {
-                // One literal, independent of the golden files: Carbonari17 Table 1's
-                // small cluster, everything on one device.
-                assert_eq!(full["results"][0]["pair"], "single x fifo");
-                assert_eq!(full["results"][0]["makespans"], json!([12.646139604146665]));
-            }
-            if stem.starts_with("tictac19_") {
-                tictac_claims(&stem, &full);
-            }
-            if stem.starts_with("pesto21_") {
-                pesto21_claims(&stem, &full);
-            }
-            if got != want {
-                failures.push(format!("{stem}.{variant}"));
-            }
+            runs.push((stem.clone(), "shipped", base));
+            runs.push((stem, "fcfs", fcfs));
+        }
+    }
+    let next = AtomicUsize::new(0);
+    let outputs: Vec<Mutex<Option<Value>>> = runs.iter().map(|_| Mutex::new(None)).collect();
+    std::thread::scope(|s| {
+        for _ in 0..2 {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some((stem, variant, scenario)) = runs.get(i) else {
+                    break;
+                };
+                let full = compare(scenario, &dir, &format!("{stem}.{variant}"));
+                *outputs[i].lock().unwrap() = Some(full);
+            });
+        }
+    });
+    let mut failures = Vec::new();
+    for ((stem, variant, _), full) in runs.iter().zip(outputs) {
+        let (stem, variant) = (stem.as_str(), *variant);
+        let full = full.into_inner().unwrap().unwrap();
+        let got = summary(&full);
+        let path = golden_dir.join(format!("{stem}.{variant}.json"));
+        if bless {
+            std::fs::create_dir_all(&golden_dir).unwrap();
+            std::fs::write(&path, serde_json::to_string_pretty(&got).unwrap() + "\n").unwrap();
+            continue;
+        }
+        let want: Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap_or_else(|_| {
+                panic!("{} missing: run with PLACESIM_BLESS=1", path.display())
+            }))
+            .unwrap();
+        if stem == "carbonari_vgg19_small" && variant == "shipped" {
+            // One literal, independent of the golden files: Carbonari17 Table 1's
+            // small cluster, everything on one device.
+            assert_eq!(full["results"][0]["pair"], "single x fifo");
+            assert_eq!(full["results"][0]["makespans"], json!([12.646139604146665]));
+        }
+        if stem.starts_with("tictac19_") {
+            tictac_claims(stem, &full);
+        }
+        if stem.starts_with("pesto21_") {
+            pesto21_claims(stem, &full);
+        }
+        if got != want {
+            failures.push(format!("{stem}.{variant}"));
         }
     }
     assert!(
