@@ -63,7 +63,7 @@ pub struct Limits<'c> {
 
 /// Why an op on the critical path started when it did.
 #[derive(Clone, Copy)]
-enum Reason {
+pub(crate) enum Reason {
     /// It waited for this op on its device.
     Device(NodeIx),
     /// It waited for this data predecessor.
@@ -71,7 +71,7 @@ enum Reason {
 }
 
 /// The critical path of a decoded schedule, last op first: each op with its binding reason.
-fn critical_path(
+pub(crate) fn critical_path(
     problem: &crate::model::problem::Problem,
     placement: &[DevIx],
     trace: &Trace,

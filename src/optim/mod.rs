@@ -8,6 +8,7 @@
 //!   a candidate over them (a device and a priority per unit);
 //! - [`anneal`]: the anytime search, simulated annealing over candidates;
 //! - [`local`]: critical-path local search on the full graph from the best warm start;
+//! - [`lns`]: large-neighbourhood search: a window of the schedule re-solved by `cp`;
 //! - [`cut`]: layer-cut warm starts, the cut points searched by simulation among those
 //!   that fit memory;
 //! - [`cp`]: the constraint model of §3.2.2's problem with the simulator's semantics,
@@ -34,6 +35,7 @@ pub mod bb;
 pub mod cp;
 pub mod cut;
 pub mod decoder;
+pub mod lns;
 pub mod local;
 pub mod search_units;
 

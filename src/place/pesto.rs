@@ -41,6 +41,9 @@
 //!   `pesto.local`): from the best warm start's own placement and per-op priorities (its
 //!   projection onto units loses its order), multi-op reorders and unit moves guided by the
 //!   decoded schedule's critical path; then annealing with the rest of the budget.
+//! - Large-neighbourhood windows (`optim::lns`, `pesto.lns`, off by default): a window of
+//!   the best schedule re-solved by the constraint model with everything else fixed, after
+//!   the other searches; measured and not kept (docs/pesto.md).
 //! - Budget: `pesto.budget` counts schedules simulated (the report's unit), deterministically;
 //!   0 (the default) is `1e7 / (ops + edges)`, about 670 on the 6k-op Transformer (its
 //!   status says 890: the warm starts and the cut search simulate too);
@@ -49,7 +52,8 @@
 //! - Report: status `feasible` with the instance's critical-path and work bound.
 //!
 //! **Exact mode** (`pesto.mode=2`, or automatically when the search has at most
-//! `pesto.exact_units` (24) placement units and the cluster at most 4 devices, then within
+//! `pesto.exact_units` (24) placement units, a coarse graph at most 64 vertices, and the
+//! cluster at most 4 devices, then within
 //! at most 10,000 steps and 250,000 nodes so that it costs about a second): after a
 //! thirtieth of the anytime budget (its result is the incumbent), the constraint model of §3.2.2's
 //! problem (`optim::cp`) is solved within `pesto.exact_nodes` solver steps; when its
@@ -103,6 +107,7 @@ use crate::optim::anneal::{anneal, Limits};
 use crate::optim::bb::Exact;
 use crate::optim::cp::{self, CpInstance};
 use crate::optim::cut::layer_cut;
+use crate::optim::lns::{self, lns};
 use crate::optim::local::{self, local};
 use crate::optim::{by_priority, project, Best, Decoder, Progress, SearchUnits, TOL};
 use crate::params::{ParamKind, ParamSpec, Params};
@@ -129,6 +134,33 @@ const LOCAL: ParamSpec = ParamSpec {
     min_open: false,
     max: 1.0,
     doc: "share of the anytime budget for the critical-path local search from the best warm start (the rest anneals over units); -1 = auto: 1 on a coarsened graph, 0 otherwise",
+};
+const LNS: ParamSpec = ParamSpec {
+    name: "lns",
+    default: -1.0,
+    kind: ParamKind::Real,
+    min: -1.0,
+    min_open: false,
+    max: 1.0,
+    doc: "share of the anytime budget's first part for large-neighbourhood windows of the schedule re-solved by the constraint model, after the other searches (a window counts as 4 schedules simulated, at most 40 windows); -1 = auto (0: measured, it did not win)",
+};
+const LNS_OPS: ParamSpec = ParamSpec {
+    name: "lns_ops",
+    default: 30.0,
+    kind: ParamKind::Integer,
+    min: 2.0,
+    min_open: false,
+    max: 200.0,
+    doc: "ops per large-neighbourhood window",
+};
+const LNS_STEPS: ParamSpec = ParamSpec {
+    name: "lns_steps",
+    default: 2000.0,
+    kind: ParamKind::Integer,
+    min: 1.0,
+    min_open: false,
+    max: f64::INFINITY,
+    doc: "constraint-solver steps per large-neighbourhood window (deterministic)",
 };
 const SECONDS: ParamSpec = ParamSpec::non_negative(
     "seconds",
@@ -192,6 +224,9 @@ pub const INFO: PlacerInfo = PlacerInfo {
     params: &[
         BUDGET,
         LOCAL,
+        LNS,
+        LNS_OPS,
+        LNS_STEPS,
         SECONDS,
         TARGET,
         MODE,
@@ -221,6 +256,17 @@ const AUTO_BB_NODES: u64 = 250_000;
 const EXACT_FIRST_SHARE: u64 = 30;
 /// Most placement units exact mode accepts.
 const EXACT_MAX_UNITS: usize = 64;
+/// Share of the local search's evaluations given to large-neighbourhood windows when
+/// `pesto.lns` is automatic: none (measured, docs/pesto.md: at a fifth of the budget the
+/// windows improved 4 of about 360 re-solves, all on NASNet inference, and the budget they
+/// took from the local search and annealing cost more than they gave).
+const AUTO_LNS: f64 = 0.0;
+/// Schedules simulated a large-neighbourhood window counts as (its solve and its decode).
+const LNS_COST: u64 = 4;
+/// Most large-neighbourhood windows a search re-solves (a window costs tens of
+/// milliseconds whatever the graph's size, so small graphs' large budgets would buy
+/// minutes).
+const LNS_MAX_WINDOWS: u64 = 40;
 /// Warm starts, by registry name.
 const WARM: &[&str] = &[
     "expert",
@@ -313,6 +359,9 @@ impl Placer for Pesto {
     fn plan(&self, problem: &Problem, params: &Params, ctx: &mut PlaceContext) -> Result<Plan> {
         let budget = param(params, &BUDGET)?;
         let local_share = param(params, &LOCAL)?;
+        let lns_share = param(params, &LNS)?;
+        let lns_ops = param(params, &LNS_OPS)? as usize;
+        let lns_steps = param(params, &LNS_STEPS)? as u64;
         let seconds = param(params, &SECONDS)?;
         let target = param(params, &TARGET)? as usize;
         let mode = param(params, &MODE)? as u32;
@@ -359,7 +408,16 @@ impl Placer for Pesto {
                     true
                 }
                 1 => false,
-                _ => k <= 4 && units.len() <= exact_units,
+                // A coarse graph's model has a task per coarse vertex: few units (colocation
+                // joins NASNet training's 200 vertices into one) do not make it small.
+                _ => {
+                    k <= 4
+                        && units.len() <= exact_units
+                        && units
+                            .coarse
+                            .as_ref()
+                            .is_none_or(|c| c.len() <= EXACT_MAX_UNITS)
+                }
             };
         let cp_work = lower_bound(problem);
         dec.bound = cp_work;
@@ -392,6 +450,9 @@ impl Placer for Pesto {
         } else {
             local_evals
         };
+        let lns_share = if lns_share < 0.0 { AUTO_LNS } else { lns_share };
+        let lns_evals = (first as f64 * lns_share) as u64;
+        let local_evals = local_evals.min(first - lns_evals);
         {
             let mut rng = ctx.rng.clone();
             let mut progress = |f| ctx.progress(f);
@@ -410,7 +471,7 @@ impl Placer for Pesto {
             )?;
             ctx.rng = rng;
         }
-        let first_anneal = first - local_evals.min(first);
+        let first_anneal = first - (local_evals + lns_evals).min(first);
         let start = std::iter::once(&best)
             .chain(warm.iter())
             .find_map(|w| project(problem, &units, &w.placement, &w.order.priority));
@@ -428,6 +489,26 @@ impl Placer for Pesto {
             )?;
             ctx.rng = rng;
         }
+        let lns_from = dec.steps;
+        if lns_evals > 0 {
+            let mut rng = ctx.rng.clone();
+            let mut progress = |f| ctx.progress(f);
+            lns(
+                &mut best,
+                &mut dec,
+                &mut rng,
+                &mut progress,
+                &lns::Limits {
+                    windows: lns_evals.div_ceil(LNS_COST).min(LNS_MAX_WINDOWS),
+                    tasks: lns_ops,
+                    steps: lns_steps,
+                    seconds,
+                    clock: &clock,
+                },
+            )?;
+            ctx.rng = rng;
+        }
+        let lns_work = dec.steps - lns_from;
         let mut report = SolveReport {
             objective: best.makespan,
             bound: Some(cp_work),
@@ -490,6 +571,11 @@ impl Placer for Pesto {
                 )?;
                 ctx.rng = rng;
             }
+        }
+        // The windows' solver steps are work done too.
+        report.work += lns_work;
+        if lns_work > 0 && report.work_unit == "schedules simulated" {
+            report.work_unit = "schedules simulated + solver steps".into();
         }
         // The result under the scenario's own links (they differ only when congestion=0).
         dec.pair = real;

@@ -45,6 +45,19 @@ pub struct CpInstance {
     pub fifo: bool,
     /// Symmetry class of each device (identical devices share one).
     pub class: Vec<usize>,
+    /// A window of a larger schedule (`optim::lns`): each task's release and tail per
+    /// device; `None` for a whole instance.
+    pub window: Option<WindowTimes>,
+}
+
+/// What a window of a larger schedule sees of the rest (`optim::lns`), per task and device,
+/// in seconds: `release`, the earliest start there (its inputs from outside the window
+/// arrived, the device freed by the ops before the window), and `tail`, the time from its
+/// end there to the schedule's end through its consumers outside the window. The model's
+/// makespan is then at least each task's end plus its tail.
+pub struct WindowTimes {
+    pub release: Vec<Vec<f64>>,
+    pub tail: Vec<Vec<f64>>,
 }
 
 /// A schedule of a [`CpInstance`], in seconds.
@@ -99,6 +112,7 @@ impl CpInstance {
             fcfs: links == LinkModel::Fcfs,
             fifo: false,
             class,
+            window: None,
         }
     }
 
@@ -160,6 +174,7 @@ impl CpInstance {
             fcfs: links == LinkModel::Fcfs,
             fifo: false,
             class,
+            window: None,
         }
     }
 

@@ -21,7 +21,7 @@ pub mod instance;
 pub mod model;
 pub mod search;
 
-pub use instance::{CpInstance, CpSchedule};
+pub use instance::{CpInstance, CpSchedule, WindowTimes};
 pub use search::{solve, Budget, CpOutcome};
 
 #[cfg(test)]

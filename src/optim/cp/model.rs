@@ -18,6 +18,9 @@
 //!   (eq. (7); 0-byte sends are latency-only signals, as in the simulator); with the `fifo`
 //!   link order, in the order their producers ended (ties free; one producer's in message
 //!   order);
+//! - in a window of a larger schedule (`CpInstance::window`, `optim::lns`), with `tasks`:
+//!   each task starts after its release on the device used and the makespan is at least
+//!   its end plus its tail there;
 //! - `redundant`: each device's load at most the makespan, the total load at most `k`
 //!   times it, and a cumulative of capacity `k` over the tasks at their shortest run times
 //!   (without them a 15-op instance took minutes).
@@ -141,6 +144,19 @@ impl Posting {
             -p,
             self.tag,
         ));
+        match l {
+            Some(l) => c.implied_by(l),
+            None => c.post(),
+        }
+    }
+}
+
+impl Posting {
+    /// Posts `s >= r`, when `l` is true (always when `l` is `None`).
+    fn not_before(&mut self, s: DomainId, r: i32, l: Option<Literal>) {
+        let c =
+            self.solver
+                .add_constraint(less_than_or_equals(vec![var(s).scaled(-1)], -r, self.tag));
         match l {
             Some(l) => c.implied_by(l),
             None => c.post(),
@@ -283,6 +299,21 @@ fn tasks(m: &mut Posting, places: &Places) -> Tasks {
             }
         }
         m.before(end[v], cmax);
+        if let Some(w) = &inst.window {
+            for &d in ds {
+                let l = places
+                    .on(u, d)
+                    .filter(|&l| l != m.solver.get_true_literal());
+                let r = (w.release[v][d as usize] * m.scale).floor().max(0.0);
+                if r > 0.0 {
+                    m.not_before(start[v], r.min(m.horizon as f64) as i32, l);
+                }
+                let t = (w.tail[v][d as usize] * m.scale).floor().max(0.0);
+                if t > 0.0 {
+                    m.lasts(end[v], cmax, t.min(m.horizon as f64) as i32, l);
+                }
+            }
+        }
     }
     Tasks {
         start,

@@ -396,3 +396,30 @@ fn never_worse_than_a_warm_start_and_deterministic() {
         assert!(r.makespan <= warm[0].makespan);
     }
 }
+
+/// `pesto.lns` (off by default): the windows run after the other searches on a share of
+/// the budget, on a coarsened graph and on a whole one; their solver steps count in the
+/// report's work and its unit, the history stays within it, the plan is valid and the
+/// same inputs give the same plan.
+#[test]
+fn lns_windows_count_their_steps_and_are_deterministic() {
+    for (n, target) in [(40, 200.0), (60, 20.0)] {
+        let (g, c) = random_instance(n, 3, 4);
+        let p = Problem::new(&g, &c).unwrap();
+        let params = defaults()
+            .with("mode", 1.0)
+            .with("budget", 400.0)
+            .with("target", target)
+            .with("lns", 0.5)
+            .with("lns_ops", 12.0);
+        let (plan, r) = solve(&p, LinkModel::Fcfs, params.clone());
+        let rep = report(&plan);
+        assert_eq!(rep.objective, r.makespan);
+        assert_eq!(rep.work_unit, "schedules simulated + solver steps", "{n}");
+        let (again, _) = solve(&p, LinkModel::Fcfs, params.clone());
+        assert_eq!(plan, again);
+        // Off: no solver steps.
+        let (off, _) = solve(&p, LinkModel::Fcfs, params.with("lns", 0.0));
+        assert_eq!(report(&off).work_unit, "schedules simulated");
+    }
+}
