@@ -183,7 +183,7 @@ const MODE: ParamSpec = ParamSpec {
     min: 0.0,
     min_open: false,
     max: 2.0,
-    doc: "0: exact when the search has at most exact_units units and <= 4 devices, else anytime; 1: anytime only; 2: anytime, then prove with the constraint model (a coarsened graph: its own optimum)",
+    doc: "0: exact when the search has at most exact_units units (a coarsened graph: at most 64 vertices) and <= 4 devices, else anytime; 1: anytime only; 2: anytime, then prove with the constraint model (a coarsened graph: its own optimum)",
 };
 const EXACT_UNITS: ParamSpec = ParamSpec {
     name: "exact_units",
