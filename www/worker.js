@@ -9,6 +9,13 @@
 //                 work items of a comparison (compare::run_part); the scenario is loaded
 //                 once per `run` (a graph of the same text is not parsed again) and kept
 //                 for the run's next items
+//               {id, type: 'place', run, scenario, graphText, clusterText, item}
+//                 places the one placer of a work item (Session.place_item): {part, plan}, its
+//                 part with the pairs not run yet, and its plan's bytes (moved; null when it
+//                 did not place), which this worker also keeps for the run's `sim` requests
+//               {id, type: 'sim', run, scenario, graphText, clusterText, item, plan, pairs}
+//                 runs pairs (positions) of such an item (Session.simulate_pairs) on `plan`,
+//                 or with `plan` null on the plan this worker placed or was sent: their outcomes
 //               {id, type: 'pair', scenario, graphText, clusterText, placer, scheduler, seedIndex, withTrace, namesSeq}
 //                 a pair's run: its timeline as TimelineData (timeline-data.js: typed arrays,
 //                 moved, in lane order), with the node ids unless `namesSeq` names the ids
@@ -25,6 +32,8 @@
 //               {id, type: 'import', bytes, name, train, batch, shapes, allowUnsized, dtype}  an uploaded file's
 //                 bytes (an ONNX model) as graph JSON: {text, notes} (engine's import_graph with
 //                 the page's import options: training step, batch size (0: none), NAME=DIMS shapes)
+// A `graphText` or `text` of at least 256 KiB comes as `graphTextBlob` / `textBlob` (a Blob:
+// pool.js sends it by reference instead of copying the string on the page's thread).
 // Messages out: {type: 'ready'} once the wasm is loaded, then per request
 //               {id, type: 'progress', done, total} (at most every 100 ms), and
 //               {id, type: 'result', result, ms} or {id, type: 'error', message}.
@@ -80,7 +89,7 @@ async function run(msg) {
     load(msg);
     return { result: null, ms: performance.now() - t0 };
   }
-  if (msg.type === 'part') {
+  if (msg.type === 'part' || msg.type === 'place' || msg.type === 'sim') {
     if (loadedRun !== msg.run) {
       load(msg);
       loadedRun = msg.run;
@@ -94,7 +103,18 @@ async function run(msg) {
       }
       return true;
     };
-    const result = /** @type {Session} */ (session).run_items(msg.items, progress);
+    const s = /** @type {Session} */ (session);
+    if (msg.type === 'place') {
+      const part = s.place_item(msg.item, progress);
+      // The plan's bytes, moved to the page, which sends them to the workers that run its pairs.
+      const plan = s.take_plan() ?? null;
+      return { result: { part, plan }, ms: performance.now() - t0, transfer: plan ? [plan.buffer] : [] };
+    }
+    if (msg.type === 'sim') {
+      const result = s.simulate_pairs(msg.item, msg.plan ?? undefined, new Uint32Array(msg.pairs), progress);
+      return { result, ms: performance.now() - t0 };
+    }
+    const result = s.run_items(msg.items, progress);
     return { result, ms: performance.now() - t0 };
   }
   if (msg.type === 'pair') {
@@ -169,6 +189,8 @@ onmessage = async (e) => {
   }
   await ready;
   try {
+    // A large text comes as a Blob (pool.js `blobOf`): decoded here, off the page's thread.
+    for (const k of ['graphText', 'text']) if (msg[`${k}Blob`]) msg[k] = await msg[`${k}Blob`].text();
     const { result, ms, transfer } = await run(msg);
     postMessage({ id: msg.id, type: 'result', result, ms }, { transfer: transfer ?? [] });
   } catch (err) {
