@@ -6,7 +6,7 @@
 // budget: no task over 100 ms). Not a test: `make measure` prints the figures.
 // `node measure.mjs --only wide,longtasks` measures some parts only: size, tti, bundled,
 // synthetic (the 20,000-op runs), wide (the ten NASNet copies, `--repeat N` runs of each
-// set-up), longtasks (`--repeat N` times); PLACESIM_WWW=DIR measures another build of the
+// set-up; `--pool-only`: the pool's; `--tasks`: its requests), longtasks (`--repeat N` times); PLACESIM_WWW=DIR measures another build of the
 // page (harness.mjs).
 
 import { readFile } from 'node:fs/promises';
@@ -146,7 +146,7 @@ try {
   const wideLabel = `nasnet_mobile_ops_infer x 10 (${JSON.parse(wide).nodes.length} ops, ${(wide.length / 1e6).toFixed(1)} MB)`;
   // An upload runs the comparison by itself (as a preset does): the link sets 8 devices first,
   // and the figure is that run's, from the file's delivery to the table.
-  for (const workers of part('wide') ? [1, undefined] : []) for (let rep = 0; rep < repeat; rep++) {
+  for (const workers of part('wide') ? (argv.includes('--pool-only') ? [undefined] : [1, undefined]) : []) for (let rep = 0; rep < repeat; rep++) {
     const page = await openPage(browser, `${server.url}${workers ? `?workers=${workers}` : ''}#v=1&devices=8`);
     const pool = await page.evaluate(() => window.placesim.workers);
     const t0 = Date.now();
@@ -167,6 +167,9 @@ try {
         + `done at ${ms(Math.max(...mine.map((x) => x[4])))}`;
     });
     console.log(`  ${per.join('; ')}`);
+    if (argv.includes('--tasks')) {
+      for (const [w, k, j, a, b] of t.lastPool.tasks) console.log(`    worker ${w} item ${k} ${j === -1 ? 'place' : j === -2 ? 'item' : `pair ${j}`}: ${ms(a)} - ${ms(b)}`);
+    }
     await page.context().close();
   }
   if (part('longtasks')) {
