@@ -311,9 +311,10 @@ export class Pool {
       part: null,
       /** @type {Uint8Array | null} the plan's bytes once placed (null: placing, or it did not place) */
       plan: null,
-      /** the next pair to hand out, and how many ran */
+      /** the next pair to hand out, how many ran, and how many are running */
       next: 0,
       ran: 0,
+      running: 0,
       pairs: plan.units[k] - 1,
       /** @type {import('./types.js').PairOutcome[]} */
       outcomes: [],
@@ -345,6 +346,9 @@ export class Pool {
       const held = runner.held;
       k = runner.lastUnit !== null && open(runner.lastUnit) ? runner.lastUnit : undefined;
       k ??= order.find((j) => open(j) && held.has(j));
+      // Else another placement, one no worker is simulating if any: each worker that runs a
+      // placement's pairs decodes its plan and builds its simulation tables once.
+      k ??= order.find((j) => open(j) && units[j].running === 0);
       k ??= order.find(open);
       if (k !== undefined) return { k, j: units[k].next++ };
       k = place(null);
@@ -384,7 +388,9 @@ export class Pool {
             if (u.pairs === 0) finish(k);
           } else {
             const send = !runner.held.has(k);
-            const m = await runner.run({ type: 'sim', ...msg, plan: send ? u.plan : null, pairs: [j] });
+            u.running += 1;
+            const m = await runner.run({ type: 'sim', ...msg, plan: send ? u.plan : null, pairs: [j] })
+              .finally(() => { u.running -= 1; });
             itemMs[k] += m.ms;
             runner.held.add(k);
             runner.lastUnit = k;

@@ -6,8 +6,8 @@
 // budget: no task over 100 ms). Not a test: `make measure` prints the figures.
 // `node measure.mjs --only wide,longtasks` measures some parts only: size, tti, bundled,
 // synthetic (the 20,000-op runs), wide (the ten NASNet copies, `--repeat N` runs of each
-// set-up; `--pool-only`: the pool's; `--tasks`: its requests), longtasks (`--repeat N` times); PLACESIM_WWW=DIR measures another build of the
-// page (harness.mjs).
+// set-up; `--pool-only`: the pool's only; `--tasks`: its requests), longtasks (`--repeat N`
+// times); PLACESIM_WWW=DIR measures another build of the page (harness.mjs).
 
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -161,14 +161,15 @@ try {
       + `in ${ms(t.lastCompareMs)} (work ${ms(work)} in the workers, merge ${ms(t.lastPool.mergeMs)}); `
       + `${ms(wall)} from the file's delivery to the table (reading, validating and hashing it included)`);
     // How the work spread: each worker's busy time and when its last request ended.
-    const per = [...new Set(t.lastPool.tasks.map((x) => x[0]))].sort().map((w) => {
-      const mine = t.lastPool.tasks.filter((x) => x[0] === w);
+    const tasks = t.lastPool.tasks ?? []; // (an older page records none)
+    const per = [...new Set(tasks.map((x) => x[0]))].sort().map((w) => {
+      const mine = tasks.filter((x) => x[0] === w);
       return `worker ${w}: ${mine.length} requests, busy ${ms(mine.reduce((a, x) => a + x[4] - x[3], 0))}, `
         + `done at ${ms(Math.max(...mine.map((x) => x[4])))}`;
     });
-    console.log(`  ${per.join('; ')}`);
+    if (per.length) console.log(`  ${per.join('; ')}`);
     if (argv.includes('--tasks')) {
-      for (const [w, k, j, a, b] of t.lastPool.tasks) console.log(`    worker ${w} item ${k} ${j === -1 ? 'place' : j === -2 ? 'item' : `pair ${j}`}: ${ms(a)} - ${ms(b)}`);
+      for (const [w, k, j, a, b] of tasks) console.log(`    worker ${w} item ${k} ${j === -1 ? 'place' : j === -2 ? 'item' : `pair ${j}`}: ${ms(a)} - ${ms(b)}`);
     }
     await page.context().close();
   }
