@@ -18,8 +18,9 @@
 //                 or with `plan` null on the plan this worker placed or was sent: their outcomes
 //               {id, type: 'pair', scenario, graphText, clusterText, placer, scheduler, seedIndex, withTrace, namesSeq}
 //                 a pair's run: its timeline as TimelineData (timeline-data.js: typed arrays,
-//                 moved, in lane order), with the node ids unless `namesSeq` names the ids
-//                 this worker sent last and they are the same (the page keeps them per graph);
+//                 moved, in lane order, with its lanes' arrays, laneArrays), with the node ids
+//                 unless `namesSeq` names the ids this worker sent last and they are the same
+//                 (the page keeps them per graph);
 //                 with `withTrace`, its Chrome trace as `traceBlob` (a Blob) and no timeline
 //               {id, type: 'warm', ops, devices}  runs the engine's warm-up case
 //                 (warm_up_case: a generated graph and cluster of that size) twice, item by
@@ -44,7 +45,7 @@ import init, {
   Session, run_pair, graph_sha256, graph_embeds, validate_graph, check_linked_graph, import_graph, warm_up_case,
   work_plan,
 } from './pkg/placesim.js';
-import { compactTimeline, namesOf } from './timeline-data.js';
+import { compactTimeline, namesOf, laneArrays, laneBuffers } from './timeline-data.js';
 
 // The page sends the engine compiled once ({type: 'module', module}) as its first message.
 /** @type {(m: WebAssembly.Module) => void} */
@@ -135,6 +136,9 @@ async function run(msg) {
     const known = sentNames !== null && sentNames.seq === msg.namesSeq && sentNames.text === names.text;
     if (!known) sentNames = { seq: names.seq, text: names.text };
     const { data, transfer } = compactTimeline(tl, known ? null : names);
+    // The lanes' per-op arrays too: the page's layout then does not walk every op.
+    data.lanes = laneArrays(data);
+    transfer.push(...laneBuffers(data.lanes));
     return { result: { timeline: data, trace: null }, ms: performance.now() - t0, transfer };
   }
   if (msg.type === 'inspect') {
