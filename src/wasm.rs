@@ -26,7 +26,7 @@ use crate::scenario::{Resolved, Scenario};
 // (`make lint` type-checks the page with it): JSDoc typedefs in www/types.js.
 #[wasm_bindgen(typescript_custom_section)]
 const TS_TYPES: &str = r#"import type {
-  Comparison, GraphHash, GraphInfo, Limits, Link, PageView, PairRun, Partial, Scenario,
+  Comparison, GraphHash, GraphInfo, Limits, Link, PageView, PairOutcome, PairRun, Partial, Scenario,
   Strategies, SweepPlan, SweepResult, SweepSpec, WorkItem, WorkPlan,
 } from "../types.js";"#;
 
@@ -250,6 +250,8 @@ pub struct Session {
     /// The last seed's cost model, for the next item of that seed (`compare::SeedCache`);
     /// new with every load.
     cache: compare::SeedCache,
+    /// The plan the last `place_item` made, encoded, until `take_plan`.
+    plan: Option<Vec<u8>>,
 }
 
 #[wasm_bindgen]
@@ -269,6 +271,7 @@ impl Session {
     ) -> Result<(), JsError> {
         let previous = self.loaded.take().map(|(l, _)| l);
         self.cache = compare::SeedCache::default();
+        self.plan = None;
         let scenario = Scenario::from_json(scenario_json).map_err(js_err)?;
         let loaded = crate::scenario::load::load_reusing(
             scenario,
@@ -305,6 +308,83 @@ impl Session {
         .map_err(js_err)?;
         to_js(&part)
     }
+
+    /// Places the one placer of `item` (`compare::place_item`): a partial comparison whose
+    /// placer's pairs have not run yet (their row errors when it did not place);
+    /// `take_plan` then gives its plan for the workers that run those pairs.
+    #[wasm_bindgen(unchecked_return_type = "Partial")]
+    pub fn place_item(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "WorkItem")] item: JsValue,
+        progress: Option<js_sys::Function>,
+    ) -> Result<JsValue, JsError> {
+        let item: compare::WorkItem = from_js(item)?;
+        let (l, resolved) = self
+            .loaded
+            .as_ref()
+            .ok_or_else(|| JsError::new("no scenario is loaded"))?;
+        let (part, plan) = compare::place_item(
+            resolved,
+            &l.graph,
+            l.cluster.as_ref(),
+            &item,
+            &mut self.cache,
+            &mut js_progress(&progress),
+        )
+        .map_err(js_err)?;
+        self.plan = plan;
+        to_js(&part)
+    }
+
+    /// The plan the last `place_item` made, as bytes for `simulate_pairs` in another worker
+    /// (opaque to the page), once; `undefined` when it did not place.
+    pub fn take_plan(&mut self) -> Option<Vec<u8>> {
+        self.plan.take()
+    }
+
+    /// Runs the pairs at positions `pairs` of `item`'s one placer (`compare::simulate_pairs`)
+    /// on its placement: `plan` (bytes from `take_plan` in some worker), or `undefined` for
+    /// the one this worker placed or was sent before in this run. Their outcomes, in order.
+    #[wasm_bindgen(unchecked_return_type = "PairOutcome[]")]
+    pub fn simulate_pairs(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "WorkItem")] item: JsValue,
+        plan: Option<Vec<u8>>,
+        pairs: Vec<u32>,
+        progress: Option<js_sys::Function>,
+    ) -> Result<JsValue, JsError> {
+        let item: compare::WorkItem = from_js(item)?;
+        let (l, resolved) = self
+            .loaded
+            .as_ref()
+            .ok_or_else(|| JsError::new("no scenario is loaded"))?;
+        let pairs: Vec<usize> = pairs.iter().map(|&j| j as usize).collect();
+        let out = compare::simulate_pairs(
+            resolved,
+            &l.graph,
+            l.cluster.as_ref(),
+            &item,
+            plan.as_deref(),
+            &pairs,
+            &mut self.cache,
+            &mut js_progress(&progress),
+        )
+        .map_err(js_err)?;
+        to_js(&out)
+    }
+}
+
+/// A placement's part (`Session::place_item`) with its pairs' outcomes
+/// (`Session::simulate_pairs`, in pair order): the part `run_items` returns for that item
+/// (`compare::join_pairs`).
+#[wasm_bindgen(unchecked_return_type = "Partial")]
+pub fn join_pairs(
+    #[wasm_bindgen(unchecked_param_type = "Partial")] part: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "PairOutcome[]")] outcomes: JsValue,
+) -> Result<JsValue, JsError> {
+    let part: compare::Partial = from_js(part)?;
+    let outcomes: Vec<Result<compare::PairSample, Error>> = from_js(outcomes)?;
+    to_js(&compare::join_pairs(part, outcomes).map_err(js_err)?)
 }
 
 /// Merges partial comparisons (`compare::merge`) into the comparison: the same bits as

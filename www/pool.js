@@ -8,6 +8,10 @@ import * as engine from './pkg/placesim.js';
 
 /**
  * @typedef {import('./types.js').Comparison} Comparison
+ * @typedef {{parts: import('./types.js').Partial[], done: number[], itemMs: number[], report: () => void,
+ *   tasks: [number, number, number, number, number][], t0: number}} RunState
+ *   a run's parts, progress units done and time per item, its progress drawing, and each
+ *   request's worker, item, pair, start and end (ms after t0: where the time went)
  */
 
 /**
@@ -27,6 +31,24 @@ export const engineModule = (async () => {
   }
 })();
 
+/** Texts from this length on go to the workers as a Blob (see `blobOf`). */
+const BLOB_MIN = 1 << 18;
+
+/** @type {{text: string, blob: Blob | null}} the last text sent as a Blob */
+let lastBlob = { text: '', blob: null };
+
+/**
+ * A graph's text as a Blob, made once per text. A string in a message is copied by the
+ * main thread at every postMessage (structured clone): on a 20 MB graph, tens of ms of the
+ * main thread per message, and each run sends the graph to every worker, the timeline's and
+ * the trace's. A Blob goes by reference; the worker decodes it on its own thread.
+ * @param {string} text
+ */
+function blobOf(text) {
+  if (lastBlob.text !== text || !lastBlob.blob) lastBlob = { text, blob: new Blob([text]) };
+  return lastBlob.blob;
+}
+
 export class Runner {
   constructor() {
     this.seq = 0;
@@ -39,6 +61,12 @@ export class Runner {
     this.preloading = null;
     /** @type {import('./timeline-data.js').TimelineNames | null} the node ids this worker sent last */
     this.names = null;
+    /** @type {Set<number>} the run's items whose plan this worker's engine holds (Pool.taskWorker) */
+    this.held = new Set();
+    /** @type {number | null} the seed of those plans */
+    this.heldSeed = null;
+    /** @type {number | null} the item this worker simulated last (its tables are built) */
+    this.lastUnit = null;
     this.worker = this.spawn();
   }
 
@@ -60,6 +88,9 @@ export class Runner {
     this.names = null;
     /** @type {number | null} the pool's run whose scenario and graph this worker holds */
     this.loadedRun = null;
+    this.held = new Set();
+    this.heldSeed = null;
+    this.lastUnit = null;
     this.worker = this.spawn();
   }
 
@@ -85,13 +116,23 @@ export class Runner {
     p?.reject(new Error(message));
   }
 
-  /** Runs one request; a request still running is cancelled first. */
+  /**
+   * Runs one request; a request still running is cancelled first. A large text (`graphText`,
+   * `text`) goes as a Blob (`blobOf`), which the worker reads back (worker.js).
+   */
   run(msg, onProgress) {
     if (this.pending) this.cancel();
     const id = ++this.seq;
+    const out = { ...msg, id };
+    for (const k of ['graphText', 'text']) {
+      if (typeof out[k] === 'string' && out[k].length >= BLOB_MIN) {
+        out[`${k}Blob`] = blobOf(out[k]);
+        out[k] = null;
+      }
+    }
     return new Promise((resolve, reject) => {
       this.pending = { id, resolve, reject, onProgress };
-      this.worker.postMessage({ ...msg, id });
+      this.worker.postMessage(out);
     });
   }
 
@@ -194,23 +235,15 @@ export class Pool {
     const cost = this.itemCost;
     const order = plan.items.map((_, k) => k)
       .sort((a, b) => (cost.get(keys[b]) ?? -1) - (cost.get(keys[a]) ?? -1));
-    let next = 0;
-    /** @param {Runner} runner */
-    const work = async (runner) => {
-      if (runner.preloading) await runner.preloading;
-      while (this.active === run && next < plan.items.length) {
-        const k = order[next++];
-        // A worker keeps the run's scenario and graph loaded: the graph's text goes to it once.
-        const first = runner.loadedRun !== run;
-        runner.loadedRun = run;
-        const m = await runner.run({ type: 'part', run, scenario, graphText: first ? graphText : null, items: [plan.items[k]] },
-          (d) => { done[k] = d; report(); });
-        parts[k] = m.result;
-        itemMs[k] = m.ms;
-        done[k] = plan.units[k];
-        report();
-      }
-    };
+    // Each worker's part of the run: whole items (work_items gave several placers per item),
+    // or placements and simulations as tasks (one placer per item and several workers).
+    const split = this.size > 1 && plan.items.every((it) => it.placers.length === 1);
+    /** @type {[number, number, number, number, number][]} what each request was: [worker, item, pair (-1: the placement, -2: the whole item), start, end] ms since t0 */
+    const tasks = [];
+    const st = { parts, done, itemMs, report, tasks, t0 };
+    const work = split
+      ? this.taskWorker(run, scenario, graphText, plan, order, st)
+      : this.itemWorker(run, scenario, graphText, plan, order, st);
     try {
       await Promise.all(this.runners.map(work));
     } catch (e) {
@@ -220,9 +253,160 @@ export class Pool {
     if (this.active !== run) throw Object.assign(new Error('cancelled'), { cancelled: true });
     this.active = null;
     // Where the time went: each item's time in its worker, and the merge's (run sets it).
-    this.timings.lastPool = { workers: this.size, itemMs, order, mergeMs: 0 };
+    this.timings.lastPool = { workers: this.size, itemMs, order, mergeMs: 0, split, tasks };
     keys.forEach((key, k) => this.itemCost.set(key, itemMs[k]));
     return { parts, ms: performance.now() - t0 };
+  }
+
+  /**
+   * A worker's loop over whole items: each free worker takes the next item in `order`.
+   * @param {number} run @param {string} scenario @param {string | null} graphText
+   * @param {import('./types.js').WorkPlan} plan @param {number[]} order
+   * @param {RunState} st
+   * @returns {(runner: Runner) => Promise<void>}
+   */
+  itemWorker(run, scenario, graphText, plan, order, { parts, done, itemMs, report, tasks, t0 }) {
+    let next = 0;
+    return async (runner) => {
+      const w = this.runners.indexOf(runner);
+      if (runner.preloading) await runner.preloading;
+      while (this.active === run && next < plan.items.length) {
+        const k = order[next++];
+        // A worker keeps the run's scenario and graph loaded: the graph's text goes to it once.
+        const first = runner.loadedRun !== run;
+        runner.loadedRun = run;
+        const ts = performance.now() - t0;
+        const m = await runner.run({ type: 'part', run, scenario, graphText: first ? graphText : null, items: [plan.items[k]] },
+          (d) => { done[k] = d; report(); });
+        tasks.push([w, k, -2, ts, performance.now() - t0]);
+        parts[k] = m.result;
+        itemMs[k] = m.ms;
+        done[k] = plan.units[k];
+        report();
+      }
+    };
+  }
+
+  /**
+   * A worker's loop over tasks, as the CLI's threads take theirs (src/compare/parallel.rs):
+   * each item (one placer at one seed) is placed once (a task), then each of its pairs is
+   * simulated as a task of its own, in whichever worker is free, so that a slow placer's
+   * simulations spread over the workers. A free worker takes an unstarted placement of the
+   * lowest seed with work left (longest first, `order`), else a simulation whose placement
+   * is done (of the placement it simulated last, else one it holds, else any: its plan goes
+   * along, a few hundred KB), else a placement of a later seed, else waits for a placement.
+   * A worker holds the plans it made or was sent, of one seed (the engine's `SeedCache`).
+   * The placement's part and its pairs' outcomes are joined by the engine (`join_pairs`)
+   * into the part of the whole item: the same bits wherever each task ran.
+   * @param {number} run @param {string} scenario @param {string | null} graphText
+   * @param {import('./types.js').WorkPlan} plan @param {number[]} order
+   * @param {RunState} st
+   * @returns {(runner: Runner) => Promise<void>}
+   */
+  taskWorker(run, scenario, graphText, plan, order, { parts, done, itemMs, report, tasks, t0 }) {
+    const units = plan.items.map((item, k) => ({
+      item,
+      started: false,
+      /** @type {import('./types.js').Partial | null} */
+      part: null,
+      /** @type {Uint8Array | null} the plan's bytes once placed (null: placing, or it did not place) */
+      plan: null,
+      /** the next pair to hand out, how many ran, and how many are running */
+      next: 0,
+      ran: 0,
+      running: 0,
+      pairs: plan.units[k] - 1,
+      /** @type {import('./types.js').PairOutcome[]} */
+      outcomes: [],
+    }));
+    const seedLeft = new Map();
+    for (const it of plan.items) seedLeft.set(it.seed, (seedLeft.get(it.seed) ?? 0) + 1);
+    /** @type {(() => void)[]} */
+    let waiting = [];
+    const wake = () => { const w = waiting; waiting = []; for (const f of w) f(); };
+    /** @param {number} k */
+    const finish = (k) => {
+      const u = units[k];
+      parts[k] = engine.join_pairs(/** @type {import('./types.js').Partial} */ (u.part), u.outcomes);
+      u.part = null;
+      u.plan = null;
+      u.outcomes = [];
+      done[k] = plan.units[k];
+      seedLeft.set(u.item.seed, seedLeft.get(u.item.seed) - 1);
+    };
+    /** @param {Runner} runner @returns {{k: number, j: number} | 'wait' | null} j: -1 places */
+    const pick = (runner) => {
+      let current = Infinity;
+      for (const [seed, left] of seedLeft) if (left > 0 && seed < current) current = seed;
+      if (current === Infinity) return null;
+      const place = (/** @type {number | null} */ seed) => order.find((k) => !units[k].started && (seed === null || units[k].item.seed === seed));
+      let k = place(current);
+      if (k !== undefined) return { k, j: -1 };
+      const open = (/** @type {number} */ j) => units[j].plan !== null && units[j].next < units[j].pairs;
+      const held = runner.held;
+      k = runner.lastUnit !== null && open(runner.lastUnit) ? runner.lastUnit : undefined;
+      k ??= order.find((j) => open(j) && held.has(j));
+      // Else another placement, one no worker is simulating if any: each worker that runs a
+      // placement's pairs decodes its plan and builds its simulation tables once.
+      k ??= order.find((j) => open(j) && units[j].running === 0);
+      k ??= order.find(open);
+      if (k !== undefined) return { k, j: units[k].next++ };
+      k = place(null);
+      if (k !== undefined) return { k, j: -1 };
+      return units.some((u) => u.started && u.part === null && u.pairs > 0 && u.ran < u.pairs) ? 'wait' : null;
+    };
+    return async (runner) => {
+      const w = this.runners.indexOf(runner);
+      if (runner.preloading) await runner.preloading;
+      if (runner.loadedRun !== run) { runner.held = new Set(); runner.lastUnit = null; }
+      try {
+        while (this.active === run) {
+          const t = pick(runner);
+          if (t === null) return;
+          if (t === 'wait') {
+            await new Promise((resolve) => { waiting.push(() => resolve(undefined)); });
+            continue;
+          }
+          const { k, j } = t;
+          const u = units[k];
+          const first = runner.loadedRun !== run;
+          runner.loadedRun = run;
+          // A worker's engine keeps one seed's plans: another seed's task drops them.
+          if (runner.heldSeed !== u.item.seed) { runner.held = new Set(); runner.heldSeed = u.item.seed; }
+          const msg = { run, scenario, graphText: first ? graphText : null, item: u.item };
+          const ts = performance.now() - t0;
+          if (j < 0) {
+            u.started = true;
+            const m = await runner.run({ type: 'place', ...msg }, (d) => { done[k] = d; report(); });
+            itemMs[k] += m.ms;
+            u.part = m.result.part;
+            done[k] = 1;
+            if (m.result.plan) {
+              u.plan = m.result.plan;
+              runner.held.add(k);
+            } else u.pairs = 0;
+            if (u.pairs === 0) finish(k);
+          } else {
+            const send = !runner.held.has(k);
+            u.running += 1;
+            const m = await runner.run({ type: 'sim', ...msg, plan: send ? u.plan : null, pairs: [j] })
+              .finally(() => { u.running -= 1; });
+            itemMs[k] += m.ms;
+            runner.held.add(k);
+            runner.lastUnit = k;
+            u.outcomes[j] = m.result[0];
+            u.ran += 1;
+            done[k] = 1 + u.ran;
+            if (u.ran === u.pairs) finish(k);
+          }
+          tasks.push([w, k, j, ts, performance.now() - t0]);
+          report();
+          wake();
+        }
+      } finally {
+        wake();
+      }
+    };
   }
 
   /**

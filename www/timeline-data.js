@@ -7,6 +7,7 @@
 //
 //   compactTimeline(tl, names)   the engine's Timeline -> TimelineData and its buffers (worker)
 //   namesOf(nodes)               node ids -> TimelineNames (worker)
+//   laneArrays(data)             the lanes' per-op arrays the chart's layout reads (worker)
 //   nodeName(names, v)           node v's id (page)
 //   findNames(names, query)      nodes whose id contains a text, case-insensitive (page)
 //
@@ -48,7 +49,154 @@
  * @property {Float64Array} edges the graph's edges flattened: [src, dst, bytes, ...]
  * @property {Int32Array} critical the critical path in time order: op v as v, transfer x as -1 - x
  * @property {number} critical_idle seconds on the critical path where nothing on it ran
+ * @property {LaneArrays} [lanes] the lanes' arrays, made by the worker (`laneArrays`); the
+ *   chart makes them itself when absent
  */
+
+/**
+ * @typedef {object} LaneArrays What the chart's layout (charts/timeline/layout.js `prepare`)
+ * computes per op and transfer, computed in the worker: a lane per device (its ops are the
+ * range [a, b) of op_order), then a lane per busy link (a range of tr_order).
+ * @property {Int32Array} devRange per device: a, b
+ * @property {Float64Array} opStarts op_order's starts, ends, and running maximum of ends (restarted per device)
+ * @property {Float64Array} opEnds
+ * @property {Float64Array} opMaxEnd
+ * @property {Int32Array} links per busy link, in tr_order: key (src * devices + dst), a, b
+ * @property {Float64Array} trStarts tr_order's starts, ends, and running maximum of ends (restarted per link)
+ * @property {Float64Array} trEnds
+ * @property {Float64Array} trMaxEnd
+ * @property {Int32Array} opLane per node: its lane (-1: none) and position in it
+ * @property {Int32Array} opPos
+ * @property {Int32Array} xLane per transfer: likewise
+ * @property {Int32Array} xPos
+ * @property {Float64Array} typeTime per op type: seconds of its recorded ops, and their count
+ * @property {Int32Array} typeCount
+ * @property {number} opEndMax the latest op end (-Infinity: none)
+ * @property {number} trEndMax the latest transfer end or ready time (-Infinity: none)
+ * @property {Float64Array[]} memT per device: its memory curve's times and bytes
+ * @property {Float64Array[]} memB
+ * @property {Float64Array} memMax per device: the curve's largest bytes (-Infinity: none)
+ */
+
+/**
+ * Runs of equal `key` in `order` (sorted by key): [key, a, b] triples.
+ * @param {Uint32Array} order @param {(i: number) => number} key
+ */
+function runs(order, key) {
+  const out = [];
+  for (let a = 0; a < order.length;) {
+    const k = key(order[a]);
+    let b = a + 1;
+    while (b < order.length && key(order[b]) === k) b++;
+    out.push(k, a, b);
+    a = b;
+  }
+  return out;
+}
+
+/**
+ * A range's starts, ends and running maximum of ends, restarted at each run.
+ * @param {Uint32Array} order @param {number[]} ranges [key, a, b, ...]
+ * @param {Float64Array} startOf @param {Float64Array} endOf
+ */
+function intervals(order, ranges, startOf, endOf) {
+  const n = order.length;
+  const starts = new Float64Array(n);
+  const ends = new Float64Array(n);
+  const maxEnd = new Float64Array(n);
+  for (let r = 0; r < ranges.length; r += 3) {
+    let m = -Infinity;
+    for (let i = ranges[r + 1]; i < ranges[r + 2]; i++) {
+      starts[i] = startOf[order[i]];
+      ends[i] = endOf[order[i]];
+      if (ends[i] > m) m = ends[i];
+      maxEnd[i] = m;
+    }
+  }
+  return { starts, ends, maxEnd };
+}
+
+/**
+ * The lanes' per-op and per-transfer arrays of a timeline (`LaneArrays`): made in the worker
+ * beside the timeline, so that the page's main thread does not walk a 48,000-op run to lay
+ * it out (the layout's passes were most of a long task: docs/bench.md, issue 24m).
+ * @param {TimelineData} tl @returns {LaneArrays}
+ */
+export function laneArrays(tl) {
+  const D = tl.devices.length;
+  const N = tl.op_start.length;
+  const X = tl.tr_start.length;
+  const T = tl.op_types.length;
+  const typeTime = new Float64Array(T);
+  const typeCount = new Int32Array(T);
+  let opEndMax = -Infinity;
+  for (const v of tl.op_order) {
+    const t = tl.op_type[v];
+    if (t < T) {
+      typeTime[t] += tl.op_end[v] - tl.op_start[v];
+      typeCount[t] += 1;
+    }
+    if (tl.op_end[v] > opEndMax) opEndMax = tl.op_end[v];
+  }
+  const devRuns = runs(tl.op_order, (v) => tl.op_device[v]);
+  const devRange = new Int32Array(2 * D);
+  for (let r = 0; r < devRuns.length; r += 3) {
+    const d = devRuns[r];
+    if (d >= 0 && d < D) { devRange[2 * d] = devRuns[r + 1]; devRange[2 * d + 1] = devRuns[r + 2]; }
+  }
+  const ops = intervals(tl.op_order, devRuns, tl.op_start, tl.op_end);
+  let trEndMax = -Infinity;
+  for (const x of tl.tr_order) {
+    if (tl.tr_end[x] > trEndMax) trEndMax = tl.tr_end[x];
+    if (tl.tr_ready[x] > trEndMax) trEndMax = tl.tr_ready[x];
+  }
+  const linkRuns = runs(tl.tr_order, (x) => tl.tr_src[x] * D + tl.tr_dst[x]);
+  const trs = intervals(tl.tr_order, linkRuns, tl.tr_start, tl.tr_end);
+  const opLane = new Int32Array(N).fill(-1);
+  const opPos = new Int32Array(N);
+  for (let d = 0; d < D; d++) {
+    for (let i = devRange[2 * d]; i < devRange[2 * d + 1]; i++) {
+      opLane[tl.op_order[i]] = d;
+      opPos[tl.op_order[i]] = i - devRange[2 * d];
+    }
+  }
+  const xLane = new Int32Array(X).fill(-1);
+  const xPos = new Int32Array(X);
+  for (let r = 0; r < linkRuns.length; r += 3) {
+    for (let i = linkRuns[r + 1]; i < linkRuns[r + 2]; i++) {
+      xLane[tl.tr_order[i]] = D + r / 3;
+      xPos[tl.tr_order[i]] = i - linkRuns[r + 1];
+    }
+  }
+  const memT = [];
+  const memB = [];
+  const memMax = new Float64Array(D).fill(-Infinity);
+  for (let d = 0; d < D; d++) {
+    const curve = tl.memory[d] ?? new Float64Array(0);
+    const m = curve.length >> 1;
+    const mt = new Float64Array(m);
+    const mb = new Float64Array(m);
+    for (let i = 0; i < m; i++) {
+      mt[i] = curve[2 * i];
+      mb[i] = curve[2 * i + 1];
+      if (mb[i] > memMax[d]) memMax[d] = mb[i];
+    }
+    memT.push(mt);
+    memB.push(mb);
+  }
+  return {
+    devRange, opStarts: ops.starts, opEnds: ops.ends, opMaxEnd: ops.maxEnd,
+    links: Int32Array.from(linkRuns), trStarts: trs.starts, trEnds: trs.ends, trMaxEnd: trs.maxEnd,
+    opLane, opPos, xLane, xPos, typeTime, typeCount, opEndMax, trEndMax, memT, memB, memMax,
+  };
+}
+
+/** The buffers of a LaneArrays, to move it. @param {LaneArrays} la @returns {ArrayBuffer[]} */
+export function laneBuffers(la) {
+  return [la.devRange, la.opStarts, la.opEnds, la.opMaxEnd, la.links, la.trStarts, la.trEnds, la.trMaxEnd,
+    la.opLane, la.opPos, la.xLane, la.xPos, la.typeTime, la.typeCount, ...la.memT, ...la.memB, la.memMax]
+    .map((a) => /** @type {ArrayBuffer} */ (a.buffer));
+}
 
 /** @param {string[]} nodes @param {number} seq @returns {TimelineNames} */
 export function namesOf(nodes, seq) {

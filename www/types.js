@@ -2,7 +2,7 @@
 // `tsc --noEmit` (jsconfig.json; `make lint`). Each mirrors a Rust type; tests/mirrors.rs walks
 // the engine's comparison JSON along these typedefs (every key typed, every required one written):
 //   Comparison, PairResult, DeviceResult, GraphSummary,  src/compare/types.rs
-//   WorkItem, Partial, WarmUpCase                         src/compare/items.rs, mod.rs
+//   WorkItem, Partial, PairOutcome, WarmUpCase            src/compare/items.rs, mod.rs
 //   Scenario and its parts                                src/scenario/mod.rs
 //   SolveReport                                           src/plan.rs
 //   Timeline, TimelineDevice                              src/report/trace.rs
@@ -375,6 +375,11 @@
  *   which passes it from a worker to `merge_parts`.
  * @property {GraphSummary} graph
  * @property {object[]} items
+ */
+
+/**
+ * @typedef {unknown} PairOutcome One pair's outcome at one seed (`Result<compare::PairSample,
+ *   Error>`): opaque to the page, which passes it from `Session.simulate_pairs` to `join_pairs`.
  */
 
 /**

@@ -9,10 +9,18 @@
 //                 work items of a comparison (compare::run_part); the scenario is loaded
 //                 once per `run` (a graph of the same text is not parsed again) and kept
 //                 for the run's next items
+//               {id, type: 'place', run, scenario, graphText, clusterText, item}
+//                 places the one placer of a work item (Session.place_item): {part, plan}, its
+//                 part with the pairs not run yet, and its plan's bytes (moved; null when it
+//                 did not place), which this worker also keeps for the run's `sim` requests
+//               {id, type: 'sim', run, scenario, graphText, clusterText, item, plan, pairs}
+//                 runs pairs (positions) of such an item (Session.simulate_pairs) on `plan`,
+//                 or with `plan` null on the plan this worker placed or was sent: their outcomes
 //               {id, type: 'pair', scenario, graphText, clusterText, placer, scheduler, seedIndex, withTrace, namesSeq}
 //                 a pair's run: its timeline as TimelineData (timeline-data.js: typed arrays,
-//                 moved, in lane order), with the node ids unless `namesSeq` names the ids
-//                 this worker sent last and they are the same (the page keeps them per graph);
+//                 moved, in lane order, with its lanes' arrays, laneArrays), with the node ids
+//                 unless `namesSeq` names the ids this worker sent last and they are the same
+//                 (the page keeps them per graph);
 //                 with `withTrace`, its Chrome trace as `traceBlob` (a Blob) and no timeline
 //               {id, type: 'warm', ops, devices}  runs the engine's warm-up case
 //                 (warm_up_case: a generated graph and cluster of that size) twice, item by
@@ -25,6 +33,8 @@
 //               {id, type: 'import', bytes, name, train, batch, shapes, allowUnsized, dtype}  an uploaded file's
 //                 bytes (an ONNX model) as graph JSON: {text, notes} (engine's import_graph with
 //                 the page's import options: training step, batch size (0: none), NAME=DIMS shapes)
+// A `graphText` or `text` of at least 256 KiB comes as `graphTextBlob` / `textBlob` (a Blob:
+// pool.js sends it by reference instead of copying the string on the page's thread).
 // Messages out: {type: 'ready'} once the wasm is loaded, then per request
 //               {id, type: 'progress', done, total} (at most every 100 ms), and
 //               {id, type: 'result', result, ms} or {id, type: 'error', message}.
@@ -35,7 +45,7 @@ import init, {
   Session, run_pair, graph_sha256, graph_embeds, validate_graph, check_linked_graph, import_graph, warm_up_case,
   work_plan,
 } from './pkg/placesim.js';
-import { compactTimeline, namesOf } from './timeline-data.js';
+import { compactTimeline, namesOf, laneArrays, laneBuffers } from './timeline-data.js';
 
 // The page sends the engine compiled once ({type: 'module', module}) as its first message.
 /** @type {(m: WebAssembly.Module) => void} */
@@ -80,7 +90,7 @@ async function run(msg) {
     load(msg);
     return { result: null, ms: performance.now() - t0 };
   }
-  if (msg.type === 'part') {
+  if (msg.type === 'part' || msg.type === 'place' || msg.type === 'sim') {
     if (loadedRun !== msg.run) {
       load(msg);
       loadedRun = msg.run;
@@ -94,7 +104,18 @@ async function run(msg) {
       }
       return true;
     };
-    const result = /** @type {Session} */ (session).run_items(msg.items, progress);
+    const s = /** @type {Session} */ (session);
+    if (msg.type === 'place') {
+      const part = s.place_item(msg.item, progress);
+      // The plan's bytes, moved to the page, which sends them to the workers that run its pairs.
+      const plan = s.take_plan() ?? null;
+      return { result: { part, plan }, ms: performance.now() - t0, transfer: plan ? [plan.buffer] : [] };
+    }
+    if (msg.type === 'sim') {
+      const result = s.simulate_pairs(msg.item, msg.plan ?? undefined, new Uint32Array(msg.pairs), progress);
+      return { result, ms: performance.now() - t0 };
+    }
+    const result = s.run_items(msg.items, progress);
     return { result, ms: performance.now() - t0 };
   }
   if (msg.type === 'pair') {
@@ -115,6 +136,9 @@ async function run(msg) {
     const known = sentNames !== null && sentNames.seq === msg.namesSeq && sentNames.text === names.text;
     if (!known) sentNames = { seq: names.seq, text: names.text };
     const { data, transfer } = compactTimeline(tl, known ? null : names);
+    // The lanes' per-op arrays too: the page's layout then does not walk every op.
+    data.lanes = laneArrays(data);
+    transfer.push(...laneBuffers(data.lanes));
     return { result: { timeline: data, trace: null }, ms: performance.now() - t0, transfer };
   }
   if (msg.type === 'inspect') {
@@ -169,6 +193,8 @@ onmessage = async (e) => {
   }
   await ready;
   try {
+    // A large text comes as a Blob (pool.js `blobOf`): decoded here, off the page's thread.
+    for (const k of ['graphText', 'text']) if (msg[`${k}Blob`]) msg[k] = await msg[`${k}Blob`].text();
     const { result, ms, transfer } = await run(msg);
     postMessage({ id: msg.id, type: 'result', result, ms }, { transfer: transfer ?? [] });
   } catch (err) {

@@ -160,3 +160,84 @@ pub struct Partial {
     pub graph: GraphSummary,
     pub items: Vec<ItemResult>,
 }
+
+/// A plan and its placement seconds as bytes (JSON; floats round-trip exactly): what a
+/// placement task of the page's pool hands to the workers that run its pairs
+/// ([`place_item`], [`simulate_pairs`]). The page never reads it.
+#[derive(Serialize, Deserialize)]
+struct PlanWire {
+    placement: Placement,
+    order: Option<OrderWire>,
+    report: Option<SolveReport>,
+    seconds: f64,
+}
+
+#[derive(Serialize, Deserialize)]
+struct OrderWire {
+    priority: Vec<f64>,
+    sequences: Option<Vec<Vec<crate::model::graph::NodeIx>>>,
+    transfers: Option<Vec<(crate::model::graph::TensorIx, crate::model::cluster::DevIx)>>,
+}
+
+/// Encodes a plan and its placement seconds for another worker ([`decode_plan`]).
+pub fn encode_plan(plan: &Plan, seconds: f64) -> Result<Vec<u8>> {
+    let wire = PlanWire {
+        placement: plan.placement.clone(),
+        order: plan.order.as_ref().map(|o| OrderWire {
+            priority: o.priority.clone(),
+            sequences: o.sequences.clone(),
+            transfers: o.transfers.clone(),
+        }),
+        report: plan.report.clone(),
+        seconds,
+    };
+    serde_json::to_vec(&wire).map_err(|e| Error::Scenario(format!("encoding a plan: {e}")))
+}
+
+/// A plan and its placement seconds from [`encode_plan`]'s bytes, or an error saying why
+/// not (the caller checks that it fits its problem).
+pub fn decode_plan(bytes: &[u8]) -> Result<(Plan, f64)> {
+    let w: PlanWire = serde_json::from_slice(bytes)
+        .map_err(|e| Error::Scenario(format!("a placement task's plan does not decode: {e}")))?;
+    Ok((
+        Plan {
+            placement: w.placement,
+            order: w.order.map(|o| crate::plan::Order {
+                priority: o.priority,
+                sequences: o.sequences,
+                transfers: o.transfers,
+            }),
+            report: w.report,
+        },
+        w.seconds,
+    ))
+}
+
+/// A placement task's part ([`place_item`]: one item, its one placer's pairs not run yet)
+/// with those pairs' outcomes ([`simulate_pairs`]), in pair order: the part [`run_part`]
+/// returns for that item. A part whose placer did not place (row errors) or whose seed
+/// failed takes no outcomes.
+pub fn join_pairs(
+    mut part: Partial,
+    outcomes: Vec<std::result::Result<PairSample, Error>>,
+) -> Result<Partial> {
+    let bad = |why: &str| {
+        Err(Error::Scenario(format!(
+            "joining a placement's pairs: {why}"
+        )))
+    };
+    let [item] = part.items.as_mut_slice() else {
+        return bad("the part has not exactly one item");
+    };
+    match &mut item.outcome {
+        Err(_) if outcomes.is_empty() => {}
+        Err(_) => return bad("its seed failed, yet pairs ran"),
+        Ok(sample) => match sample.placers.as_mut_slice() {
+            [p] if p.pairs.is_empty() => p.pairs = outcomes,
+            [_] if outcomes.is_empty() => {}
+            [_] => return bad("its placer did not place, yet pairs ran"),
+            _ => return bad("the item has not exactly one placer"),
+        },
+    }
+    Ok(part)
+}

@@ -196,6 +196,10 @@ pub(super) fn graph_summary(graph: &Graph) -> GraphSummary {
 #[derive(Default)]
 pub struct SeedCache {
     pub(super) kept: Option<KeptSeed>,
+    /// Plans of that seed for [`simulate_pairs`], by (seed, placer): placed or received here.
+    pub(super) placed: std::collections::BTreeMap<(u32, usize), (Plan, f64)>,
+    /// The simulation tables of the last placement simulated here, by (seed, placer).
+    pub(super) prepared: Option<((u32, usize), sim::Prepared)>,
 }
 
 pub(super) struct KeptSeed {
@@ -235,8 +239,94 @@ fn seed_sample(
     cache: &mut SeedCache,
     progress: Progress,
 ) -> Result<SeedSample> {
+    with_seed(resolved, graph, fixed, item, cache, &mut |seed| {
+        let total = item_units(resolved, item);
+        let mut done = 0usize;
+        let mut placers = Vec::with_capacity(item.placers.len());
+        for &pi in &item.placers {
+            let base = done as f64;
+            let placed = place(seed.problem, resolved, pi, item.seed, &mut |f| {
+                progress(base + f, total)
+            });
+            if let Err(Error::Cancelled) = placed {
+                return Err(Error::Cancelled);
+            }
+            done += 1;
+            if !progress(done as f64, total) {
+                return Err(Error::Cancelled);
+            }
+            let mut pairs = Vec::new();
+            // The tables every run of this placement reads, built once for its pairs.
+            let mut prepared: Option<sim::Prepared> = None;
+            for &pair_ix in resolved.pairs.iter().filter(|p| p.0 == pi) {
+                let outcome = match &placed {
+                    Err(e) => Err(e.clone()),
+                    Ok((plan, seconds)) => {
+                        let base = done as f64;
+                        let prepared = prepared
+                            .get_or_insert_with(|| sim::prepare(seed.problem, &plan.placement));
+                        run_pair(
+                            seed.problem,
+                            resolved,
+                            (plan, *seconds),
+                            prepared,
+                            (pair_ix, item.seed),
+                            seed.bounds,
+                            seed.workers,
+                            &mut |f| progress(base + f, total),
+                        )?
+                    }
+                };
+                pairs.push(outcome);
+                done += 1;
+                if !progress(done as f64, total) {
+                    return Err(Error::Cancelled);
+                }
+            }
+            placers.push(PlacerSample { placer: pi, pairs });
+        }
+        Ok(seed.sample(placers))
+    })
+}
+
+/// What a task of one seed reads: its cost model, bounds, a replica's workers and devices.
+struct SeedView<'s, 'p> {
+    problem: &'s Problem<'p>,
+    bounds: (f64, f64),
+    workers: &'s [crate::model::cluster::DevIx],
+    cluster: &'s Cluster,
+}
+
+impl SeedView<'_, '_> {
+    fn sample(&self, placers: Vec<PlacerSample>) -> SeedSample {
+        SeedSample {
+            devices: seed_devices(self.cluster),
+            critical_path_bound: self.bounds.0,
+            work_bound: self.bounds.1,
+            placers,
+        }
+    }
+}
+
+/// Runs `f` on item's seed: its cost model from `cache` when it holds that seed, else built
+/// (realized, costed, bounded), and kept in `cache` afterwards. The item's checks come first,
+/// in this order: the seed, the placer indices, a replica's devices.
+fn with_seed<T>(
+    resolved: &Resolved,
+    graph: &Graph,
+    fixed: Option<&Cluster>,
+    item: &WorkItem,
+    cache: &mut SeedCache,
+    f: &mut dyn FnMut(&SeedView) -> Result<T>,
+) -> Result<T> {
     let scenario = resolved.scenario();
     let i = item.seed;
+    // Only this seed's plans and tables are kept: a task of another seed drops them (the
+    // page's pool knows this rule: `Runner.heldSeed`).
+    cache.placed.retain(|k, _| k.0 == i);
+    if cache.prepared.as_ref().is_some_and(|(k, _)| k.0 != i) {
+        cache.prepared = None;
+    }
     let (real, kept) = match cache.kept.take().filter(|k| k.seed == i) {
         Some(k) => (k.real, Some((k.data, k.critical_path, k.work))),
         None => (realize(scenario, graph, fixed, i)?, None),
@@ -257,57 +347,17 @@ fn seed_sample(
             resolved.placers.len()
         )));
     }
-    let total = item_units(resolved, item);
     // The cluster is balanced already (realize).
     let workers = match &scenario.replica {
         Some(r) => replica_devices(r, &real.cluster)?.0,
         None => Vec::new(),
     };
-    let mut done = 0usize;
-    let mut placers = Vec::with_capacity(item.placers.len());
-    for &pi in &item.placers {
-        let base = done as f64;
-        let placed = place(&problem, resolved, pi, i, &mut |f| {
-            progress(base + f, total)
-        });
-        if let Err(Error::Cancelled) = placed {
-            return Err(Error::Cancelled);
-        }
-        done += 1;
-        if !progress(done as f64, total) {
-            return Err(Error::Cancelled);
-        }
-        let mut pairs = Vec::new();
-        // The tables every run of this placement reads, built once for its pairs.
-        let mut prepared: Option<sim::Prepared> = None;
-        for &pair_ix in resolved.pairs.iter().filter(|p| p.0 == pi) {
-            let outcome = match &placed {
-                Err(e) => Err(e.clone()),
-                Ok((plan, seconds)) => {
-                    let base = done as f64;
-                    let prepared =
-                        prepared.get_or_insert_with(|| sim::prepare(&problem, &plan.placement));
-                    run_pair(
-                        &problem,
-                        resolved,
-                        (plan, *seconds),
-                        prepared,
-                        (pair_ix, i),
-                        (cp, wb),
-                        &workers,
-                        &mut |f| progress(base + f, total),
-                    )?
-                }
-            };
-            pairs.push(outcome);
-            done += 1;
-            if !progress(done as f64, total) {
-                return Err(Error::Cancelled);
-            }
-        }
-        placers.push(PlacerSample { placer: pi, pairs });
-    }
-    let devices = seed_devices(&real.cluster);
+    let out = f(&SeedView {
+        problem: &problem,
+        bounds: (cp, wb),
+        workers: &workers,
+        cluster: &real.cluster,
+    });
     cache.kept = Some(KeptSeed {
         seed: i,
         data: problem.into_data(),
@@ -315,12 +365,165 @@ fn seed_sample(
         critical_path: cp,
         work: wb,
     });
-    Ok(SeedSample {
-        devices,
-        critical_path_bound: cp,
-        work_bound: wb,
-        placers,
-    })
+    out
+}
+
+/// The one placer of `item` (a task of the page's pool, whose pairs' simulations may run in
+/// other workers): a part with the item's result, with that placer's pairs not run yet (empty) when it
+/// placed, their row errors when it could not, or the error that stops the item (as
+/// [`run_item`]'s); and when it placed, its plan encoded ([`encode_plan`]) for
+/// [`simulate_pairs`] in another worker. `cache` keeps the plan for this worker's own
+/// [`simulate_pairs`]. `progress(done, 1)` hears the placer's fraction done; answering
+/// `false` stops with `Error::Cancelled`, the only error returned.
+pub fn place_item(
+    resolved: &Resolved,
+    graph: &Graph,
+    fixed: Option<&Cluster>,
+    item: &WorkItem,
+    cache: &mut SeedCache,
+    progress: Progress,
+) -> Result<(Partial, Option<Vec<u8>>)> {
+    let &[pi] = item.placers.as_slice() else {
+        return Err(Error::Scenario(format!(
+            "a placement task places one placer, not {}",
+            item.placers.len()
+        )));
+    };
+    let mut plan_out = None;
+    let outcome = with_seed(
+        resolved,
+        graph,
+        fixed,
+        item,
+        cache,
+        &mut |seed| match place(seed.problem, resolved, pi, item.seed, &mut |f| {
+            progress(f, 1)
+        }) {
+            Err(Error::Cancelled) => Err(Error::Cancelled),
+            placed => Ok((seed.sample(Vec::new()), placed)),
+        },
+    );
+    let outcome = match outcome {
+        Err(Error::Cancelled) => return Err(Error::Cancelled),
+        Err(e) => Err(e),
+        Ok((mut sample, Err(e))) => {
+            // A row error for each of its pairs.
+            let n = resolved.pairs.iter().filter(|p| p.0 == pi).count();
+            sample.placers.push(PlacerSample {
+                placer: pi,
+                pairs: vec![Err(e); n],
+            });
+            Ok(sample)
+        }
+        Ok((mut sample, Ok((plan, seconds)))) => {
+            plan_out = Some(encode_plan(&plan, seconds)?);
+            cache.placed.insert((item.seed, pi), (plan, seconds));
+            sample.placers.push(PlacerSample {
+                placer: pi,
+                pairs: Vec::new(),
+            });
+            Ok(sample)
+        }
+    };
+    if !progress(1.0, 1) {
+        return Err(Error::Cancelled);
+    }
+    Ok((
+        Partial {
+            graph: graph_summary(graph),
+            items: vec![ItemResult {
+                item: item.clone(),
+                outcome,
+            }],
+        },
+        plan_out,
+    ))
+}
+
+/// Runs the pairs at positions `pairs` (among the pairs of `item`'s one placer, in pair
+/// order) on its placement: `plan`, encoded by [`place_item`] in some worker, or `None` for
+/// the one `cache` holds (placed or decoded here before). Their outcomes, in `pairs`' order,
+/// with the bits [`run_item`] computes: the same placement, streams and seed. A placement's
+/// simulation tables are kept in `cache` for its next pairs. `progress(done, pairs.len())`;
+/// answering `false` stops with `Error::Cancelled`. An error (a seed that cannot run, a plan
+/// that does not decode or fit) is returned, not a row's: `place_item` reported it first.
+#[allow(clippy::too_many_arguments)]
+pub fn simulate_pairs(
+    resolved: &Resolved,
+    graph: &Graph,
+    fixed: Option<&Cluster>,
+    item: &WorkItem,
+    plan: Option<&[u8]>,
+    pairs: &[usize],
+    cache: &mut SeedCache,
+    progress: Progress,
+) -> Result<Vec<std::result::Result<PairSample, Error>>> {
+    let &[pi] = item.placers.as_slice() else {
+        return Err(Error::Scenario(format!(
+            "a simulation task runs one placer's pairs, not {} placers'",
+            item.placers.len()
+        )));
+    };
+    let of_placer: Vec<(usize, usize, usize)> = resolved
+        .pairs
+        .iter()
+        .copied()
+        .filter(|p| p.0 == pi)
+        .collect();
+    if let Some(&j) = pairs.iter().find(|&&j| j >= of_placer.len()) {
+        return Err(Error::Scenario(format!(
+            "pair position {j} is out of range (placer '{}' has {} pairs)",
+            resolved.placers.get(pi).map_or("?", |p| p.info.name),
+            of_placer.len()
+        )));
+    }
+    let key = (item.seed, pi);
+    let mut held = cache.placed.remove(&key);
+    let mut prepared = cache.prepared.take().filter(|(k, _)| *k == key);
+    let out = with_seed(resolved, graph, fixed, item, cache, &mut |seed| {
+        if let Some(bytes) = plan {
+            let (plan, seconds) = decode_plan(bytes)?;
+            place::verify(seed.problem, &plan.placement)
+                .and_then(|()| plan.check(seed.problem))
+                .map_err(|e| {
+                    Error::Scenario(format!("a placement task's plan does not fit: {e}"))
+                })?;
+            held = Some((plan, seconds));
+            prepared = None;
+        }
+        let Some((plan, seconds)) = &held else {
+            return Err(Error::Scenario(format!(
+                "no placement of placer {pi} at seed {} is held here: send its plan",
+                item.seed
+            )));
+        };
+        let prepared = &prepared
+            .get_or_insert_with(|| (key, sim::prepare(seed.problem, &plan.placement)))
+            .1;
+        let mut out = Vec::with_capacity(pairs.len());
+        for (n, &j) in pairs.iter().enumerate() {
+            let base = n as f64;
+            out.push(run_pair(
+                seed.problem,
+                resolved,
+                (plan, *seconds),
+                prepared,
+                (of_placer[j], item.seed),
+                seed.bounds,
+                seed.workers,
+                &mut |f| progress(base + f, pairs.len()),
+            )?);
+            if !progress((n + 1) as f64, pairs.len()) {
+                return Err(Error::Cancelled);
+            }
+        }
+        Ok(out)
+    });
+    if let Some(p) = held {
+        cache.placed.insert(key, p);
+    }
+    cache.prepared = prepared;
+    out
 }
 
 /// A seed's devices as realized, for its sample.

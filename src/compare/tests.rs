@@ -448,6 +448,162 @@ fn parallel_and_split_runs_have_the_bits_of_a_sequential_run() {
     }
 }
 
+/// The page's finer tasks: each placer placed in one worker ([`place_item`]), its pairs run
+/// in any worker, given the plan's bytes or holding it ([`simulate_pairs`]), joined
+/// ([`join_pairs`]) and merged: the bits of the sequential run, row errors included.
+#[test]
+fn placement_tasks_and_their_pairs_anywhere_have_the_bits_of_a_sequential_run() {
+    for seeds in [1, 2] {
+        let (s, g) = every_strategy(seeds);
+        let resolved = s.resolve().unwrap();
+        let want = bits(&run(&resolved, &g, None, &mut |_, _| true).unwrap());
+        let items = work_items(&resolved, 2);
+        assert!(items.iter().all(|it| it.placers.len() == 1));
+        // Two workers' caches, kept across tasks as a page worker keeps its session's.
+        let (mut a, mut b) = (SeedCache::default(), SeedCache::default());
+        let mut parts = Vec::new();
+        let mut held_and_sent = 0;
+        for (k, item) in items.iter().enumerate() {
+            let (placer, other) = if k % 2 == 0 {
+                (&mut a, &mut b)
+            } else {
+                (&mut b, &mut a)
+            };
+            let mut last = 0.0;
+            let (part, plan) = place_item(&resolved, &g, None, item, placer, &mut |d, t| {
+                assert_eq!(t, 1);
+                last = d;
+                true
+            })
+            .unwrap();
+            assert_eq!(last, 1.0, "progress reaches the placement's one unit");
+            let n = item_units(&resolved, item) - 1;
+            let Some(plan) = plan else {
+                // Did not place (or its seed failed): nothing to run, the part is whole.
+                parts.push(join_pairs(part, Vec::new()).unwrap());
+                continue;
+            };
+            // Odd positions where it placed (holding the plan), even ones in the other
+            // worker (sent the plan), backwards; then put back in pair order.
+            let odd: Vec<usize> = (0..n).filter(|j| j % 2 == 1).collect();
+            let even: Vec<usize> = (0..n).filter(|j| j % 2 == 0).rev().collect();
+            let at_home = simulate_pairs(
+                &resolved,
+                &g,
+                None,
+                item,
+                None,
+                &odd,
+                placer,
+                &mut |_, _| true,
+            )
+            .unwrap();
+            let away = simulate_pairs(
+                &resolved,
+                &g,
+                None,
+                item,
+                Some(&plan),
+                &even,
+                other,
+                &mut |_, _| true,
+            )
+            .unwrap();
+            held_and_sent += usize::from(!odd.is_empty() && !even.is_empty());
+            let mut outcomes = vec![None; n];
+            for (j, o) in odd.iter().zip(at_home).chain(even.iter().zip(away)) {
+                outcomes[*j] = Some(o);
+            }
+            let outcomes: Vec<_> = outcomes.into_iter().map(Option::unwrap).collect();
+            // Through JSON, as the workers pass them.
+            let outcomes =
+                serde_json::from_str(&serde_json::to_string(&outcomes).unwrap()).unwrap();
+            parts.push(join_pairs(part, outcomes).unwrap());
+        }
+        assert!(held_and_sent > 3, "the test splits placements' pairs");
+        parts.reverse();
+        assert_eq!(
+            bits(&merge(&resolved, &parts).unwrap()),
+            want,
+            "{seeds} seeds"
+        );
+    }
+}
+
+/// A simulation task without a plan it holds, with bytes that are not a plan or not this
+/// problem's, or a placement task of several placers, is an error that says so; so is a
+/// join that does not fit its part.
+#[test]
+fn placement_tasks_refuse_what_does_not_fit() {
+    let (s, g) = every_strategy(1);
+    let resolved = s.resolve().unwrap();
+    let items = work_items(&resolved, 2);
+    let item = &items[0];
+    let mut cache = SeedCache::default();
+    let go = &mut |_: f64, _: usize| true;
+    let err = |r: Result<Vec<std::result::Result<PairSample, Error>>>| r.unwrap_err().to_string();
+    let e = err(simulate_pairs(
+        &resolved,
+        &g,
+        None,
+        item,
+        None,
+        &[0],
+        &mut cache,
+        go,
+    ));
+    assert!(e.contains("no placement of placer 0 at seed 0"), "{e}");
+    let e = err(simulate_pairs(
+        &resolved,
+        &g,
+        None,
+        item,
+        Some(b"{"),
+        &[0],
+        &mut cache,
+        go,
+    ));
+    assert!(e.contains("does not decode"), "{e}");
+    let (part, plan) = place_item(&resolved, &g, None, item, &mut cache, go).unwrap();
+    let mut plan: serde_json::Value = serde_json::from_slice(&plan.unwrap()).unwrap();
+    plan["placement"][0] = 99.into();
+    let plan = serde_json::to_vec(&plan).unwrap();
+    let e = err(simulate_pairs(
+        &resolved,
+        &g,
+        None,
+        item,
+        Some(&plan),
+        &[0],
+        &mut cache,
+        go,
+    ));
+    assert!(e.contains("does not fit"), "{e}");
+    let e = err(simulate_pairs(
+        &resolved,
+        &g,
+        None,
+        item,
+        None,
+        &[50],
+        &mut cache,
+        go,
+    ));
+    assert!(e.contains("pair position 50 is out of range"), "{e}");
+    let two = WorkItem {
+        seed: 0,
+        placers: vec![0, 1],
+    };
+    let e = place_item(&resolved, &g, None, &two, &mut cache, go)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("one placer, not 2"), "{e}");
+    let mut two_items = part.clone();
+    two_items.items.push(part.items[0].clone());
+    let e = join_pairs(two_items, Vec::new()).unwrap_err().to_string();
+    assert!(e.contains("not exactly one item"), "{e}");
+}
+
 #[test]
 fn work_items_split_by_placer_when_seeds_are_few() {
     let (s, _) = every_strategy(2);

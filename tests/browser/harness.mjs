@@ -9,7 +9,8 @@ import { execFileSync } from 'node:child_process';
 import { chromium } from 'playwright-core';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-export const WWW = join(ROOT, 'www');
+/** The site served: www/, or PLACESIM_WWW (another build of the page, e.g. an older one, to compare). */
+export const WWW = process.env.PLACESIM_WWW ? resolve(process.env.PLACESIM_WWW) : join(ROOT, 'www');
 export const CLI = process.env.PLACESIM_CLI || join(ROOT, 'target/release/placesim');
 
 const TYPES = {

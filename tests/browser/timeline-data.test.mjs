@@ -4,7 +4,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { compactTimeline, namesOf, nodeName, findNames } from '../../www/timeline-data.js';
+import { compactTimeline, namesOf, nodeName, findNames, laneArrays, laneBuffers } from '../../www/timeline-data.js';
 
 /** A hand-made Timeline (report::trace::timeline's shape): 4 ops on 2 devices, 3 transfers. */
 function timeline() {
@@ -89,4 +89,32 @@ test('names: one string, each id sliced back; search within ids only, case-insen
   const odd = namesOf(['İstanbul', 'x/İzmir', 'other'], 1);
   assert.deepEqual(findNames(odd, 'i̇z'), [1]);
   assert.deepEqual(findNames(odd, 'other'), [2]);
+});
+
+test('laneArrays: each lane a range of the order, its intervals, every item placed in its lane', () => {
+  const { data } = compactTimeline(timeline(), null);
+  const la = laneArrays(data);
+  // d0: op_order[0, 2) = ops 0 (0-2) and 2 (5-7); d1: [2, 4) = ops 1 (1-3) and 3 (1-1.5).
+  assert.deepEqual([...la.devRange], [0, 2, 2, 4]);
+  assert.deepEqual([...la.opStarts], [0, 5, 1, 1]);
+  assert.deepEqual([...la.opEnds], [2, 7, 3, 1.5]);
+  // A running maximum, restarted at d1's first op.
+  assert.deepEqual([...la.opMaxEnd], [2, 7, 3, 3]);
+  assert.deepEqual([...la.opLane], [0, 1, 0, 1]);
+  assert.deepEqual([...la.opPos], [0, 0, 1, 1]);
+  // Links 0 -> 1 (key 1: transfer 1) and 1 -> 0 (key 2: transfers 2 then 0), lanes 2 and 3.
+  assert.deepEqual([...la.links], [1, 0, 1, 2, 1, 3]);
+  assert.deepEqual([...la.trStarts], [2, 3, 4]);
+  assert.deepEqual([...la.trMaxEnd], [3, 3.5, 5]);
+  assert.deepEqual([...la.xLane], [3, 2, 3]);
+  assert.deepEqual([...la.xPos], [1, 0, 0]);
+  assert.deepEqual([...la.typeTime], [4, 2.5]);
+  assert.deepEqual([...la.typeCount], [2, 2]);
+  assert.equal(la.opEndMax, 7);
+  assert.equal(la.trEndMax, 5);
+  assert.deepEqual(la.memT.map((m) => [...m]), [[0, 2], [1]]);
+  assert.deepEqual(la.memB.map((m) => [...m]), [[10, 0], [5]]);
+  assert.deepEqual([...la.memMax], [10, 5]);
+  const buffers = laneBuffers(la);
+  assert.equal(new Set(buffers).size, buffers.length);
 });

@@ -5,7 +5,7 @@
 // Not here: painting (paint.js), input events (interaction.js), or any DOM.
 
 import { formatBytes, opTypeColor, textWidth, num } from '../svg.js';
-import { nodeName } from '../../timeline-data.js';
+import { nodeName, laneArrays } from '../../timeline-data.js';
 
 /** @typedef {ReturnType<typeof prepare>} Prepared the prepared timeline (`P`) */
 
@@ -53,43 +53,6 @@ export function upperIndex(arr, n, v) {
   return lo - 1;
 }
 
-/**
- * A lane: its items (already in start order: timeline-data.js sorts them in the worker), their
- * starts and ends, and a running max of ends for interval queries.
- * @param {Uint32Array} items @param {Float64Array} startOf @param {Float64Array} endOf
- */
-function makeLane(kind, items, startOf, endOf) {
-  const n = items.length;
-  const starts = new Float64Array(n);
-  const ends = new Float64Array(n);
-  const maxEnd = new Float64Array(n);
-  let m = -Infinity;
-  for (let i = 0; i < n; i++) {
-    starts[i] = startOf[items[i]];
-    ends[i] = endOf[items[i]];
-    if (ends[i] > m) m = ends[i];
-    maxEnd[i] = m;
-  }
-  return { kind, n, starts, ends, maxEnd, items };
-}
-
-/**
- * The runs of equal keys in `order` (sorted by key): [[key, from, to), ...].
- * @param {Uint32Array} order @param {(i: number) => number} keyOf
- */
-function runsOf(order, keyOf) {
-  /** @type {[number, number, number][]} */
-  const runs = [];
-  for (let a = 0; a < order.length;) {
-    const key = keyOf(order[a]);
-    let b = a + 1;
-    while (b < order.length && keyOf(order[b]) === key) b++;
-    runs.push([key, a, b]);
-    a = b;
-  }
-  return runs;
-}
-
 /** @param {import('../../timeline-data.js').TimelineData} tl */
 export function prepare(tl) {
   const t0 = performance.now();
@@ -105,60 +68,49 @@ export function prepare(tl) {
 
   const typeColors = opTypes.map((name) => opTypeColor(name));
   const typeText = typeColors.map(textOn);
-  let tEnd = num(tl.makespan);
-  // Type statistics for the legend.
-  const typeTime = new Float64Array(opTypes.length);
-  const typeCount = new Int32Array(opTypes.length);
-  for (const v of tl.op_order) {
-    const t = opTypeIx[v];
-    if (t < opTypes.length) {
-      typeTime[t] += opEnd[v] - opStart[v];
-      typeCount[t] += 1;
-    }
-    if (opEnd[v] > tEnd) tEnd = opEnd[v];
-  }
+  // The per-op passes (type statistics, lanes' interval arrays, each item's lane and
+  // position, memory curves) come from the worker (timeline-data.js laneArrays); a timeline
+  // made elsewhere (tests, an older worker) gets them here.
+  const la = tl.lanes ?? laneArrays(tl);
+  const { typeTime, typeCount, opLane, opPos, xLane, xPos } = la;
+  let tEnd = Math.max(num(tl.makespan), la.opEndMax);
 
   const lanes = [];
   let y = 0;
   // A lane per device, with or without ops.
-  const byDevice = new Map(runsOf(tl.op_order, (v) => tl.op_device[v]).map(([d, a, b]) => [d, [a, b]]));
   for (let d = 0; d < D; d++) {
-    const [a, b] = byDevice.get(d) ?? [0, 0];
-    const lane = makeLane('device', tl.op_order.subarray(a, b), opStart, opEnd);
+    const a = la.devRange[2 * d];
+    const b = la.devRange[2 * d + 1];
+    const lane = {
+      kind: 'device', n: b - a, starts: la.opStarts.subarray(a, b), ends: la.opEnds.subarray(a, b),
+      maxEnd: la.opMaxEnd.subarray(a, b), items: tl.op_order.subarray(a, b),
+    };
     lane.device = d;
     lane.y = y;
     lane.h = DEV_PAD + OPS_H + MEM_GAP + MEM_H + DEV_PAD;
     const dev = devices[d] || {};
-    const curve = tl.memory[d] ?? new Float64Array(0);
-    const m = curve.length >> 1;
-    const mt = new Float64Array(m);
-    const mb = new Float64Array(m);
-    let peak = num(dev.peak_memory);
-    for (let i = 0; i < m; i++) {
-      mt[i] = curve[2 * i];
-      mb[i] = curve[2 * i + 1];
-      if (mb[i] > peak) peak = mb[i];
-    }
+    const mt = la.memT[d] ?? new Float64Array(0);
+    const peak = Math.max(num(dev.peak_memory), la.memMax[d] ?? -Infinity);
     const cap = typeof dev.memory === 'number' && Number.isFinite(dev.memory) ? dev.memory : null;
     // The strip is scaled to the device's own peak (its shape over time is the point; the
     // label gives peak / capacity). The capacity line shows only when the peak exceeds it.
-    lane.mem = { n: m, t: mt, b: mb, peak, cap, scale: peak };
+    lane.mem = { n: mt.length, t: mt, b: la.memB[d] ?? new Float64Array(0), peak, cap, scale: peak };
     lanes.push(lane);
     y += lane.h;
   }
   // Links with at least one transfer, ordered by (src, dst).
-  for (const x of tl.tr_order) {
-    if (tl.tr_end[x] > tEnd) tEnd = tl.tr_end[x];
-    if (tl.tr_ready[x] > tEnd) tEnd = tl.tr_ready[x];
-  }
-  const links = runsOf(tl.tr_order, (x) => tl.tr_src[x] * D + tl.tr_dst[x]);
+  tEnd = Math.max(tEnd, la.trEndMax);
   let linkHeaderY = null;
-  if (links.length > 0) {
+  if (la.links.length > 0) {
     linkHeaderY = y;
     y += HEADER_H;
   }
-  for (const [key, a, b] of links) {
-    const lane = makeLane('link', tl.tr_order.subarray(a, b), tl.tr_start, tl.tr_end);
+  for (let r = 0; r < la.links.length; r += 3) {
+    const [key, a, b] = [la.links[r], la.links[r + 1], la.links[r + 2]];
+    const lane = {
+      kind: 'link', n: b - a, starts: la.trStarts.subarray(a, b), ends: la.trEnds.subarray(a, b),
+      maxEnd: la.trMaxEnd.subarray(a, b), items: tl.tr_order.subarray(a, b),
+    };
     lane.src = Math.floor(key / D);
     lane.dst = key % D;
     lane.y = y;
@@ -166,18 +118,6 @@ export function prepare(tl) {
     lanes.push(lane);
     y += lane.h;
   }
-  // Where each op and transfer is drawn: its lane and its index in that lane.
-  const opLane = new Int32Array(N).fill(-1);
-  const opPos = new Int32Array(N);
-  const xLane = new Int32Array(X).fill(-1);
-  const xPos = new Int32Array(X);
-  lanes.forEach((l, li) => {
-    const [laneOf, posOf] = l.kind === 'device' ? [opLane, opPos] : [xLane, xPos];
-    for (let i = 0; i < l.n; i++) {
-      laneOf[l.items[i]] = li;
-      posOf[l.items[i]] = i;
-    }
-  });
   // The engine's critical path of this run (analysis::critical): drawn item by item.
   /** @type {{li: number, i: number}[]} */
   const critical = [];

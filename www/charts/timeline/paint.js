@@ -32,17 +32,23 @@ function paintMarks(ctx, P, X, yOff, view, overlay) {
     let inView = 0;
     let lastX = -Infinity;
     let lastY = -Infinity;
+    // `box` inlined, without its array per step: a 48,000-op run's path has thousands of
+    // steps, and this loop ran cold in the first drawing's long task (docs/bench.md, 24m).
     for (const st of P.critical) {
       const lane = P.lanes[st.li];
-      if (lane.starts[st.i] > view.t1) break;
-      if (lane.ends[st.i] < view.t0) continue;
+      const s = lane.starts[st.i];
+      if (s > view.t1) break;
+      const e = lane.ends[st.i];
+      if (e < view.t0) continue;
       inView++;
-      const b = box(st.li, st.i);
-      const x = Math.round(b[0]);
-      if (b[2] <= 2 && x === lastX && b[1] === lastY) continue;
+      const y = lane.y + yOff + (lane.kind === 'device' ? DEV_PAD : LINK_PAD);
+      const x0 = X(s);
+      const w = Math.max(2, X(e) - x0);
+      const x = Math.round(x0);
+      if (w <= 2 && x === lastX && y === lastY) continue;
       lastX = x;
-      lastY = b[1];
-      ctx.fillRect(x, b[1] - 3, Math.max(2, b[2]), 3);
+      lastY = y;
+      ctx.fillRect(x, y - 3, w, 3);
     }
     if (inView <= CHAIN_MAX) {
       ctx.strokeStyle = INK.critical;
