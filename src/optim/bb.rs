@@ -237,16 +237,25 @@ pub struct Exact<'p, 'a> {
     comm: Vec<f64>,
     /// Scratch of the placement bound.
     scratch: Scratch,
+    /// The placement bound's heads and tails ([`Exact::heads_tails`]) of the empty
+    /// placement, and of each child evaluated at each depth (`depth * k + device`): a
+    /// child's are updated from its parent's ([`Exact::child_bound`]).
+    root: Vec<f64>,
+    levels: Vec<Vec<f64>>,
 }
+
+/// `Exact::child_bound`'s base when the parent is the empty placement.
+const ROOT: usize = usize::MAX;
 
 /// One activity left on a resource, for [`one_machine`]: resource, head, duration, tail.
 type Item = (u32, f64, f64, f64);
 
-/// Scratch of the placement bound: heads, tails, one-machine items, per-device tails.
+/// Scratch of the placement bound: heads and tails, rows changed, one-machine items,
+/// per-device tails.
 #[derive(Default)]
 struct Scratch {
-    head: Vec<f64>,
-    tail: Vec<f64>,
+    heads: Vec<f64>,
+    changed: Vec<bool>,
     items: Vec<Item>,
     to: Vec<f64>,
     /// One device's items with an unplaced op inserted.
@@ -306,6 +315,7 @@ impl<'p, 'a> Exact<'p, 'a> {
             .iter()
             .position(|&u| key(u).0 == 2)
             .unwrap_or(unit_order.len());
+        let levels = unit_order.len() * k;
         Exact {
             min_work,
             problem,
@@ -337,6 +347,8 @@ impl<'p, 'a> Exact<'p, 'a> {
                 })
                 .collect(),
             scratch: Default::default(),
+            root: Vec::new(),
+            levels: vec![Vec::new(); levels],
         }
     }
 
@@ -389,7 +401,10 @@ impl<'p, 'a> Exact<'p, 'a> {
         let mut placement = vec![UNPLACED; n];
         let mut load = vec![0.0; k];
         let mut used = vec![0usize; k];
-        self.outer(0, &mut placement, &mut load, &mut used, progress)?;
+        let mut root = std::mem::take(&mut self.root);
+        self.heads_tails(&placement, &mut root);
+        self.root = root;
+        self.outer(0, ROOT, &mut placement, &mut load, &mut used, progress)?;
         Ok(!self.aborted)
     }
 
@@ -404,47 +419,24 @@ impl<'p, 'a> Exact<'p, 'a> {
         Ok(!self.aborted)
     }
 
-    /// A lower bound for a partial placement: longest path per device (each op's earliest
-    /// start and least time to the end were it on each device it may take: placed ops on
-    /// theirs, the others on any allowed one, each edge paying its transfer between the
-    /// two devices), a one-machine bound per device (its placed ops) and per directed
-    /// link (the sends between placed ops), the work bound, and the insertion bound: each
-    /// unplaced op runs on one of its devices, with that device's placed ops and, on the
-    /// links into it, the sends it needs from placed producers elsewhere (the least over
-    /// its devices of those one-machine bounds).
-    fn partial_bound(&mut self, placement: &[DevIx]) -> f64 {
+    /// Whether `v` may be on `d` under `placement` (placed ops on theirs only).
+    fn can(&self, placement: &[DevIx], v: NodeIx, d: usize) -> bool {
+        match placement[v as usize] {
+            UNPLACED => self.problem.allowed(v, d as DevIx),
+            dv => dv as usize == d,
+        }
+    }
+
+    /// Row `v` of the placement bound's heads (`head[v * k + d]`: `v`'s earliest start were
+    /// it on `d`, infinite where it cannot be), from its producers' rows.
+    fn head_row(&self, placement: &[DevIx], head: &mut [f64], v: NodeIx) {
         let p = self.problem;
         let g = p.graph;
         let k = p.device_count();
-        let n = g.node_count();
-        let unplaced = UNPLACED;
-        let Scratch {
-            mut head,
-            mut tail,
-            mut items,
-            mut to,
-            mut ins,
-        } = std::mem::take(&mut self.scratch);
-        // `head[v * k + d]`, `tail[v * k + d]`: infinite where `v` cannot be on `d`.
-        head.clear();
-        head.resize(n * k, f64::INFINITY);
-        tail.clear();
-        tail.resize(n * k, f64::INFINITY);
-        items.clear();
-        to.resize(k, f64::INFINITY);
-        let can = |v: NodeIx, d: usize| match placement[v as usize] {
-            dv if dv == unplaced => p.allowed(v, d as DevIx),
-            dv => dv as usize == d,
-        };
-        let mut work = 0.0;
-        let speed = |d: DevIx| p.cluster.devices[d as usize].speed;
-        for &v in g.topo_order() {
-            let dv = placement[v as usize];
-            for d in 0..k {
-                if !can(v, d) {
-                    continue;
-                }
-                let mut h = 0.0f64;
+        for d in 0..k {
+            let mut h = f64::INFINITY;
+            if self.can(placement, v, d) {
+                h = 0.0;
                 for &e in g.in_edges(v) {
                     let u = g.edges[e as usize].src;
                     let mut ready = f64::INFINITY;
@@ -459,22 +451,21 @@ impl<'p, 'a> Exact<'p, 'a> {
                     }
                     h = h.max(ready);
                 }
-                head[v as usize * k + d] = h;
             }
-            work += if dv == unplaced {
-                self.min_work[v as usize]
-            } else {
-                p.exec(v, dv) * speed(dv)
-            };
+            head[v as usize * k + d] = h;
         }
-        let mut best = 0.0f64;
-        for &v in g.topo_order().iter().rev() {
-            let mut through = f64::INFINITY;
-            for d in 0..k {
-                if !can(v, d) {
-                    continue;
-                }
-                let mut t = 0.0f64;
+    }
+
+    /// Row `v` of the placement bound's tails (`tail[v * k + d]`: the least time from `v`'s
+    /// end to the makespan were it on `d`), from its consumers' rows.
+    fn tail_row(&self, placement: &[DevIx], tail: &mut [f64], v: NodeIx) {
+        let p = self.problem;
+        let g = p.graph;
+        let k = p.device_count();
+        for d in 0..k {
+            let mut t = f64::INFINITY;
+            if self.can(placement, v, d) {
+                t = 0.0;
                 for &e in g.out_edges(v) {
                     let w = g.edges[e as usize].dst;
                     let mut after = f64::INFINITY;
@@ -489,8 +480,170 @@ impl<'p, 'a> Exact<'p, 'a> {
                     }
                     t = t.max(after);
                 }
-                tail[v as usize * k + d] = t;
-                through = through.min(head[v as usize * k + d] + p.exec(v, d as DevIx) + t);
+            }
+            tail[v as usize * k + d] = t;
+        }
+    }
+
+    /// The placement bound's heads and tails of `placement`, computed afresh (`heads`:
+    /// `n * k` heads then `n * k` tails).
+    fn heads_tails(&self, placement: &[DevIx], heads: &mut Vec<f64>) {
+        let g = self.problem.graph;
+        let nk = g.node_count() * self.problem.device_count();
+        heads.clear();
+        heads.resize(2 * nk, f64::INFINITY);
+        let (head, tail) = heads.split_at_mut(nk);
+        for &v in g.topo_order() {
+            self.head_row(placement, head, v);
+        }
+        for &v in g.topo_order().iter().rev() {
+            self.tail_row(placement, tail, v);
+        }
+    }
+
+    /// Updates `heads` (as [`Exact::heads_tails`] writes them) from the placement without
+    /// `unit` to `placement`, which places it: only the rows of its members, of their
+    /// descendants (heads) and ancestors (tails) whose inputs changed are recomputed, each
+    /// by the same arithmetic, so the result is bit for bit the fresh one. `changed` is
+    /// scratch.
+    fn update_heads_tails(
+        &self,
+        placement: &[DevIx],
+        unit: u32,
+        heads: &mut [f64],
+        changed: &mut Vec<bool>,
+    ) {
+        let g = self.problem.graph;
+        let n = g.node_count();
+        let k = self.problem.device_count();
+        let (head, tail) = heads.split_at_mut(n * k);
+        let members = &self.units.members[unit as usize];
+        let first = members.iter().map(|&v| self.pos[v as usize]).min();
+        let last = members.iter().map(|&v| self.pos[v as usize]).max();
+        let (Some(first), Some(last)) = (first, last) else {
+            return;
+        };
+        let topo = g.topo_order();
+        let mut row = [0.0f64; 8];
+        // Heads: members and the ops downstream of a changed row, in topological order.
+        changed.clear();
+        changed.resize(n, false);
+        for &v in &topo[first as usize..] {
+            let vi = v as usize;
+            let stale = members.contains(&v)
+                || g.in_edges(v)
+                    .iter()
+                    .any(|&e| changed[g.edges[e as usize].src as usize]);
+            if stale {
+                changed[vi] = self.recompute(placement, head, v, &mut row, Self::head_row);
+            }
+        }
+        // Tails: the same upstream, in reverse topological order.
+        changed.fill(false);
+        for &v in topo[..=last as usize].iter().rev() {
+            let vi = v as usize;
+            let stale = members.contains(&v)
+                || g.out_edges(v)
+                    .iter()
+                    .any(|&e| changed[g.edges[e as usize].dst as usize]);
+            if stale {
+                changed[vi] = self.recompute(placement, tail, v, &mut row, Self::tail_row);
+            }
+        }
+    }
+
+    /// Recomputes row `v` of `rows` with `f`; whether it changed (`row` is scratch).
+    fn recompute(
+        &self,
+        placement: &[DevIx],
+        rows: &mut [f64],
+        v: NodeIx,
+        row: &mut [f64; 8],
+        f: fn(&Self, &[DevIx], &mut [f64], NodeIx),
+    ) -> bool {
+        let k = self.problem.device_count();
+        let at = v as usize * k;
+        if k > row.len() {
+            f(self, placement, rows, v);
+            return true;
+        }
+        row[..k].copy_from_slice(&rows[at..at + k]);
+        f(self, placement, rows, v);
+        rows[at..at + k] != row[..k]
+    }
+
+    /// A lower bound for a partial placement: longest path per device (each op's earliest
+    /// start and least time to the end were it on each device it may take: placed ops on
+    /// theirs, the others on any allowed one, each edge paying its transfer between the
+    /// two devices), a one-machine bound per device (its placed ops) and per directed
+    /// link (the sends between placed ops), the work bound, and the insertion bound: each
+    /// unplaced op runs on one of its devices, with that device's placed ops and, on the
+    /// links into it, the sends it needs from placed producers elsewhere (the least over
+    /// its devices of those one-machine bounds). Computed afresh; the search updates the
+    /// longest paths from its parent's ([`Exact::child_bound`]).
+    #[cfg(test)]
+    fn partial_bound(&mut self, placement: &[DevIx]) -> f64 {
+        let mut heads = std::mem::take(&mut self.scratch.heads);
+        self.heads_tails(placement, &mut heads);
+        let lb = self.bound_from(placement, &heads);
+        self.scratch.heads = heads;
+        lb
+    }
+
+    /// [`Exact::partial_bound`] of `placement`, which places `unit` on top of the
+    /// placement whose heads and tails are `self.levels[base]` (`ROOT`: `self.root`),
+    /// updated into `self.levels[slot]`.
+    fn child_bound(&mut self, placement: &[DevIx], unit: u32, base: usize, slot: usize) -> f64 {
+        let mut buf = std::mem::take(&mut self.levels[slot]);
+        buf.clear();
+        buf.extend_from_slice(if base == ROOT {
+            &self.root
+        } else {
+            &self.levels[base]
+        });
+        let mut changed = std::mem::take(&mut self.scratch.changed);
+        self.update_heads_tails(placement, unit, &mut buf, &mut changed);
+        self.scratch.changed = changed;
+        let lb = self.bound_from(placement, &buf);
+        self.levels[slot] = buf;
+        lb
+    }
+
+    /// The placement bound of `placement` given its heads and tails (`heads`, as
+    /// [`Exact::heads_tails`] writes them).
+    fn bound_from(&mut self, placement: &[DevIx], heads: &[f64]) -> f64 {
+        let p = self.problem;
+        let g = p.graph;
+        let k = p.device_count();
+        let n = g.node_count();
+        let unplaced = UNPLACED;
+        let (head, tail) = heads.split_at(n * k);
+        let Scratch {
+            heads: keep,
+            changed,
+            mut items,
+            mut to,
+            mut ins,
+        } = std::mem::take(&mut self.scratch);
+        items.clear();
+        to.resize(k, f64::INFINITY);
+        let speed = |d: DevIx| p.cluster.devices[d as usize].speed;
+        let mut work = 0.0;
+        let mut best = 0.0f64;
+        for &v in g.topo_order() {
+            let v = v as usize;
+            let dv = placement[v];
+            work += if dv == unplaced {
+                self.min_work[v]
+            } else {
+                p.exec(v as NodeIx, dv) * speed(dv)
+            };
+            let mut through = f64::INFINITY;
+            for d in 0..k {
+                if head[v * k + d].is_finite() {
+                    through = through
+                        .min(head[v * k + d] + p.exec(v as NodeIx, d as DevIx) + tail[v * k + d]);
+                }
             }
             best = best.max(through);
         }
@@ -596,8 +749,8 @@ impl<'p, 'a> Exact<'p, 'a> {
             }
         }
         self.scratch = Scratch {
-            head,
-            tail,
+            heads: keep,
+            changed,
             items,
             to,
             ins,
@@ -605,9 +758,12 @@ impl<'p, 'a> Exact<'p, 'a> {
         lb
     }
 
+    /// One node of the placement search: `placement` places the first `depth` units of
+    /// `unit_order`, its heads and tails are `self.levels[base]` (`ROOT`: `self.root`).
     fn outer(
         &mut self,
         depth: usize,
+        base: usize,
         placement: &mut [DevIx],
         load: &mut [f64],
         used: &mut [usize],
@@ -653,7 +809,7 @@ impl<'p, 'a> Exact<'p, 'a> {
             for &v in &self.units.members[unit as usize] {
                 placement[v as usize] = dd;
             }
-            let lb = self.partial_bound(placement);
+            let lb = self.child_bound(placement, unit, base, depth * k + d);
             for &v in &self.units.members[unit as usize] {
                 placement[v as usize] = UNPLACED;
             }
@@ -672,7 +828,7 @@ impl<'p, 'a> Exact<'p, 'a> {
             }
             load[d] += foot;
             used[d] += 1;
-            self.outer(depth + 1, placement, load, used, progress)?;
+            self.outer(depth + 1, depth * k + d, placement, load, used, progress)?;
             load[d] -= foot;
             used[d] -= 1;
             for &v in &self.units.members[unit as usize] {
@@ -1165,6 +1321,60 @@ mod tests {
                 }
                 let lb = one_machine(&mut items);
                 assert!(lb <= slack(m), "seed {seed}: one machine {lb} > {m}");
+            }
+        }
+    }
+
+    /// The search's placement bound updated from its parent's (only the rows whose inputs
+    /// changed) is bit for bit the bound computed afresh: on random real-valued instances,
+    /// some with ops without edges and colocated pairs, along random placements in the
+    /// search's unit order, the updated heads and tails equal the fresh ones at every step,
+    /// and so do the bounds.
+    #[test]
+    fn the_updated_placement_bound_is_the_fresh_one() {
+        for seed in 0..12u64 {
+            let (n, k) = (6 + (seed % 5) as usize, 2 + (seed % 3) as usize);
+            let (mut g, c) = with_isolated(n, k, 500 + seed, (seed % 2) as usize);
+            if seed % 3 == 0 {
+                // Colocate o1 with o3 (units of two members).
+                let mut v: serde_json::Value = serde_json::from_str(&g.to_json()).unwrap();
+                for node in v["nodes"].as_array_mut().unwrap() {
+                    if node["id"] == "o1" || node["id"] == "o3" {
+                        node["colocate"] = "pair".into();
+                    }
+                }
+                g = Graph::from_json(&v.to_string(), "colocated").unwrap();
+            }
+            let p = Problem::new(&g, &c).unwrap();
+            let total = g.node_count();
+            let mut bb = Exact::new(&p, LinkModel::Fcfs, 1e9, u64::MAX).with_fifo(true);
+            let mut rng = Rng::new(600 + seed);
+            for _ in 0..20 {
+                let mut placement = vec![UNPLACED; total];
+                let mut heads = Vec::new();
+                bb.heads_tails(&placement, &mut heads);
+                for depth in 0..bb.unit_order.len() {
+                    let unit = bb.unit_order[depth];
+                    let d = rng.below(k as u64) as DevIx;
+                    for &v in &bb.units.members[unit as usize] {
+                        placement[v as usize] = d;
+                    }
+                    let mut changed = Vec::new();
+                    bb.update_heads_tails(&placement, unit, &mut heads, &mut changed);
+                    let mut fresh = Vec::new();
+                    bb.heads_tails(&placement, &mut fresh);
+                    let same = heads
+                        .iter()
+                        .zip(&fresh)
+                        .all(|(a, b)| a.to_bits() == b.to_bits());
+                    assert!(same, "seed {seed}, depth {depth}: {heads:?} != {fresh:?}");
+                    let updated = bb.bound_from(&placement, &heads);
+                    assert_eq!(
+                        updated.to_bits(),
+                        bb.partial_bound(&placement).to_bits(),
+                        "seed {seed}, depth {depth}"
+                    );
+                }
             }
         }
     }
