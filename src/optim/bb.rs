@@ -233,6 +233,8 @@ pub struct Exact<'p, 'a> {
     hint: Option<Vec<DevIx>>,
     /// Each op's least work (time times speed) over its devices.
     min_work: Vec<f64>,
+    /// Whether each op has no edge.
+    no_edges: Vec<bool>,
     /// Each edge's transfer time between every two devices (`e * k * k + src * k + dst`).
     comm: Vec<f64>,
     /// Scratch of the placement bound.
@@ -247,6 +249,9 @@ pub struct Exact<'p, 'a> {
 /// `Exact::child_bound`'s base when the parent is the empty placement.
 const ROOT: usize = usize::MAX;
 
+/// Most devices the window work bound ([`Exact::window_work`]) handles.
+const MAX_WINDOW: usize = 16;
+
 /// One activity left on a resource, for [`one_machine`]: resource, head, duration, tail.
 type Item = (u32, f64, f64, f64);
 
@@ -258,6 +263,9 @@ struct Scratch {
     changed: Vec<bool>,
     items: Vec<Item>,
     to: Vec<f64>,
+    /// The window work bound's ops by least head or tail, and placed ops.
+    keyed: Vec<(f64, u32)>,
+    placed: Vec<(u32, f64, f64, f64)>,
     /// One device's items with an unplaced op inserted.
     ins: Vec<Item>,
 }
@@ -316,7 +324,11 @@ impl<'p, 'a> Exact<'p, 'a> {
             .position(|&u| key(u).0 == 2)
             .unwrap_or(unit_order.len());
         let levels = unit_order.len() * k;
+        let no_edges = (0..g.node_count() as NodeIx)
+            .map(|v| g.in_edges(v).is_empty() && g.out_edges(v).is_empty())
+            .collect();
         Exact {
+            no_edges,
             min_work,
             problem,
             links,
@@ -623,6 +635,8 @@ impl<'p, 'a> Exact<'p, 'a> {
             changed,
             mut items,
             mut to,
+            mut keyed,
+            mut placed,
             mut ins,
         } = std::mem::take(&mut self.scratch);
         items.clear();
@@ -651,6 +665,9 @@ impl<'p, 'a> Exact<'p, 'a> {
         // The cheaper parts first: a child that the longest path prunes needs no more.
         let mut lb = best.max(work / total_speed);
         let cut = self.cut();
+        if lb < cut {
+            lb = lb.max(self.windows(placement, head, tail, cut, &mut keyed, &mut placed));
+        }
         if lb < cut {
             // Placed ops' own heads and tails.
             let at = |x: &[f64], v: usize| x[v * k + placement[v] as usize];
@@ -691,7 +708,8 @@ impl<'p, 'a> Exact<'p, 'a> {
                     }
                 }
             }
-            lb = lb.max(one_machine(&mut items));
+            sort_items(&mut items, &mut ins, k + k * k);
+            lb = lb.max(one_machine_sorted(&items));
         }
         // Each unplaced op runs on some device it may take, with that device's placed
         // ops: the least over its devices of their one-machine bound with it added
@@ -712,8 +730,12 @@ impl<'p, 'a> Exact<'p, 'a> {
                     }
                     let run_v = p.exec(v as NodeIx, d as DevIx);
                     let after = run_v + tail[v * k + d];
-                    let mut val =
-                        with_item(&items, &mut ins, (d as u32, h, run_v, tail[v * k + d]));
+                    // Its own head, run time and tail (a part of `val`) cannot lower
+                    // `least`.
+                    if h + after >= least {
+                        continue;
+                    }
+                    let mut val = with_item(&items, (d as u32, h, run_v, tail[v * k + d]));
                     // The sends it needs from placed producers on other devices, on their
                     // links (fcfs), unless that tensor already goes to `d`.
                     if self.links == LinkModel::Fcfs && val < cut {
@@ -737,7 +759,7 @@ impl<'p, 'a> Exact<'p, 'a> {
                                 p.cluster.transfer_time(s, d as DevIx, bytes),
                                 after,
                             );
-                            val = val.max(with_item(&items, &mut ins, x));
+                            val = val.max(with_item(&items, x));
                         }
                     }
                     least = least.min(val);
@@ -753,8 +775,127 @@ impl<'p, 'a> Exact<'p, 'a> {
             changed,
             items,
             to,
+            keyed,
+            placed,
             ins,
         };
+        lb
+    }
+
+    /// The window work bound of a set of unplaced ops, given for each device `d` the least
+    /// of their heads there (`h[d]`, infinite where none may run) and of their tails
+    /// (`q[d]`), and `w`, the sum of their least works (run time times speed, least over
+    /// their devices): the set's ops on `d` start no earlier than `h[d]` and end at least
+    /// `q[d]` before the makespan `M`; so do the placed ops of `d` whose own head and tail
+    /// are at least those (`placed`: device, head, tail, run time). So `d` runs `P_d`
+    /// (those placed ops' run times) plus its share of the set within `M - h[d] - q[d]`,
+    /// and an op `v` on `d` runs at least `w_v / s_d` (`s_d` the speed): `w <= sum_d s_d
+    /// max(0, M - h[d] - q[d] - P_d)`, whose least `M` (water filling) bounds every
+    /// completion.
+    fn window_work(&self, h: &[f64], q: &[f64], w: f64, placed: &[(u32, f64, f64, f64)]) -> f64 {
+        let k = h.len();
+        let mut base = [f64::INFINITY; MAX_WINDOW];
+        for d in 0..k {
+            if h[d].is_finite() && q[d].is_finite() {
+                base[d] = h[d] + q[d];
+            }
+        }
+        for &(d, hv, tv, run) in placed {
+            let d = d as usize;
+            if hv >= h[d] && tv >= q[d] {
+                base[d] += run;
+            }
+        }
+        let mut order = [0usize; MAX_WINDOW];
+        for (d, o) in order.iter_mut().enumerate().take(k) {
+            *o = d;
+        }
+        order[..k].sort_unstable_by(|&a, &b| base[a].total_cmp(&base[b]).then(a.cmp(&b)));
+        let (mut speeds, mut weighted) = (0.0, 0.0);
+        for j in 0..k {
+            let d = order[j];
+            if !base[d].is_finite() {
+                break;
+            }
+            let s = self.problem.cluster.devices[d].speed;
+            speeds += s;
+            weighted += s * base[d];
+            let level = (w + weighted) / speeds;
+            let next = if j + 1 < k {
+                base[order[j + 1]]
+            } else {
+                f64::INFINITY
+            };
+            if level <= next {
+                return level;
+            }
+        }
+        f64::INFINITY
+    }
+
+    /// [`Exact::window_work`] over the unplaced ops with edges whose least head over
+    /// their devices is at least each of theirs (a late set has a late window), then the
+    /// same by tails: the largest, stopping at `cut`. Unlike the work bound, which starts
+    /// every device at 0, it sees that the last ops to place (sinks) cannot start before
+    /// their producers end. `keyed` and `placed` are scratch.
+    #[allow(clippy::too_many_arguments)]
+    fn windows(
+        &self,
+        placement: &[DevIx],
+        head: &[f64],
+        tail: &[f64],
+        cut: f64,
+        keyed: &mut Vec<(f64, u32)>,
+        placed: &mut Vec<(u32, f64, f64, f64)>,
+    ) -> f64 {
+        let p = self.problem;
+        let k = p.device_count();
+        if k > MAX_WINDOW {
+            return 0.0;
+        }
+        placed.clear();
+        for (v, &d) in placement.iter().enumerate() {
+            if d != UNPLACED {
+                let at = v * k + d as usize;
+                placed.push((d, head[at], tail[at], p.exec(v as NodeIx, d)));
+            }
+        }
+        let mut lb = 0.0f64;
+        for x in [head, tail] {
+            keyed.clear();
+            for (v, &d) in placement.iter().enumerate() {
+                if d == UNPLACED && !self.no_edges[v] {
+                    let least = x[v * k..(v + 1) * k]
+                        .iter()
+                        .copied()
+                        .fold(f64::INFINITY, f64::min);
+                    keyed.push((least, v as u32));
+                }
+            }
+            // Latest first: each prefix is a set.
+            keyed.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+            let mut h = [f64::INFINITY; MAX_WINDOW];
+            let mut q = [f64::INFINITY; MAX_WINDOW];
+            let mut w = 0.0;
+            for (i, &(key, v)) in keyed.iter().enumerate() {
+                let v = v as usize;
+                w += self.min_work[v];
+                for d in 0..k {
+                    let hv = head[v * k + d];
+                    if hv.is_finite() {
+                        h[d] = h[d].min(hv);
+                        q[d] = q[d].min(tail[v * k + d]);
+                    }
+                }
+                if i + 1 < keyed.len() && keyed[i + 1].0 == key || w <= 0.0 {
+                    continue;
+                }
+                lb = lb.max(self.window_work(&h[..k], &q[..k], w, placed));
+                if lb >= cut {
+                    return lb;
+                }
+            }
+        }
         lb
     }
 
@@ -1100,16 +1241,69 @@ fn one_machine(items: &mut [Item]) -> f64 {
     one_machine_sorted(items)
 }
 
-/// [`one_machine`] of `x`'s resource: its items in `items` (sorted by resource, then head,
-/// decreasing) with `x` added (`ins` is scratch).
-fn with_item(items: &[Item], ins: &mut Vec<Item>, x: Item) -> f64 {
+/// [`one_machine`] of `x`'s resource: its items in `items` (sorted by resource, then
+/// head, decreasing) with `x` added after those with a head at least its own.
+fn with_item(items: &[Item], x: Item) -> f64 {
     let lo = items.partition_point(|y| y.0 < x.0);
     let hi = items.partition_point(|y| y.0 <= x.0);
-    ins.clear();
-    ins.extend_from_slice(&items[lo..hi]);
-    let at = ins.partition_point(|y| y.1 >= x.1);
-    ins.insert(at, x);
-    one_machine_sorted(ins)
+    let group = &items[lo..hi];
+    let (_, xh, xd, xt) = x;
+    let mut lb = 0.0f64;
+    for q in group.iter().map(|y| y.3).chain(std::iter::once(xt)) {
+        let mut sum = 0.0;
+        let mut placed = false;
+        for &(_, h, d, t) in group {
+            if !placed && h < xh {
+                placed = true;
+                if xt >= q {
+                    sum += xd;
+                    lb = lb.max(xh + sum + q);
+                }
+            }
+            if t >= q {
+                sum += d;
+                lb = lb.max(h + sum + q);
+            }
+        }
+        if !placed && xt >= q {
+            sum += xd;
+            lb = lb.max(xh + sum + q);
+        }
+    }
+    lb
+}
+
+/// Sorts `items` as [`one_machine_sorted`] wants them (by resource, then head,
+/// decreasing; resources below `resources`): counted into buckets by resource, each
+/// sorted by insertion (`tmp` is scratch; many resources: a plain sort).
+fn sort_items(items: &mut Vec<Item>, tmp: &mut Vec<Item>, resources: usize) {
+    const MAX: usize = 64;
+    if resources >= MAX {
+        items.sort_unstable_by(|x, y| x.0.cmp(&y.0).then(y.1.total_cmp(&x.1)));
+        return;
+    }
+    let mut start = [0usize; MAX + 1];
+    for x in items.iter() {
+        start[x.0 as usize + 1] += 1;
+    }
+    for r in 0..resources {
+        start[r + 1] += start[r];
+    }
+    tmp.clear();
+    tmp.resize(items.len(), (0, 0.0, 0.0, 0.0));
+    let mut next = start;
+    for &x in items.iter() {
+        let r = x.0 as usize;
+        let mut at = next[r];
+        next[r] += 1;
+        // Insertion into its bucket, by head, decreasing.
+        while at > start[r] && tmp[at - 1].1 < x.1 {
+            tmp[at] = tmp[at - 1];
+            at -= 1;
+        }
+        tmp[at] = x;
+    }
+    std::mem::swap(items, tmp);
 }
 
 /// [`one_machine`] of items already sorted by resource, then head, decreasing.
