@@ -676,7 +676,7 @@ impl<'p, 'a> Exact<'p, 'a> {
             // between placed ops, after their producer, before their consumer's tail).
             for (v, &d) in placement.iter().enumerate() {
                 if d != unplaced {
-                    items.push((d, at(&head, v), run(v as NodeIx), at(&tail, v)));
+                    items.push((d, at(head, v), run(v as NodeIx), at(tail, v)));
                 }
             }
             if self.links == LinkModel::Fcfs {
@@ -692,7 +692,7 @@ impl<'p, 'a> Exact<'p, 'a> {
                         let w = g.edges[e as usize].dst;
                         let dw = placement[w as usize];
                         if dw != unplaced && dw != s {
-                            let after = run(w) + at(&tail, w as usize);
+                            let after = run(w) + at(tail, w as usize);
                             to[dw as usize] = to[dw as usize].min(after);
                         }
                     }
@@ -700,7 +700,7 @@ impl<'p, 'a> Exact<'p, 'a> {
                         if after.is_finite() {
                             items.push((
                                 (k + s as usize * k + d) as u32,
-                                at(&head, u) + run(u as NodeIx),
+                                at(head, u) + run(u as NodeIx),
                                 p.cluster.transfer_time(s, d as DevIx, bytes),
                                 after,
                             ));
