@@ -9,10 +9,13 @@
 //!   decreasing work, units without edges last. Pruned by the longest path per device
 //!   (each op on each device it may take, each edge paying its transfer between the two), a
 //!   one-machine bound per device and per directed link ([`one_machine`]), the work bound,
-//!   and an insertion bound (each unplaced op on its best device, with that device's and
-//!   its inbound links' placed activities). Before the units without edges are placed, the
-//!   rest is sequenced alone ([`Exact::probe`], under `fifo`): when nothing is under the
-//!   incumbent there, no placement of them is. Each placement's network has static heads
+//!   a window work bound (late unplaced ops' work fitted into each device's time after
+//!   their least head and before their least tail, [`Exact::windows`]), and an insertion
+//!   bound (each unplaced op on its best device, with that device's and its inbound
+//!   links' placed activities). A child's longest paths are updated from its parent's
+//!   ([`Exact::child_bound`]), bit for bit the fresh ones. Before the units without edges
+//!   are placed, the rest is sequenced alone ([`Exact::probe`], under `fifo`): when
+//!   nothing is under the incumbent there, no placement of them is. Each placement's network has static heads
 //!   and tails that count its resources ([`resource_heads_tails`]).
 //! - Inner level, links ordered freely: sequences one full placement's activities
 //!   ([`Network`]: ops and sends) by a serial schedule-generation scheme without insertion
