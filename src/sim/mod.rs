@@ -40,6 +40,9 @@
 //!   inputs and outputs count together at its end. Exceeding a device's memory is reported
 //!   as `oom`, not prevented.
 
+use std::cmp::{Ordering, Reverse};
+use std::collections::BinaryHeap;
+
 use serde::Serialize;
 
 use crate::model::cluster::DevIx;
@@ -50,10 +53,7 @@ use crate::schedule::{Scheduler, SimView};
 use crate::transfer::{LinkOrder, Transfer};
 
 pub mod critical;
-mod events;
 pub mod ordering;
-
-use events::Events;
 
 #[cfg(test)]
 mod tests;
@@ -138,8 +138,34 @@ enum Dispatch {
     Link(u32),
 }
 
-/// In an event's `what`: a transfer's in-flight slot, not an op's region.
+#[derive(Debug, Clone, Copy)]
+struct Event {
+    time: f64,
+    seq: u64,
+    /// Op index, or transfer index with the top bit set.
+    what: u32,
+}
+
 const TRANSFER_BIT: u32 = 1 << 31;
+
+impl PartialEq for Event {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+impl Eq for Event {}
+impl PartialOrd for Event {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Event {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.time
+            .total_cmp(&other.time)
+            .then(self.seq.cmp(&other.seq))
+    }
+}
 
 /// The transfers a placement implies, and which tensor copy each edge reads.
 struct Routing {
@@ -582,7 +608,7 @@ pub fn simulate_prepared(
     } else {
         Vec::new()
     };
-    let mut events = Events::with_capacity(k + 64);
+    let mut events: BinaryHeap<Reverse<Event>> = BinaryHeap::with_capacity(k + 64);
     // Transfers in flight (an arrival event names its slot), and the free slots.
     let mut flights: Vec<Flight> = Vec::with_capacity(k + 64);
     let mut free_slots: Vec<u32> = Vec::new();
@@ -598,7 +624,11 @@ pub fn simulate_prepared(
             seq += 1;
         }};
         ($time:expr, $what:expr, $seq:expr) => {{
-            events.push($time, $seq, $what);
+            events.push(Reverse(Event {
+                time: $time,
+                seq: $seq,
+                what: $what,
+            }));
         }};
     }
     macro_rules! touch {
@@ -674,7 +704,7 @@ pub fn simulate_prepared(
     // the devices pick, then the links; each may add events at the same instant (zero-length
     // ops and transfers), which are processed before the instant ends.
     loop {
-        let at_now = events.peek_time() == Some(now);
+        let at_now = matches!(events.peek(), Some(Reverse(e)) if e.time == now);
         if !at_now {
             if !touched.is_empty() {
                 // Start ops on idle devices that have executable ones, in device order.
@@ -723,7 +753,7 @@ pub fn simulate_prepared(
                 continue;
             }
         }
-        let Some(ev) = events.pop() else {
+        let Some(Reverse(ev)) = events.pop() else {
             break;
         };
         now = ev.time;
