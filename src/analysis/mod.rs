@@ -3,6 +3,8 @@
 //! Nothing here depends on a placement strategy; placers and schedulers call these, and the
 //! report uses the bounds to say how far a makespan is from the best possible.
 
+use std::sync::Arc;
+
 use crate::model::cluster::DevIx;
 use crate::model::graph::NodeIx;
 use crate::model::problem::Problem;
@@ -79,6 +81,25 @@ pub fn heft_rank_u(problem: &Problem) -> Vec<f64> {
         rank[v as usize] = mean_exec(problem, v) + best;
     }
     rank
+}
+
+/// [`heft_rank_u`] computed once per problem and shared (placement-independent: every
+/// placement's `heft` scheduler reads the same ranks).
+pub fn shared_rank_u(problem: &Problem) -> Arc<[f64]> {
+    problem
+        .memo
+        .rank_u
+        .get_or_init(|| heft_rank_u(problem).into())
+        .clone()
+}
+
+/// [`topo_position`] computed once per problem and shared.
+pub fn shared_topo_position(problem: &Problem) -> Arc<[u32]> {
+    problem
+        .memo
+        .position
+        .get_or_init(|| topo_position(problem).into())
+        .clone()
 }
 
 /// HEFT's `w̄(v)`: the mean of `exec(v, d)` over the devices `v` may use (0 if none).

@@ -15,6 +15,8 @@
 //! Validation here covers what needs both files: device rules that match nothing, and
 //! colocation groups whose members allow no common device.
 
+use std::sync::{Arc, OnceLock};
+
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
@@ -106,6 +108,19 @@ pub struct Problem<'a> {
     pub footprint_rule: Footprint,
     exec: Vec<f64>,
     k: usize,
+    /// Placement-independent analyses, computed on first use (`analysis`) and shared by
+    /// every placement and run of this problem.
+    pub(crate) memo: Memo,
+}
+
+/// What `analysis` computed once for a [`Problem`] (see `analysis::shared_rank_u`): the
+/// problem never changes after it is built, so neither do these.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Memo {
+    /// HEFT's upward rank of every node (`analysis::heft_rank_u`).
+    pub rank_u: OnceLock<Arc<[f64]>>,
+    /// Every node's topological position (`analysis::topo_position`).
+    pub position: OnceLock<Arc<[u32]>>,
 }
 
 /// What a [`Problem`] computes and owns (`into_data`), kept apart from the graph and cluster
@@ -286,6 +301,7 @@ impl<'a> Problem<'a> {
             footprint_rule: Footprint::default(),
             exec,
             k,
+            memo: Memo::default(),
         };
         p.set_footprint(Footprint::default());
         Ok(p)
@@ -355,6 +371,7 @@ impl<'a> Problem<'a> {
             footprint_rule: data.footprint_rule,
             exec: data.exec,
             k: data.k,
+            memo: Memo::default(),
         })
     }
 

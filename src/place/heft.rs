@@ -2,11 +2,11 @@
 //! modified for the TensorFlow constraints as Mayer17 §5.1 describes.
 //!
 //! HEFT (2002, §4.2): order the ops by decreasing upward rank `rank_u`
-//! ([`heft_rank_u`]: mean run time over the allowed devices plus the costliest
-//! path of mean communication `L̄ + bytes / B̄` and ranks below); then, op by op, choose
-//! the device with the earliest finish time, using the insertion-based policy: the op
-//! may start in the earliest idle gap between ops already scheduled on that device that
-//! is long enough for it, not before its inputs arrive. An input arrives
+//! ([`heft_rank_u`](crate::analysis::heft_rank_u): mean run time over the allowed devices
+//! plus the costliest path of mean communication `L̄ + bytes / B̄` and ranks below); then,
+//! op by op, choose the device with the earliest finish time, using the insertion-based
+//! policy: the op may start in the earliest idle gap between ops already scheduled on that
+//! device that is long enough for it, not before its inputs arrive. An input arrives
 //! `edge_transfer_time(e, p(u), d)` after its producer `u` finishes (0 on one device).
 //!
 //! Mayer17 §5.1 modifications: "we consider only feasible devices for a vertex v, i.e.,
@@ -38,7 +38,7 @@
 //! `O(V)` per device per op, `O(V²·k)` in all.
 
 use super::{assign, no_device_error, Groups, Loads, PlaceContext, Placer, PlacerInfo};
-use crate::analysis::{heft_rank_u, topo_position};
+use crate::analysis::{shared_rank_u, shared_topo_position, topo_position};
 use crate::error::Result;
 use crate::model::cluster::DevIx;
 use crate::model::graph::NodeIx;
@@ -71,7 +71,7 @@ pub struct HeftSchedule {
 
 /// HEFT's priority list: ops by decreasing `rank_u`, ties by topological position.
 pub fn priority_order(problem: &Problem, rank: &[f64]) -> Vec<NodeIx> {
-    let pos = topo_position(problem);
+    let pos = shared_topo_position(problem);
     let mut order: Vec<NodeIx> = (0..problem.node_count() as NodeIx).collect();
     order.sort_by(|&a, &b| {
         rank[b as usize]
@@ -86,7 +86,7 @@ pub fn heft_schedule(problem: &Problem) -> Result<HeftSchedule> {
     let g = problem.graph;
     let n = g.node_count();
     let k = problem.device_count();
-    let rank = heft_rank_u(problem);
+    let rank = shared_rank_u(problem);
     let order = priority_order(problem, &rank);
     let units = Groups::new(problem);
     let mut loads = Loads::new(problem);
@@ -297,6 +297,7 @@ impl FreeTime {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::analysis::heft_rank_u;
     use crate::model::cluster::Cluster;
     use crate::place::verify;
     use crate::testutil::{cluster, graph, topcuoglu};

@@ -7,10 +7,10 @@
 //! start on `d` is `max(now, d free, data ready on d)`. A colocation group is placed whole,
 //! with its first member, and its other members may only use that device.
 //!
-//! Choices, each Baechi's code (github.com/beomyeol/baechi, `placer/m_etf.py`; `etf.rs` says
+//! Choices, each Baechi's code (github.com/beomyeol/baechi, `placer/m_etf.py`; `etf/` says
 //! where each comes from):
 //! - Baechi's devices are the GPUs (every device when a cluster has none; an op no GPU may
-//!   run uses the devices it may run on), as Baechi's driver gives them (`etf.rs`).
+//!   run uses the devices it may run on), as Baechi's driver gives them (`etf/`).
 //! - Ties go to the op earlier in topological order, then to the lower device index
 //!   (`TimestampOpTuple`, then the first device in `_get_next_op_metadata`).
 //! - Transfers (`m-etf.channel`, on by default): each device has one channel for its sends
@@ -31,7 +31,7 @@
 //!
 //! Cost: per device, heaps of the ready ops by data-ready time and by topological position
 //! (a device's free time only grows), `O((V + E) * k * log V)` plus one re-check per rise of
-//! a stored data-ready time (`etf.rs`).
+//! a stored data-ready time (`etf/`).
 
 use super::{etf, Placer, PlacerInfo};
 use crate::error::Result;

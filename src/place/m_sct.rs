@@ -20,10 +20,10 @@
 //! 3. The list schedule: a device whose last op's favourite child is ready, unplaced, and
 //!    starts on this device no later than anywhere else waits for it; other ops start there
 //!    no sooner than their urgent time (the latest of their starts over the devices they may
-//!    use). See `etf.rs`.
+//!    use). See `etf/`.
 //!
 //! Choices (the paper and Baechi assume identical devices; placesim's may differ):
-//! - Baechi's devices are the GPUs (every device when there is none; see `etf.rs`), and the
+//! - Baechi's devices are the GPUs (every device when there is none; see `etf/`), and the
 //!   LP's estimates are theirs: `p_i` is the mean of `exec(i, d)` over the GPUs `i` may use
 //!   (over every device it may use when it may use no GPU), and `c_ij` is HEFT's average link
 //!   time among the GPUs of the bytes `i` sends `j` (`analysis::MeanLink::among`; the bytes
@@ -31,7 +31,7 @@
 //!   GPU. On Pesto21's machine these are V100 times and NVLink transfers, as Baechi profiles
 //!   them; the CPU's 40-times-longer times would make every transfer look cheap.
 //! - On devices of different speeds, SCT's waiting rule compares each op's fastest devices
-//!   only (`etf.rs`); on identical devices it is Baechi's.
+//!   only (`etf/`); on identical devices it is Baechi's.
 //! - The LP is solved by Clarabel's interior point method (the `clarabel` crate, pure Rust,
 //!   its default settings and no time limit, so the same iterations natively and in wasm),
 //!   on Baechi's rows ([`solve_lp`]). Its optimum is far from unique: an edge off every
@@ -51,13 +51,13 @@
 //!   result deterministic where a time limit would not), or if the solver returns
 //!   an error, each op's favourite child is the successor over its largest edge (by `c_ij`,
 //!   ties to the lower edge; docs/pesto.md, reading 3.2), then the same assignment as step 2.
-//! - Transfers and memory as m-ETF's (`etf.rs`): Baechi's one channel per device
+//! - Transfers and memory as m-ETF's (`etf/`): Baechi's one channel per device
 //!   (`m-sct.channel`, on by default) and its memory over time (`m-sct.static_memory`, off
 //!   by default). The final makespan comes from placesim's simulator (Pesto21 ran Baechi's
 //!   placements in TensorFlow).
 //! - A step where some device waits recomputes every ready op's start (a waiting device
 //!   can stop waiting, so starts fall as well as rise): `O(ready * k * in-degree)`; the
-//!   other steps are m-ETF's and use its index (`etf.rs`).
+//!   other steps are m-ETF's and use its index (`etf/`).
 
 use super::{etf, gpus, Placer, PlacerInfo};
 use crate::analysis::{mean_exec, MeanLink};
@@ -442,7 +442,7 @@ mod tests {
     /// - Baechi's rule, the latest start over every device, would make w urgent only at 5
     ///   (d2 busy with z, where w would run 10 times longer): w d0 [2.25, 5.25], f d1
     ///   [4, 5]. Here that is better; the rule is not chosen for this case, but because on
-    ///   Pesto21's machine and on random ones the slow device held work back (`etf.rs`).
+    ///   Pesto21's machine and on random ones the slow device held work back (`etf/`).
     #[test]
     fn urgency_counts_only_the_fastest_devices() {
         let (g, c) = parse(

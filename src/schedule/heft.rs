@@ -17,7 +17,9 @@
 //!   available from the `heft` placer's `heft_schedule` (`place/heft.rs`).
 
 use super::{ReadyHeaps, Scheduler, SchedulerInfo, SimView};
-use crate::analysis::{heft_rank_u, topo_position};
+use std::sync::Arc;
+
+use crate::analysis::{shared_rank_u, shared_topo_position};
 use crate::model::cluster::DevIx;
 use crate::model::graph::NodeIx;
 use crate::model::problem::Problem;
@@ -34,15 +36,16 @@ pub const INFO: SchedulerInfo = SchedulerInfo {
 
 #[derive(Default)]
 pub struct HeftOrder {
-    rank: Vec<f64>,
-    pos: Vec<u32>,
+    /// The problem's ranks and positions, computed once per problem (placement-independent).
+    rank: Arc<[f64]>,
+    pos: Arc<[u32]>,
     ready: ReadyHeaps,
 }
 
 impl Scheduler for HeftOrder {
     fn init(&mut self, problem: &Problem, _: &[DevIx]) {
-        self.rank = heft_rank_u(problem);
-        self.pos = topo_position(problem);
+        self.rank = shared_rank_u(problem);
+        self.pos = shared_topo_position(problem);
         self.ready = ReadyHeaps::new(problem.device_count());
     }
 
@@ -59,6 +62,7 @@ impl Scheduler for HeftOrder {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::analysis::heft_rank_u;
     use crate::model::cluster::Cluster;
     use crate::model::LinkModel;
     use crate::place::heft::heft_schedule;

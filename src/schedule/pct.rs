@@ -49,7 +49,14 @@ pub fn path_computation_time(problem: &Problem, placement: &[DevIx]) -> Vec<f64>
             .iter()
             .map(|&e| {
                 let w = g.edges[e as usize].dst;
-                pct[w as usize] + problem.edge_transfer_time(e, d, placement[w as usize])
+                let to = placement[w as usize];
+                // On one device the transfer is 0: its bytes need not be read.
+                let trans = if to == d {
+                    0.0
+                } else {
+                    problem.edge_transfer_time(e, d, to)
+                };
+                pct[w as usize] + trans
             })
             .fold(0.0, f64::max);
         pct[v as usize] = tail + problem.exec(v, d);

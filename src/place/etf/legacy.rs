@@ -1,4 +1,4 @@
-//! The loop `etf.rs` replaced, kept verbatim for its tests: m-ETF and m-SCT as placesim
+//! The loop `etf/` replaced, kept verbatim for its tests: m-ETF and m-SCT as placesim
 //! placed before Baechi's channel and memory models (transfers alone, static footprints)
 //! and before m-ETF's heaps. `etf::Options { channel: false, static_memory: true }` must
 //! give its placements, bit for bit.

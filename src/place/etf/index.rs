@@ -1,0 +1,347 @@
+//! m-ETF's index of ready ops ([`Index`]): per device, a tree per term of the estimate, a
+//! candidate filed under its largest term, and what a device answers when asked
+//! ([`Index::device_best`]).
+
+use std::collections::BinaryHeap;
+
+use super::state::State;
+use super::treaps::{Treaps, NIL};
+use crate::model::cluster::DevIx;
+use crate::model::graph::NodeIx;
+use crate::util::MaxEntry;
+
+/// Ops with more producers than this keep their estimate's parts per device ([`Index`]).
+pub(super) const WIDE: usize = 16;
+
+/// A device's answer ([`Index::device_best`]).
+#[derive(Debug, PartialEq)]
+pub(super) enum Best {
+    /// Its best candidate and start.
+    Found(f64, NodeIx),
+    /// No candidate filed.
+    Empty,
+    /// Every candidate starts at this time or later, after the bound asked.
+    After(f64),
+}
+
+/// An estimate in parts ([`summarise`]): the fixed part, and each source device with the
+/// largest transfer time it sends, in the order of the op's producers.
+type Parts = (f64, Vec<(DevIx, f64)>);
+
+/// m-ETF's index of ready ops: per device, a tree per term of the estimate (see
+/// [`Index::classify`]), each candidate in the tree of the term that was the largest when
+/// it was filed, keyed by the part of that term that does not move. A channel that moves
+/// re-keys nothing: the tree of channel `c` reads `channel[c] + key` when asked.
+pub(super) struct Index {
+    k: usize,
+    trees: Treaps,
+    /// The node of each (op, device) candidate (`v * k + d`), `NIL` when not filed.
+    pub(super) node: Vec<u32>,
+    /// Ops memory shuts out now per device (Baechi's rule), by the memory they need, then
+    /// position (lazy: an entry is checked when memory is freed).
+    pub(super) blocked: Vec<BinaryHeap<MaxEntry<f64, u32, NodeIx>>>,
+    /// Each tensor's consumers (CSR over `consumer_start`): whose estimate falls when it
+    /// arrives on a device.
+    pub(super) consumer_start: Vec<u32>,
+    pub(super) consumers: Vec<NodeIx>,
+    /// Per source device, the largest transfer time from it (scratch of `summarise`).
+    from_w: Vec<f64>,
+    /// Scratch: a candidate's source devices and their largest transfer times.
+    from_seen: Vec<(DevIx, f64)>,
+    /// Each op with more than [`WIDE`] producers (in the tests' checked run, every op): its
+    /// row in `sums` (else `NIL`).
+    wide_of: Vec<u32>,
+    /// Per row and device, such an op's estimate in parts (`summarise`), kept until one of
+    /// its tensors arrives there: a candidate re-checked often costs `k`, not its in-degree.
+    sums: Vec<Option<Parts>>,
+    /// The op at each topological position.
+    order: Vec<NodeIx>,
+    /// Scratch: a device's non-empty trees.
+    live: Vec<usize>,
+}
+
+impl Index {
+    /// `wide`: ops with more producers than this keep their estimate's parts.
+    pub(super) fn new(s: &State, pos: &[u32], wide: usize) -> Index {
+        let k = s.problem.device_count();
+        let n = s.problem.node_count();
+        let tensors = s.problem.graph.tensors.len();
+        let mut order = vec![0; n];
+        for (v, &p) in pos.iter().enumerate() {
+            order[p as usize] = v as NodeIx;
+        }
+        let mut consumer_start = vec![0u32; tensors + 1];
+        for fs in &s.feeds {
+            for f in fs {
+                for &t in &f.tensors {
+                    consumer_start[t as usize + 1] += 1;
+                }
+            }
+        }
+        for t in 0..tensors {
+            consumer_start[t + 1] += consumer_start[t];
+        }
+        let mut fill = consumer_start.clone();
+        let mut consumers = vec![0; consumer_start[tensors] as usize];
+        for (v, fs) in s.feeds.iter().enumerate() {
+            for f in fs {
+                for &t in &f.tensors {
+                    consumers[fill[t as usize] as usize] = v as NodeIx;
+                    fill[t as usize] += 1;
+                }
+            }
+        }
+        let (wide_from, mut rows) = (wide, 0);
+        let wide_of: Vec<u32> = s
+            .feeds
+            .iter()
+            .map(|fs| {
+                if fs.len() > wide_from {
+                    rows += 1;
+                    rows - 1
+                } else {
+                    NIL
+                }
+            })
+            .collect();
+        Index {
+            k,
+            wide_of,
+            sums: vec![None; rows as usize * k],
+            trees: Treaps::new(k, k + 1),
+            live: Vec::new(),
+            node: vec![NIL; n * k],
+            blocked: (0..k).map(|_| BinaryHeap::new()).collect(),
+            consumer_start,
+            consumers,
+            from_w: vec![-1.0; k],
+            from_seen: Vec::new(),
+            order,
+        }
+    }
+
+    /// The term that bounds `v`'s estimate on `d` now, the part of it that does not move,
+    /// and the estimate (`State::data_ready`'s value). The estimate is the largest of: the
+    /// fixed part (producers on `d`, tensors already there, and `u`'s finish plus `w` for
+    /// each producer `u` that sends, `w` its transfers' time); per source device `c`,
+    /// `channel[c]` plus the largest `w` it sends; `channel[d]` plus the largest `w` of
+    /// all. Rounding is monotone, so `max(a, b) + w` is `max(a + w, b + w)` exactly and the
+    /// split loses nothing. Terms: `0..k` a channel, `k` the fixed part.
+    pub(super) fn classify(&mut self, s: &State, v: NodeIx, d: DevIx) -> (usize, f64, f64) {
+        let k = self.k;
+        if !s.opts.channel {
+            let ready = s.data_ready(v, d);
+            return (k, ready, ready);
+        }
+        let wide = self.wide_of[v as usize];
+        let (fixed, from) = if wide == NIL {
+            let fixed = summarise(s, v, d, &mut self.from_w, &mut self.from_seen);
+            (fixed, &self.from_seen)
+        } else {
+            let slot = wide as usize * k + d as usize;
+            if self.sums[slot].is_none() {
+                let mut from = Vec::new();
+                let fixed = summarise(s, v, d, &mut self.from_w, &mut from);
+                self.sums[slot] = Some((fixed, from));
+            }
+            let (fixed, from) = self.sums[slot].as_ref().expect("just computed");
+            (*fixed, from)
+        };
+        let mut best = (k, fixed, fixed);
+        let own = s.channel[d as usize];
+        for &(c, w) in from {
+            let at = s.channel[c as usize].max(own) + w;
+            if at > best.2 {
+                best = (c as usize, w, at);
+            }
+        }
+        best
+    }
+
+    /// Forgets the summaries of `tensor`'s consumers on `d` (it has arrived there).
+    pub(super) fn arrived(&mut self, tensor: u32, d: DevIx) {
+        let t = tensor as usize;
+        for i in self.consumer_start[t]..self.consumer_start[t + 1] {
+            let wide = self.wide_of[self.consumers[i as usize] as usize];
+            if wide != NIL {
+                self.sums[wide as usize * self.k + d as usize] = None;
+            }
+        }
+    }
+
+    /// What [`Index::device_best`] answers, from every usable candidate filed on `d` and
+    /// its estimate (tests).
+    pub(super) fn direct_best(&self, s: &State, d: DevIx, pos: &[u32]) -> Option<(f64, NodeIx)> {
+        let base = s.free[d as usize].max(s.now);
+        (0..s.problem.node_count() as NodeIx)
+            .filter(|&v| self.node[v as usize * self.k + d as usize] != NIL)
+            .filter(|&v| !s.done[v as usize] && s.allowed(v, d) && s.fits(v, d))
+            .map(|v| (s.data_ready(v, d).max(base), pos[v as usize], v))
+            .min_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)))
+            .map(|(t, _, v)| (t, v))
+    }
+
+    /// Files `v` on `d` anew (its term and key now).
+    pub(super) fn file(&mut self, s: &State, v: NodeIx, d: DevIx, p: u32) {
+        self.unfile(v, d);
+        let (term, key, _) = self.classify(s, v, d);
+        let tree = (d as usize * (self.k + 1) + term) as u32;
+        self.node[v as usize * self.k + d as usize] = self.trees.insert(tree, key, p);
+    }
+
+    pub(super) fn unfile(&mut self, v: NodeIx, d: DevIx) {
+        let slot = v as usize * self.k + d as usize;
+        let id = self.node[slot];
+        if id != NIL {
+            self.trees.remove(id);
+            self.node[slot] = NIL;
+        }
+    }
+
+    pub(super) fn block(&mut self, s: &State, v: NodeIx, d: DevIx, p: u32) {
+        self.unfile(v, d);
+        self.blocked[d as usize].push(MaxEntry {
+            key: -s.required(v).unwrap_or(0.0),
+            tie: p,
+            data: v,
+        });
+    }
+
+    /// No candidate filed on `d` starts before this (infinite when none is filed): the
+    /// latest of `max(free, now)` and its trees' least value.
+    pub(super) fn lower(&self, s: &State, d: DevIx) -> f64 {
+        let k = self.k;
+        let own = s.channel[d as usize];
+        let low = self.trees.least_first(d as usize, |term, key| {
+            if term == k {
+                key
+            } else {
+                s.channel[term].max(own) + key
+            }
+        });
+        low.max(s.free[d as usize]).max(s.now)
+    }
+
+    /// Device `d`'s best candidate and its start: the first in topological order among
+    /// those whose data is ready by the time `d` is free, else the earliest data-ready time
+    /// (ties to the earlier position). Each tree's value `channel + key` (or `key`) is a
+    /// lower bound of its candidates' estimates, exact for those whose term is still the
+    /// largest; a candidate found is checked, and re-filed under its largest term when
+    /// another has overtaken it. Candidates that ran, went elsewhere with their unit, or
+    /// that memory shuts out leave on the way. When none is ready by the time `d` is free
+    /// and the least value is later than `bound`, it stops there ([`Best::After`]): the
+    /// candidates left start no sooner (so an unbounded ask is exact).
+    pub(super) fn device_best(&mut self, s: &State, d: DevIx, bound: f64) -> Best {
+        let k = self.k;
+        let base = s.free[d as usize].max(s.now);
+        let own = s.channel[d as usize];
+        let first = d as usize * (k + 1);
+        let mut live = std::mem::take(&mut self.live);
+        // The value of a tree's key now: its channel (the sender's or `d`'s, whichever is
+        // later) plus the key, or the key itself (the fixed part).
+        let value = |term: usize, key: f64| {
+            if term == k {
+                key
+            } else {
+                s.channel[term].max(own) + key
+            }
+        };
+        loop {
+            // Those that may be ready by `base`: the least position wins. Else the least
+            // lower bound, and the least position among those that reach it.
+            let mut found = NIL;
+            let mut low = f64::INFINITY;
+            self.trees.live_trees(d as usize, &mut live);
+            for &term in &live {
+                let tree = first + term;
+                let least = value(term, self.trees.first[tree]);
+                if least <= base {
+                    found = self
+                        .trees
+                        .least_within(tree, found, |key| value(term, key) <= base);
+                }
+                low = low.min(least);
+            }
+            if live.is_empty() {
+                self.live = live;
+                return Best::Empty;
+            }
+            let due = found != NIL;
+            if !due && low > bound {
+                // Every candidate here starts at `low` or later.
+                self.live = live;
+                return Best::After(low);
+            }
+            if !due {
+                for &term in &live {
+                    let tree = first + term;
+                    if value(term, self.trees.first[tree]) <= low {
+                        found = self
+                            .trees
+                            .least_within(tree, found, |key| value(term, key) <= low);
+                    }
+                }
+            }
+            let v = self.order[found as usize];
+            if s.done[v as usize] || !s.allowed(v, d) {
+                self.unfile(v, d);
+                continue;
+            }
+            if !s.fits(v, d) {
+                if s.opts.static_memory {
+                    self.unfile(v, d);
+                } else {
+                    self.block(s, v, d, found);
+                }
+                continue;
+            }
+            let (term, key, ready) = self.classify(s, v, d);
+            if due && ready <= base {
+                self.live = live;
+                return Best::Found(base, v);
+            }
+            if !due && ready == low {
+                self.live = live;
+                return Best::Found(ready.max(base), v);
+            }
+            // Another term overtook the one it was filed under.
+            self.unfile(v, d);
+            let tree = (d as usize * (k + 1) + term) as u32;
+            self.node[v as usize * k + d as usize] = self.trees.insert(tree, key, found);
+        }
+    }
+}
+
+/// `v`'s estimate on `d` in parts (see [`Index::classify`]): returns the fixed part and
+/// fills `from` with each source device and the largest transfer time it sends, in the order
+/// of `v`'s producers (`from_w`: scratch, all `-1` on entry and on return). The parts change
+/// only when one of `v`'s tensors arrives on `d`.
+fn summarise(
+    s: &State,
+    v: NodeIx,
+    d: DevIx,
+    from_w: &mut [f64],
+    from: &mut Vec<(DevIx, f64)>,
+) -> f64 {
+    from.clear();
+    let mut fixed: f64 = 0.0;
+    for feed in &s.feeds[v as usize] {
+        let (there, send) = s.feed_on(feed, d);
+        fixed = fixed.max(there);
+        if let Some(w) = send {
+            let u = feed.src as usize;
+            let src = s.placement[u];
+            fixed = fixed.max(s.finish[u] + w);
+            let f = &mut from_w[src as usize];
+            if *f < 0.0 {
+                from.push((src, 0.0));
+            }
+            *f = f.max(w);
+        }
+    }
+    for entry in from.iter_mut() {
+        entry.1 = from_w[entry.0 as usize];
+        from_w[entry.0 as usize] = -1.0;
+    }
+    fixed
+}

@@ -1,0 +1,207 @@
+//! The loop over the index: each step asks the devices best first and commits the least
+//! answer; m-ETF in every step, m-SCT in the steps where no device waits.
+
+use super::index::{Best, Index, WIDE};
+use super::options::Options;
+use super::state::State;
+use super::treaps::NIL;
+use crate::analysis::topo_position;
+use crate::error::Result;
+use crate::model::cluster::DevIx;
+use crate::model::graph::NodeIx;
+use crate::model::problem::Problem;
+use crate::plan::Placement;
+
+/// m-ETF with each device's ready ops in an index, and m-SCT (`favourite`) with the index in
+/// the steps where no device waits: the same placements as [`schedule_simple`](super::schedule_simple). With
+/// `check` (tests), each device's answer is compared with every candidate filed there, their
+/// estimates computed directly.
+pub(super) fn schedule_index(
+    placer: &str,
+    problem: &Problem,
+    favourite: &[Option<NodeIx>],
+    opts: Options,
+    check: bool,
+) -> Result<Placement> {
+    let sct = favourite.iter().any(Option::is_some);
+    let n = problem.node_count();
+    let k = problem.device_count();
+    let pos = topo_position(problem);
+    let mut s = State::new(problem, opts);
+    // The tests' checked run keeps every op's parts (the unchecked one, the default's).
+    let mut ix = Index::new(&s, &pos, if check { 0 } else { WIDE });
+    let enqueue = |s: &State, ix: &mut Index, v: NodeIx| {
+        let p = pos[v as usize];
+        for d in 0..k as DevIx {
+            if !s.allowed(v, d) {
+                continue;
+            }
+            if s.fits(v, d) {
+                ix.file(s, v, d, p);
+            } else if !s.opts.static_memory {
+                ix.block(s, v, d, p);
+            }
+        }
+    };
+    // m-SCT's ready ops (and where each is in the list), for the steps where a device waits.
+    let mut ready: Vec<NodeIx> = Vec::new();
+    let mut at = vec![0u32; if sct { n } else { 0 }];
+    for v in 0..n as NodeIx {
+        if s.pending[v as usize] == 0 {
+            enqueue(&s, &mut ix, v);
+            if sct {
+                at[v as usize] = ready.len() as u32;
+                ready.push(v);
+            }
+        }
+    }
+    let mut available: Vec<f64> = (0..k as DevIx).map(|d| s.available(d)).collect();
+    // Per device, a lower bound of its start (`Index::lower`, then raised by its answers).
+    let mut lowers: Vec<(f64, DevIx)> = Vec::with_capacity(k);
+    for _ in 0..n {
+        // Each device's best (start, position), then the least over the devices: an answer
+        // is `(start, position, device)`, least first. Best first: the device whose lower
+        // bound is least is asked, bounded by the next device's bound and the best answer so
+        // far; one that only finds candidates later than that reports its new bound and
+        // waits. Once the least bound is later than the best answer, no device can beat it.
+        // So a device re-checks only candidates filed no later than the answer (the tests
+        // ask every device, unbounded).
+        lowers.clear();
+        let mut chosen: Option<(f64, u32, DevIx, NodeIx)> = None;
+        if sct && s.waits_for.iter().any(Option::is_some) {
+            // A device waits for a favourite child (m-SCT): starts may fall as well as
+            // rise, so every ready op's best start is computed (the direct loop's step).
+            chosen = s
+                .direct_step(&ready, &pos)
+                .map(|(t, p, d, i)| (t, p, d, ready[i]));
+        } else {
+            // No device waits: m-SCT's step is m-ETF's.
+            lowers.extend((0..k as DevIx).map(|d| (ix.lower(&s, d), d)));
+        }
+        while !lowers.is_empty() {
+            let mut i = 0;
+            for j in 1..lowers.len() {
+                let (a, b) = (lowers[j], lowers[i]);
+                if a.0 < b.0 || (a.0 == b.0 && a.1 < b.1) {
+                    i = j;
+                }
+            }
+            let (lower, d) = lowers[i];
+            if !check && chosen.is_some_and(|(bt, ..)| lower > bt) {
+                break;
+            }
+            let next = lowers
+                .iter()
+                .enumerate()
+                .filter(|&(j, _)| j != i)
+                .map(|(_, l)| l.0)
+                .fold(f64::INFINITY, f64::min);
+            let bound = match chosen {
+                _ if check => f64::INFINITY,
+                Some((bt, ..)) => bt.min(next),
+                None => next,
+            };
+            let (t, v) = match ix.device_best(&s, d, bound) {
+                Best::Found(t, v) => (t, v),
+                Best::Empty => {
+                    if check {
+                        assert_eq!(None, ix.direct_best(&s, d, &pos), "device {d}");
+                    }
+                    lowers.swap_remove(i);
+                    continue;
+                }
+                Best::After(low) => {
+                    lowers[i].0 = low;
+                    continue;
+                }
+            };
+            lowers.swap_remove(i);
+            if check {
+                assert_eq!(Some((t, v)), ix.direct_best(&s, d, &pos), "device {d}");
+            }
+            let p = pos[v as usize];
+            if chosen.is_none_or(|(bt, bp, bd, _)| (t, p, d) < (bt, bp, bd)) {
+                chosen = Some((t, p, d, v));
+            }
+        }
+        let Some((t, _, d, v)) = chosen else {
+            let ready =
+                (0..n as NodeIx).filter(|&v| s.pending[v as usize] == 0 && !s.done[v as usize]);
+            return Err(s.stuck(placer, ready, &pos));
+        };
+        let unit = s.units.of[v as usize];
+        let first = s.unit_device[unit as usize].is_none();
+        let new = s.commit(v, d, t);
+        for e in 0..k as DevIx {
+            ix.unfile(v, e);
+        }
+        if sct {
+            let i = at[v as usize] as usize;
+            ready.swap_remove(i);
+            if let Some(&moved) = ready.get(i) {
+                at[moved as usize] = i as u32;
+            }
+            for &w in &new {
+                at[w as usize] = ready.len() as u32;
+                ready.push(w);
+            }
+            s.update_waits(favourite);
+        }
+        // Tensors now on `d`: their other ready consumers' estimates there fall (the
+        // transfer leaves the channel terms for the arrival time): file them anew.
+        for &tensor in &s.sent {
+            ix.arrived(tensor, d);
+            let t = tensor as usize;
+            for i in ix.consumer_start[t]..ix.consumer_start[t + 1] {
+                let w = ix.consumers[i as usize];
+                if ix.node[w as usize * k + d as usize] != NIL {
+                    ix.file(&s, w, d, pos[w as usize]);
+                }
+            }
+        }
+        if first {
+            for &m in &s.units.members[unit as usize] {
+                if s.pending[m as usize] == 0 && !s.done[m as usize] {
+                    // The unit's other ready members may only use `d` now.
+                    for e in (0..k as DevIx).filter(|&e| e != d) {
+                        ix.unfile(m, e);
+                    }
+                    if !opts.static_memory {
+                        // They need less memory on `d` now.
+                        let p = pos[m as usize];
+                        if s.fits(m, d) {
+                            ix.file(&s, m, d, p);
+                        } else {
+                            ix.block(&s, m, d, p);
+                        }
+                    }
+                }
+            }
+        }
+        if !opts.static_memory {
+            // Memory freed: ops it shut out may fit again.
+            for e in 0..k as DevIx {
+                let now = s.available(e);
+                let freed = now > available[e as usize];
+                available[e as usize] = now;
+                if !freed {
+                    continue;
+                }
+                while let Some(top) = ix.blocked[e as usize].peek() {
+                    let (bytes, p, m) = (-top.key, top.tie, top.data);
+                    if bytes > now {
+                        break;
+                    }
+                    ix.blocked[e as usize].pop();
+                    if !s.done[m as usize] && s.allowed(m, e) {
+                        ix.file(&s, m, e, p);
+                    }
+                }
+            }
+        }
+        for w in new {
+            enqueue(&s, &mut ix, w);
+        }
+    }
+    Ok(s.placement)
+}

@@ -1,0 +1,166 @@
+//! Earliest-start list scheduling over (ready op, device) pairs: the loop Baechi's m-ETF and
+//! m-SCT share (Jeon et al., SoCC'20, as Pesto21 §5.2 compares against them; `m_etf.rs` and
+//! `m_sct.rs` hold each strategy's reading and choices). Baechi's code is the specification
+//! (github.com/beomyeol/baechi, `placer/`): `m_etf.py` (`ETF`, `ETFDevice`), `m_sct.py`
+//! (`SCTDevice`), `device.py` (`DeviceWrapper`) and `placer_utils.py` (`ReadyOpManager`).
+//!
+//! At each step, among every (ready op, device) pair, the op that can start earliest goes to
+//! the device where it starts earliest. Ties go to the op earlier in topological order
+//! (Baechi's `TimestampOpTuple` compares `(ts, topo_order)`), then to the lower device index
+//! (`ETF._get_next_op_metadata` keeps the first device on equal tuples). An op's start on `d`
+//! is `max(now, d free, data ready on d)`: `now` is the start chosen last (Baechi's
+//! `current_ts`, to which `ETFDevice.advance` moves every idle device's clock). A colocation
+//! group is placed whole, with its first member, and its other members may only use that
+//! device (Baechi with `colocation`: `place_op` on every op of the group).
+//!
+//! **Transfers** ([`Options::channel`]). With Baechi's channel model (the default), each
+//! device has one channel, shared by everything it sends and receives
+//! (`DeviceWrapper.channel_available_ts`). Data ready on `d` is the latest over the op's
+//! producers `u` (its in-edges from one producer are one transfer, as Baechi's graph merges
+//! them into one edge) of: `u`'s finish when `u` is on `d`; else, for the tensors already on
+//! `d` (sent there for another consumer: `DeviceWrapper.get_cached_tensor`), when they
+//! arrived, and for the others, sent together (`_estimate_tensor_transfer_end_ts`, dry run):
+//! `max(max(u's finish, u's device's channel), d's channel) + w`, `w` the sum of their
+//! transfer times (`latency + bytes / bandwidth` of the pair). Estimates do not occupy the
+//! channels; placing the op sends its tensors one by one, in its in-edges' order, each
+//! occupying the sender's channel from `max(u's finish, its channel)` and then the
+//! receiver's from `max(that, its channel)` (`send_tensor`, `recv_tensor`), so the op starts
+//! at `max(d free, last arrival)`, which may be later than its estimate. Without the
+//! channel model, data ready is the latest producer finish plus its edge's transfer time,
+//! every edge alone and without contention (placesim's reading before; the same placements).
+//!
+//! **Memory** ([`Options::static_memory`]). Baechi's rule (the default): a device has room
+//! for an op when the op's memory, its `mem` (Baechi's persistent memory) plus its output
+//! tensors (Baechi's `output_memory`), fits in what is free now (`ETFDevice.is_placeable`);
+//! running it allocates that (`run_op`), and once every consumer of a producer has run, the
+//! producer's outputs are freed, its `mem` stays (`deallocate_predecessor_memory`). A
+//! colocation group not yet placed also needs the sum of its members' `mem` free
+//! (`_is_placeable_group` without reserved memory). The static rule (the parameter): a unit
+//! fits while the static footprints of everything placed on the device plus its own stay
+//! within capacity (`Loads`, the rule every other placer follows). A placement Baechi's
+//! rule accepts is still checked by the scenario against its static `footprint` rule
+//! (`plan::verify`), and reported out of memory when that rule rejects it.
+//!
+//! The devices are Baechi's: the accelerators (`Accelerators`: the GPUs, or every device when
+//! there is none); an op no GPU may run uses the devices it may run on. Pesto21 §5.2 says
+//! m-SCT takes into account "finite number of GPUs", and Baechi's driver (`train.py`) gives
+//! its placers the GPUs only; so on Pesto21's machine (a CPU and two V100s) the slow CPU,
+//! where an op often starts earliest and runs 40 times longer, takes only the CPU's ops.
+//!
+//! m-SCT's favourite children ([`schedule`]'s `favourite`) add one rule, Baechi's AWAKE
+//! state: a device whose last op `u` has a favourite child `f` that is not placed, whose
+//! producers are all placed, and that starts on this device no later than on any other of
+//! `f`'s SCT devices, waits for `f` from the time `f`'s producers have all finished: another
+//! op `w` that could start there at or after that time starts there no sooner than its
+//! urgent time, the latest of its starts over its SCT devices (Baechi's `urgent_ts` in
+//! `placer_utils.py`, used by `SCTDevice` in `m_sct.py`, by
+//! which every such device could have started it). Baechi ranks a waiting device's offer of
+//! an urgent op by the device's own (earlier) schedule time, so among equal starts the device
+//! whose own start is earlier wins, then the lower index. Without favourites the ranking is
+//! plain m-ETF's.
+//!
+//! An op's SCT devices are those of its devices on which it runs fastest. Baechi (and SCT,
+//! Hanen and Munier's rule for identical processors) compares every device, all alike; on
+//! identical devices the two are the same. Where devices differ in speed, the latest start
+//! over all of them waits for the slowest and busiest device, where the op would not run
+//! anyway: on 20 random graphs with one device 50 times slower than three others, that
+//! reading made m-SCT 1.50 times m-ETF's makespan (geometric mean), and this one 0.98. The
+//! cost: on Mayer17's random speeds, where no two devices are alike, each op has one SCT
+//! device and m-SCT waits less (0.963 of m-ETF before, 0.995 after; `docs/pesto.md`).
+//!
+//! Cost. Without favourites (m-ETF), each (ready op, device) pair is filed in an index
+//! ([`Index`](index::Index)). With the channel model, an estimate is the largest of a fixed part and, per
+//! device `s` the op receives from, `max(channel[s], channel[d]) + w_s` (exact: rounding is
+//! monotone, so `max(a, b) + w` is `max(a + w, b + w)`); each pair sits in the tree of its
+//! largest term, keyed by the part that does not move (`w_s`, or the fixed part), so a
+//! channel that moves re-keys nothing: the tree reads its channel when asked. A tree's value
+//! is a lower bound of its pairs' estimates, exact while their term stays the largest; a
+//! device's best is the least position among pairs whose bound is at most the device's free
+//! time (they all start then), else the least bound and the least position reaching it
+//! (ties after rounding included), checked, and re-filed under its new largest term when
+//! another has overtaken it (one receiving from several devices whose channels leapfrog).
+//! A tensor that arrives on `d` lowers its other consumers' estimates there: they are filed
+//! anew. Each step asks the devices best first (by a lower bound of their start: free time,
+//! `now`, their trees' least value), each only until its candidates left start later than
+//! the next device's bound or the best answer so far, so a stale pair is re-checked only
+//! when its bound is no later than the step's answer. An op with many producers keeps its
+//! estimate's parts per device (fixed part, largest transfer per source device) until one
+//! of its tensors arrives there, so re-checking it costs `k`, not its in-degree. So
+//! `O((V + E) * k * log V)` plus one re-file per overtaking (a device's pairs that
+//! memory shuts out wait, by size, until memory is freed there). With favourites (m-SCT) a
+//! waiting device can stop waiting and starts can fall, so a step where some device waits
+//! recomputes every ready op's start (`O(ready * k * in-degree)`); in a step where none
+//! waits, m-SCT's choice is m-ETF's (`best` is then the least own start, ties to the lower
+//! device) and the index answers, kept filed through every step. So m-SCT costs m-ETF's plus
+//! `O(ready * k * in-degree)` per step where a device waits (623 of 4,908 steps on nasnet at
+//! 50 devices). The tests check the index against that direct loop on random graphs,
+//! placement for placement, and every device's answer against its filed pairs' estimates.
+//!
+//! Files: `options.rs` (what the loop is asked), `state.rs` (the loop's state, an op's
+//! start on a device, the commit, the direct step), `treaps.rs` (the index's trees),
+//! `index.rs` (the index: filing, classifying, a device's answer), `indexed.rs` (the loop
+//! over the index); `legacy.rs` and `tests.rs` are the tests'.
+
+mod index;
+mod indexed;
+#[cfg(test)]
+mod legacy;
+mod options;
+mod state;
+#[cfg(test)]
+mod tests;
+mod treaps;
+
+use indexed::schedule_index;
+pub(crate) use options::{Options, CHANNEL, STATIC_MEMORY};
+#[cfg(test)]
+use state::State;
+
+#[cfg(test)]
+use crate::analysis::topo_position;
+use crate::error::Result;
+use crate::model::graph::NodeIx;
+use crate::model::problem::Problem;
+use crate::plan::Placement;
+
+/// Places every op by earliest start first; `favourite[u]` is `u`'s favourite child
+/// (m-SCT), all `None` for plain m-ETF. `placer` names the strategy in errors.
+pub(crate) fn schedule(
+    placer: &str,
+    problem: &Problem,
+    favourite: &[Option<NodeIx>],
+    opts: Options,
+) -> Result<Placement> {
+    schedule_index(placer, problem, favourite, opts, false)
+}
+
+/// The direct loop: every step computes the best start of every ready op (the tests'
+/// reference for m-ETF and m-SCT; [`schedule_index`] takes this step only where a device
+/// waits).
+#[cfg(test)]
+pub(crate) fn schedule_simple(
+    placer: &str,
+    problem: &Problem,
+    favourite: &[Option<NodeIx>],
+    opts: Options,
+) -> Result<Placement> {
+    let n = problem.node_count();
+    let pos = topo_position(problem);
+    let mut s = State::new(problem, opts);
+    let sct = favourite.iter().any(Option::is_some);
+    let mut ready: Vec<NodeIx> = (0..n as NodeIx)
+        .filter(|&v| s.pending[v as usize] == 0)
+        .collect();
+    while !ready.is_empty() {
+        // Earliest start, then topological position, then device.
+        let Some((t, _, d, i)) = s.direct_step(&ready, &pos) else {
+            return Err(s.stuck(placer, ready.iter().copied(), &pos));
+        };
+        let v = ready.swap_remove(i);
+        ready.extend(s.commit(v, d, t));
+        if sct {
+            s.update_waits(favourite);
+        }
+    }
+    Ok(s.placement)
+}

@@ -1,0 +1,324 @@
+use super::*;
+use crate::model::cluster::Cluster;
+use crate::model::graph::Graph;
+use crate::rng::Rng;
+use crate::testutil::parse;
+
+const LEGACY: Options = Options {
+    channel: false,
+    static_memory: true,
+};
+
+const ALL: [Options; 4] = [
+    Options {
+        channel: true,
+        static_memory: false,
+    },
+    Options {
+        channel: true,
+        static_memory: true,
+    },
+    Options {
+        channel: false,
+        static_memory: false,
+    },
+    LEGACY,
+];
+
+/// A small random instance: integer costs and bytes (so that starts tie), shared
+/// tensors, colocation groups, `mem`, a CPU-only op now and then, two to four devices
+/// (GPUs and a CPU, two speeds), memory that sometimes binds.
+fn random_instance(seed: u64) -> (Graph, Cluster) {
+    let mut rng = Rng::derive(seed, &["etf-test"], 0);
+    let n = 4 + rng.below(24) as usize;
+    let k = 2 + rng.below(3) as usize;
+    let mut nodes = Vec::new();
+    let mut edges = Vec::new();
+    for i in 0..n {
+        let mut node = format!(r#"{{"id":"n{i}","cost":{}"#, 1 + rng.below(4));
+        if rng.below(3) == 0 {
+            node += &format!(r#","mem":{}"#, rng.below(6));
+        }
+        if i > 0 && rng.below(6) == 0 {
+            node += &format!(r#","colocate":"g{}""#, rng.below(2));
+        } else if rng.below(12) == 0 {
+            node += r#","device":"cpu""#;
+        }
+        node += "}";
+        nodes.push(node);
+        if i == 0 {
+            continue;
+        }
+        for _ in 0..rng.below(4) {
+            let src = rng.below(i as u64);
+            let bytes = rng.below(5);
+            if rng.below(3) == 0 {
+                edges.push(format!(
+                    r#"{{"src":"n{src}","dst":"n{i}","bytes":{bytes},"tensor":"out"}}"#
+                ));
+            } else {
+                edges.push(format!(
+                    r#"{{"src":"n{src}","dst":"n{i}","bytes":{bytes}}}"#
+                ));
+            }
+        }
+    }
+    let memory = if rng.below(2) == 0 {
+        String::new()
+    } else {
+        format!(r#","memory":{}"#, 8 + rng.below(30))
+    };
+    let devices: Vec<String> = (0..k)
+        .map(|d| {
+            let kind = if d == 0 && rng.below(2) == 0 {
+                "cpu"
+            } else {
+                "gpu"
+            };
+            format!(
+                r#"{{"id":"d{d}","kind":"{kind}","speed":{}{memory}}}"#,
+                1 + rng.below(2)
+            )
+        })
+        .collect();
+    let graph = format!(
+        r#"{{"nodes":[{}],"edges":[{}]}}"#,
+        nodes.join(","),
+        edges.join(",")
+    );
+    let cluster = format!(
+        r#"{{"devices":[{}],"bandwidth":{},"latency":{}}}"#,
+        devices.join(","),
+        1 + rng.below(3),
+        rng.below(2) as f64 * 0.5
+    );
+    let g = Graph::from_json(&graph, "g");
+    let c = Cluster::from_json(&cluster, "c");
+    match (g, c) {
+        (Ok(g), Ok(c)) => (g, c),
+        // A group whose members demand different devices: drop the CPU pins.
+        _ => parse(&graph.replace(r#","device":"cpu""#, ""), &cluster),
+    }
+}
+
+/// A wide instance: layers of 12 to 40 side-by-side ops, each fed by one to three ops of
+/// the layer before (shared tensors now and then, sizes that make transfers cost), four to
+/// eight devices, memory that sometimes binds. Many ready ops wait on channels at once:
+/// the shape where a channel move raises many stored estimates (issue 24). With
+/// `rounding`, run times are 0 or multiples of 2^54 and tensors 0 to 3 times 2^52 bytes
+/// plus 0 to 3, so a channel plus a transfer time rounds: unequal transfer times give
+/// equal estimates (ties that must still go to the lower position), and zero times give
+/// `0.0` sums.
+fn wide_instance(seed: u64, rounding: bool) -> (Graph, Cluster) {
+    let label = if rounding {
+        "etf-rounding-test"
+    } else {
+        "etf-wide-test"
+    };
+    let mut rng = Rng::derive(seed, &[label], 0);
+    let layers = 3 + rng.below(3) as usize;
+    let mut nodes = Vec::new();
+    let mut edges = Vec::new();
+    let mut previous: Vec<usize> = Vec::new();
+    for _ in 0..layers {
+        let width = 12 + rng.below(29) as usize;
+        let mut layer = Vec::new();
+        for _ in 0..width {
+            let i = nodes.len();
+            let cost = 1 + rng.below(4);
+            let cost = if rounding {
+                format!("{}", (cost - 1) as f64 * 2f64.powi(54))
+            } else {
+                cost.to_string()
+            };
+            let mut node = format!(r#"{{"id":"n{i}","cost":{cost}"#);
+            if rng.below(4) == 0 {
+                node += &format!(r#","mem":{}"#, rng.below(4));
+            }
+            nodes.push(node + "}");
+            if !previous.is_empty() {
+                for _ in 0..1 + rng.below(3) {
+                    let src = previous[rng.below(previous.len() as u64) as usize];
+                    let bytes = if rounding {
+                        let big = rng.below(4) as f64 * 2f64.powi(52);
+                        big + rng.below(4) as f64
+                    } else {
+                        1.0 + rng.below(8) as f64
+                    };
+                    let tensor = if rng.below(3) == 0 {
+                        r#","tensor":"out""#
+                    } else {
+                        ""
+                    };
+                    edges.push(format!(
+                        r#"{{"src":"n{src}","dst":"n{i}","bytes":{bytes}{tensor}}}"#
+                    ));
+                }
+            }
+            layer.push(i);
+        }
+        previous = layer;
+    }
+    let k = 4 + rng.below(5) as usize;
+    let memory = if rng.below(4) == 0 {
+        format!(r#","memory":{}"#, 24 + rng.below(40))
+    } else {
+        String::new()
+    };
+    let devices: Vec<String> = (0..k)
+        .map(|d| {
+            format!(
+                r#"{{"id":"d{d}","kind":"gpu","speed":{}{memory}}}"#,
+                1 + rng.below(2)
+            )
+        })
+        .collect();
+    parse(
+        &format!(
+            r#"{{"nodes":[{}],"edges":[{}]}}"#,
+            nodes.join(","),
+            edges.join(",")
+        ),
+        &format!(
+            r#"{{"devices":[{}],"bandwidth":{},"latency":{}}}"#,
+            devices.join(","),
+            1 + rng.below(3),
+            rng.below(2) as f64 * 0.5
+        ),
+    )
+}
+
+/// m-ETF's heaps against its direct loop on `p`, for every option: the same placement,
+/// or both an error. Returns how many placements were compared.
+fn heaps_agree(p: &Problem, label: &str) -> usize {
+    let none = vec![None; p.node_count()];
+    let mut placed = 0;
+    for opts in ALL {
+        let fast = schedule_index("m-etf", p, &none, opts, true);
+        let simple = schedule_simple("m-etf", p, &none, opts);
+        // Unchecked, devices that cannot win are not asked.
+        let pruned = schedule_index("m-etf", p, &none, opts, false);
+        assert_eq!(pruned.is_ok(), fast.is_ok(), "{label} {opts:?}");
+        if let (Ok(a), Ok(b)) = (&pruned, &fast) {
+            assert_eq!(a, b, "{label} {opts:?}: pruned");
+        }
+        match (&fast, &simple) {
+            (Ok(a), Ok(b)) => {
+                assert_eq!(a, b, "{label} {opts:?}");
+                placed += 1;
+            }
+            (Err(_), Err(_)) => {}
+            _ => panic!("{label} {opts:?}: {fast:?} against {simple:?}"),
+        }
+    }
+    placed
+}
+
+/// The heaps against the direct loop on wide instances, for every option: the same
+/// placement, or both an error.
+#[test]
+fn heaps_match_the_direct_loop_on_wide_graphs() {
+    let mut placed = 0;
+    for seed in 0..24 {
+        let (g, c) = wide_instance(seed, false);
+        let p = Problem::new(&g, &c).expect("a wide instance is valid");
+        placed += heaps_agree(&p, &format!("wide seed {seed}"));
+    }
+    assert!(placed > 60, "only {placed} wide placements compared");
+}
+
+/// The same where sums round (see [`wide_instance`]): estimates tie across different
+/// transfer times, across terms and at zero.
+#[test]
+fn heaps_match_the_direct_loop_where_sums_round() {
+    let mut placed = 0;
+    for seed in 0..24 {
+        let (g, c) = wide_instance(seed, true);
+        let p = Problem::new(&g, &c).expect("a wide instance is valid");
+        placed += heaps_agree(&p, &format!("rounding seed {seed}"));
+    }
+    assert!(placed > 60, "only {placed} rounding placements compared");
+}
+
+/// Favourites for m-SCT's loop in tests: each op's first successor, every other op.
+fn every_other_favourite(p: &Problem) -> Vec<Option<NodeIx>> {
+    let g = p.graph;
+    (0..p.node_count() as NodeIx)
+        .map(|v| {
+            (v % 2 == 0)
+                .then(|| g.out_edges(v).first().map(|&e| g.edges[e as usize].dst))
+                .flatten()
+        })
+        .collect()
+}
+
+/// m-SCT through the index (the direct loop only in steps where a device waits) against
+/// the direct loop in every step: the same placement (or both an error) on random and
+/// wide instances, for every option, checked and unchecked.
+#[test]
+fn sct_index_matches_the_direct_loop() {
+    let mut placed = 0;
+    let mut waited = 0;
+    let instances = (0..300)
+        .map(random_instance)
+        .chain((0..12).map(|seed| wide_instance(seed, false)))
+        .chain((0..12).map(|seed| wide_instance(seed, true)));
+    for (i, (g, c)) in instances.enumerate() {
+        let Ok(p) = Problem::new(&g, &c) else {
+            continue;
+        };
+        let favourite = every_other_favourite(&p);
+        for opts in ALL {
+            let simple = schedule_simple("m-sct", &p, &favourite, opts);
+            for check in [true, false] {
+                let fast = schedule_index("m-sct", &p, &favourite, opts, check);
+                match (&fast, &simple) {
+                    (Ok(a), Ok(b)) => {
+                        assert_eq!(a, b, "instance {i} {opts:?} check {check}");
+                        placed += 1;
+                    }
+                    (Err(_), Err(_)) => {}
+                    _ => panic!("instance {i} {opts:?}: {fast:?} against {simple:?}"),
+                }
+            }
+        }
+        let etf = schedule_simple("m-etf", &p, &vec![None; p.node_count()], LEGACY);
+        let sct = schedule_simple("m-sct", &p, &favourite, LEGACY);
+        if let (Ok(a), Ok(b)) = (etf, sct) {
+            waited += usize::from(a != b);
+        }
+    }
+    assert!(placed > 1200, "only {placed} placements compared");
+    // The favourites change placements, so steps where a device waits were compared.
+    assert!(waited > 20, "favourites changed only {waited} placements");
+}
+
+/// The heaps against the direct loop, and the legacy options against the loop this one
+/// replaced: the same placement (or both an error) on 400 random instances, for every
+/// option, with and without favourites.
+#[test]
+fn heaps_match_the_direct_loop_and_legacy_matches_before() {
+    let mut placed = 0;
+    for seed in 0..400 {
+        let (g, c) = random_instance(seed);
+        let Ok(p) = Problem::new(&g, &c) else {
+            continue;
+        };
+        placed += heaps_agree(&p, &format!("seed {seed}"));
+        let none = vec![None; p.node_count()];
+        let before = legacy::legacy_schedule("m-etf", &p, &none);
+        let now = schedule("m-etf", &p, &none, LEGACY);
+        assert_eq!(before.is_ok(), now.is_ok(), "seed {seed}");
+        if let (Ok(a), Ok(b)) = (before, now) {
+            assert_eq!(a, b, "seed {seed}: legacy m-etf");
+        }
+        let favourite = every_other_favourite(&p);
+        let before = legacy::legacy_schedule("m-sct", &p, &favourite);
+        let now = schedule("m-sct", &p, &favourite, LEGACY);
+        assert_eq!(before.is_ok(), now.is_ok(), "seed {seed}");
+        if let (Ok(a), Ok(b)) = (before, now) {
+            assert_eq!(a, b, "seed {seed}: legacy m-sct");
+        }
+    }
+    assert!(placed > 800, "only {placed} placements compared");
+}
