@@ -156,8 +156,8 @@ cli:
 # wasm-bindgen install, then the shipped wasm (fat LTO, one codegen unit: its last minutes run
 # on one core) and its clippy; the native clippy and test binaries, then the cargo tests;
 # Chromium's install when it is missing. (Building the wasm beside the install instead of
-# after it was tried: one fresh run took 13 min 54 s, its native chain 1 min 20 s slower
-# with three builds at once on 2 cores.) Cargo locks target/ci and
+# after it was tried: fresh runs of the same code took 13 min 54 s beside, 14 min 20 s after,
+# no clear gain for a second target.) Cargo locks target/ci and
 # target/$(WASM_TARGET)/release apart, so neither build waits for the other. Then tsc and the browser tests on what is built
 # (`lint` replays clippy's cached verdicts).
 test:
