@@ -31,23 +31,6 @@ export const engineModule = (async () => {
   }
 })();
 
-/** Texts from this length on go to the workers as a Blob (see `blobOf`). */
-const BLOB_MIN = 1 << 18;
-
-/** @type {{text: string, blob: Blob | null}} the last text sent as a Blob */
-let lastBlob = { text: '', blob: null };
-
-/**
- * A graph's text as a Blob, made once per text. A string in a message is copied by the
- * main thread at every postMessage (structured clone): on a 20 MB graph, tens of ms of the
- * main thread per message, and each run sends the graph to every worker, the timeline's and
- * the trace's. A Blob goes by reference; the worker decodes it on its own thread.
- * @param {string} text
- */
-function blobOf(text) {
-  if (lastBlob.text !== text || !lastBlob.blob) lastBlob = { text, blob: new Blob([text]) };
-  return lastBlob.blob;
-}
 
 export class Runner {
   constructor() {
@@ -117,19 +100,15 @@ export class Runner {
   }
 
   /**
-   * Runs one request; a request still running is cancelled first. A large text (`graphText`,
-   * `text`) goes as a Blob (`blobOf`), which the worker reads back (worker.js).
+   * Runs one request; a request still running is cancelled first. A graph's text goes as a
+   * string: sending it as a Blob instead (issue 24m) made a 49k-op comparison in the pool
+   * of two 30% slower (each worker read the 19 MB back from the browser's blob store) for
+   * no long task saved (docs/bench.md, "After this session's merges", 12:09 UTC).
    */
   run(msg, onProgress) {
     if (this.pending) this.cancel();
     const id = ++this.seq;
     const out = { ...msg, id };
-    for (const k of ['graphText', 'text']) {
-      if (typeof out[k] === 'string' && out[k].length >= BLOB_MIN) {
-        out[`${k}Blob`] = blobOf(out[k]);
-        out[k] = null;
-      }
-    }
     return new Promise((resolve, reject) => {
       this.pending = { id, resolve, reject, onProgress };
       this.worker.postMessage(out);

@@ -33,8 +33,6 @@
 //               {id, type: 'import', bytes, name, train, batch, shapes, allowUnsized, dtype}  an uploaded file's
 //                 bytes (an ONNX model) as graph JSON: {text, notes} (engine's import_graph with
 //                 the page's import options: training step, batch size (0: none), NAME=DIMS shapes)
-// A `graphText` or `text` of at least 256 KiB comes as `graphTextBlob` / `textBlob` (a Blob:
-// pool.js sends it by reference instead of copying the string on the page's thread).
 // Messages out: {type: 'ready'} once the wasm is loaded, then per request
 //               {id, type: 'progress', done, total} (at most every 100 ms), and
 //               {id, type: 'result', result, ms} or {id, type: 'error', message}.
@@ -193,8 +191,6 @@ onmessage = async (e) => {
   }
   await ready;
   try {
-    // A large text comes as a Blob (pool.js `blobOf`): decoded here, off the page's thread.
-    for (const k of ['graphText', 'text']) if (msg[`${k}Blob`]) msg[k] = await msg[`${k}Blob`].text();
     const { result, ms, transfer } = await run(msg);
     postMessage({ id: msg.id, type: 'result', result, ms }, { transfer: transfer ?? [] });
   } catch (err) {
