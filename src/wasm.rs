@@ -254,6 +254,17 @@ pub struct Session {
     plan: Option<Vec<u8>>,
 }
 
+/// The session's loaded scenario, or the error a request before `load` gets. A function of
+/// the field, not a method, so a caller can still borrow the session's cache mutably.
+fn loaded(
+    loaded: &Option<(crate::scenario::load::Loaded, Resolved)>,
+) -> Result<(&crate::scenario::load::Loaded, &Resolved), JsError> {
+    let (l, r) = loaded
+        .as_ref()
+        .ok_or_else(|| JsError::new("no scenario is loaded"))?;
+    Ok((l, r))
+}
+
 #[wasm_bindgen]
 impl Session {
     #[wasm_bindgen(constructor)]
@@ -293,10 +304,7 @@ impl Session {
         progress: Option<js_sys::Function>,
     ) -> Result<JsValue, JsError> {
         let items: Vec<compare::WorkItem> = from_js(items)?;
-        let (l, resolved) = self
-            .loaded
-            .as_ref()
-            .ok_or_else(|| JsError::new("no scenario is loaded"))?;
+        let (l, resolved) = loaded(&self.loaded)?;
         let part = compare::run_part(
             resolved,
             &l.graph,
@@ -319,10 +327,7 @@ impl Session {
         progress: Option<js_sys::Function>,
     ) -> Result<JsValue, JsError> {
         let item: compare::WorkItem = from_js(item)?;
-        let (l, resolved) = self
-            .loaded
-            .as_ref()
-            .ok_or_else(|| JsError::new("no scenario is loaded"))?;
+        let (l, resolved) = loaded(&self.loaded)?;
         let (part, plan) = compare::place_item(
             resolved,
             &l.graph,
@@ -354,10 +359,7 @@ impl Session {
         progress: Option<js_sys::Function>,
     ) -> Result<JsValue, JsError> {
         let item: compare::WorkItem = from_js(item)?;
-        let (l, resolved) = self
-            .loaded
-            .as_ref()
-            .ok_or_else(|| JsError::new("no scenario is loaded"))?;
+        let (l, resolved) = loaded(&self.loaded)?;
         let pairs: Vec<usize> = pairs.iter().map(|&j| j as usize).collect();
         let out = compare::simulate_pairs(
             resolved,
