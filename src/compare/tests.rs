@@ -541,54 +541,32 @@ fn placement_tasks_refuse_what_does_not_fit() {
     let item = &items[0];
     let mut cache = SeedCache::default();
     let go = &mut |_: f64, _: usize| true;
-    let err = |r: Result<Vec<std::result::Result<PairSample, Error>>>| r.unwrap_err().to_string();
-    let e = err(simulate_pairs(
-        &resolved,
-        &g,
-        None,
-        item,
-        None,
-        &[0],
-        &mut cache,
-        go,
-    ));
+    // The error of simulating `pairs` of `item` on `plan`.
+    let sim = |cache: &mut SeedCache, plan: Option<&[u8]>, pairs: &[usize]| {
+        simulate_pairs(
+            &resolved,
+            &g,
+            None,
+            item,
+            plan,
+            pairs,
+            cache,
+            &mut |_, _| true,
+        )
+        .unwrap_err()
+        .to_string()
+    };
+    let e = sim(&mut cache, None, &[0]);
     assert!(e.contains("no placement of placer 0 at seed 0"), "{e}");
-    let e = err(simulate_pairs(
-        &resolved,
-        &g,
-        None,
-        item,
-        Some(b"{"),
-        &[0],
-        &mut cache,
-        go,
-    ));
+    let e = sim(&mut cache, Some(b"{"), &[0]);
     assert!(e.contains("does not decode"), "{e}");
     let (part, plan) = place_item(&resolved, &g, None, item, &mut cache, go).unwrap();
     let mut plan: serde_json::Value = serde_json::from_slice(&plan.unwrap()).unwrap();
     plan["placement"][0] = 99.into();
     let plan = serde_json::to_vec(&plan).unwrap();
-    let e = err(simulate_pairs(
-        &resolved,
-        &g,
-        None,
-        item,
-        Some(&plan),
-        &[0],
-        &mut cache,
-        go,
-    ));
+    let e = sim(&mut cache, Some(&plan), &[0]);
     assert!(e.contains("does not fit"), "{e}");
-    let e = err(simulate_pairs(
-        &resolved,
-        &g,
-        None,
-        item,
-        None,
-        &[50],
-        &mut cache,
-        go,
-    ));
+    let e = sim(&mut cache, None, &[50]);
     assert!(e.contains("pair position 50 is out of range"), "{e}");
     let two = WorkItem {
         seed: 0,
