@@ -173,7 +173,7 @@ build-native:
 	$(CARGO) test --profile $(PROFILE) --lib --bins --tests --no-run
 
 test-native: build-native
-	$(CARGO) test --profile $(PROFILE) --lib --bins --tests
+	$(MAKE) --no-print-directory test-rust
 
 # tsc checks the page's JavaScript against its JSDoc types (www/jsconfig.json, www/types.js);
 # it needs www/pkg (the engine's generated declarations) and tests/browser's pinned typescript.
