@@ -102,14 +102,24 @@ fn lp_edges(problem: &Problem) -> Vec<LpEdge> {
     let g = problem.graph;
     let link = MeanLink::among(problem, &gpus(problem));
     let mut edges = Vec::new();
+    // Where a destination sits in `dsts` while its source's out-edges are read (`NONE`: not
+    // there yet), so a source with many children is read in linear time.
+    const NONE: u32 = u32::MAX;
+    let mut slot = vec![NONE; g.node_count()];
     for v in 0..g.node_count() as NodeIx {
         let mut dsts: Vec<(NodeIx, Vec<u32>)> = Vec::new();
         for &e in g.out_edges(v) {
             let edge = &g.edges[e as usize];
-            match dsts.iter_mut().find(|(d, _)| *d == edge.dst) {
-                Some((_, ts)) => ts.push(edge.tensor),
-                None => dsts.push((edge.dst, vec![edge.tensor])),
+            let at = &mut slot[edge.dst as usize];
+            if *at == NONE {
+                *at = dsts.len() as u32;
+                dsts.push((edge.dst, vec![edge.tensor]));
+            } else {
+                dsts[*at as usize].1.push(edge.tensor);
             }
+        }
+        for &(dst, _) in &dsts {
+            slot[dst as usize] = NONE;
         }
         for (dst, mut tensors) in dsts {
             tensors.sort_unstable();
@@ -352,6 +362,29 @@ mod tests {
         assert_eq!(favourites(&p, 0), vec![Some(1), None, None]);
         let placement = MSct.place(&p, &legacy(), &mut Rng::new(0)).unwrap();
         assert_eq!(placement, vec![0, 0, 0]);
+    }
+
+    /// One LP edge per (source, destination), in the order of the source's out-edges (a
+    /// destination where it first appears), its time the distinct tensors' bytes: `a` sends
+    /// `b` two tensors (`x` twice, 4 B, and 2 B) and `c` one (`x`, 4 B); `d` sends `b` 1 B.
+    #[test]
+    fn lp_edges_join_a_pairs_edges_in_first_appearance_order() {
+        let (g, c) = parse(
+            r#"{"nodes":[{"id":"a","cost":1},{"id":"b","cost":1},{"id":"c","cost":1},
+                         {"id":"d","cost":1}],
+                "edges":[{"src":"a","dst":"b","bytes":4,"tensor":"x"},
+                         {"src":"a","dst":"c","bytes":4,"tensor":"x"},
+                         {"src":"a","dst":"b","bytes":2,"tensor":"y"},
+                         {"src":"a","dst":"b","bytes":4,"tensor":"x"},
+                         {"src":"d","dst":"b","bytes":1}]}"#,
+            TWO,
+        );
+        let p = Problem::new(&g, &c).unwrap();
+        let got: Vec<_> = lp_edges(&p)
+            .iter()
+            .map(|e| (e.src, e.dst, e.comm))
+            .collect();
+        assert_eq!(got, vec![(0, 1, 6.0), (0, 2, 4.0), (3, 1, 1.0)]);
     }
 
     /// Where waiting changes the placement. Two devices of speed 1, bandwidth 1, latency 0;
