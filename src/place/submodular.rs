@@ -474,27 +474,61 @@ impl<'p, 'a> Model<'p, 'a> {
 /// Returns the class of each node (`NONE` for none) and the number of classes.
 fn parallel_classes(problem: &Problem) -> (Vec<u32>, usize) {
     let g = problem.graph;
-    let mut by_preds: BTreeMap<Vec<NodeIx>, Vec<NodeIx>> = BTreeMap::new();
-    for v in 0..g.node_count() as NodeIx {
-        let mut preds: Vec<NodeIx> = g.predecessors(v).collect();
-        if preds.is_empty() {
-            continue;
-        }
+    let n = g.node_count();
+    // Each node's predecessor set (sorted, deduplicated) in one flat buffer, then the nodes
+    // with a non-empty set sorted by it (ties: node order): classes are the runs of equal
+    // sets, numbered in the sets' lexicographic order (as a map keyed by the set would).
+    let mut flat: Vec<NodeIx> = Vec::with_capacity(g.edge_count());
+    let mut start: Vec<u32> = Vec::with_capacity(n + 1);
+    start.push(0);
+    let mut with: Vec<NodeIx> = Vec::with_capacity(n);
+    for v in 0..n as NodeIx {
+        let from = flat.len();
+        flat.extend(g.predecessors(v));
+        let preds = &mut flat[from..];
         preds.sort_unstable();
-        preds.dedup();
-        by_preds.entry(preds).or_default().push(v);
+        let mut len = 0;
+        for i in 0..preds.len() {
+            if i == 0 || preds[i] != preds[len - 1] {
+                preds[len] = preds[i];
+                len += 1;
+            }
+        }
+        flat.truncate(from + len);
+        start.push(flat.len() as u32);
+        if len > 0 {
+            with.push(v);
+        }
     }
-    let mut class = vec![NONE; g.node_count()];
+    let set = |v: NodeIx| &flat[start[v as usize] as usize..start[v as usize + 1] as usize];
+    with.sort_by(|&a, &b| set(a).cmp(set(b)));
+    let mut class = vec![NONE; n];
     let mut count = 0;
-    for members in by_preds.values() {
-        if members.len() >= 2 {
-            for &v in members {
+    let mut i = 0;
+    while i < with.len() {
+        let mut j = i + 1;
+        while j < with.len() && set(with[j]) == set(with[i]) {
+            j += 1;
+        }
+        if j - i >= 2 {
+            for &v in &with[i..j] {
                 class[v as usize] = count as u32;
             }
             count += 1;
         }
+        i = j;
     }
     (class, count)
+}
+
+/// `x`'s place in [`cmp_f`]'s order of finite values, as an integer (`-0.0` and `0.0` alike).
+fn ordered_bits(x: f64) -> u64 {
+    let b = if x == 0.0 { 0 } else { x.to_bits() };
+    if b >> 63 == 1 {
+        !b
+    } else {
+        b | 1 << 63
+    }
 }
 
 /// A charged time `x` as a heap key: the smaller pops first, compared as [`cmp_f`] does.
@@ -662,8 +696,9 @@ impl<'m, 'p, 'a> Fast<'m, 'p, 'a> {
                         },
                     })
                     .collect();
-                // Ascending (x, node): Entry's order is reversed.
-                order.sort_unstable_by(|a, b| b.cmp(a));
+                // Ascending (x, node), as `b.cmp(a)` orders entries (Entry's order is
+                // reversed); the costs are finite and each unit's node is its own.
+                order.sort_unstable_by_key(|e| (ordered_bits(e.key.0), e.tie));
                 order
             })
             .collect();
