@@ -677,29 +677,35 @@ impl<'m, 'p, 'a> Fast<'m, 'p, 'a> {
 
     /// A slot holding `units` (those still unplaced), keyed by `c`: exact while the transfer
     /// term is off or nothing is placed, else a lower bound of `x`.
-    fn slot(&self, units: impl Iterator<Item = u32> + Clone) -> Slot {
+    fn slot(&self, units: impl Iterator<Item = u32>) -> Slot {
         let m = self.m;
         let exact = m.cfg.transfer == 0.0 || self.st.unit_placed.iter().all(|&p| !p);
+        // The unplaced units with their nodes, re-sorted for each column from the previous
+        // column's order (stable sort: columns of devices that differ in speed alone keep
+        // most of it, so each sort after the first is nearly linear). Keys are distinct
+        // (each unit's node is its own), so any sort gives the one ascending (x, node)
+        // order, the one `b.cmp(a)` gives entries (Entry's order is reversed); costs that
+        // are not finite are left out after sorting.
+        let mut seq: Vec<(u32, NodeIx)> = units
+            .filter(|&u| !self.st.unit_placed[u as usize])
+            .map(|u| (u, m.units.members[u as usize][0]))
+            .collect();
         let orders = self
             .column_dev
             .iter()
             .map(|&d| {
-                let mut order: Vec<Entry> = units
-                    .clone()
-                    .filter(|&u| !self.st.unit_placed[u as usize] && m.cost(u, d).is_finite())
-                    .map(|u| Entry {
+                seq.sort_by_key(|&(u, tie)| (ordered_bits(m.cost(u, d)), tie));
+                seq.iter()
+                    .filter(|&&(u, _)| m.cost(u, d).is_finite())
+                    .map(|&(u, tie)| Entry {
                         key: Smaller(m.cost(u, d)),
-                        tie: m.units.members[u as usize][0],
+                        tie,
                         data: Tag {
                             unit: u,
                             tver: if exact { self.tver[u as usize] } else { BOUND },
                         },
                     })
-                    .collect();
-                // Ascending (x, node), as `b.cmp(a)` orders entries (Entry's order is
-                // reversed); the costs are finite and each unit's node is its own.
-                order.sort_unstable_by_key(|e| (ordered_bits(e.key.0), e.tie));
-                order
+                    .collect()
             })
             .collect();
         Slot {

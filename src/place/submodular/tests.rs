@@ -399,8 +399,19 @@ fn parallel_classes_as_a_map_by_predecessor_set() {
 #[test]
 fn ordered_bits_follow_cmp_f() {
     let xs = [
-        -1e300, -2.5, -1.0, -f64::MIN_POSITIVE, -0.0, 0.0, 5e-324, f64::MIN_POSITIVE, 1.0,
-        1.0 + f64::EPSILON, 3.0, 1e300, f64::MAX,
+        -1e300,
+        -2.5,
+        -1.0,
+        -f64::MIN_POSITIVE,
+        -0.0,
+        0.0,
+        5e-324,
+        f64::MIN_POSITIVE,
+        1.0,
+        1.0 + f64::EPSILON,
+        3.0,
+        1e300,
+        f64::MAX,
     ];
     for &a in &xs {
         for &b in &xs {
