@@ -474,27 +474,61 @@ impl<'p, 'a> Model<'p, 'a> {
 /// Returns the class of each node (`NONE` for none) and the number of classes.
 fn parallel_classes(problem: &Problem) -> (Vec<u32>, usize) {
     let g = problem.graph;
-    let mut by_preds: BTreeMap<Vec<NodeIx>, Vec<NodeIx>> = BTreeMap::new();
-    for v in 0..g.node_count() as NodeIx {
-        let mut preds: Vec<NodeIx> = g.predecessors(v).collect();
-        if preds.is_empty() {
-            continue;
-        }
+    let n = g.node_count();
+    // Each node's predecessor set (sorted, deduplicated) in one flat buffer, then the nodes
+    // with a non-empty set sorted by it (ties: node order): classes are the runs of equal
+    // sets, numbered in the sets' lexicographic order (as a map keyed by the set would).
+    let mut flat: Vec<NodeIx> = Vec::with_capacity(g.edge_count());
+    let mut start: Vec<u32> = Vec::with_capacity(n + 1);
+    start.push(0);
+    let mut with: Vec<NodeIx> = Vec::with_capacity(n);
+    for v in 0..n as NodeIx {
+        let from = flat.len();
+        flat.extend(g.predecessors(v));
+        let preds = &mut flat[from..];
         preds.sort_unstable();
-        preds.dedup();
-        by_preds.entry(preds).or_default().push(v);
+        let mut len = 0;
+        for i in 0..preds.len() {
+            if i == 0 || preds[i] != preds[len - 1] {
+                preds[len] = preds[i];
+                len += 1;
+            }
+        }
+        flat.truncate(from + len);
+        start.push(flat.len() as u32);
+        if len > 0 {
+            with.push(v);
+        }
     }
-    let mut class = vec![NONE; g.node_count()];
+    let set = |v: NodeIx| &flat[start[v as usize] as usize..start[v as usize + 1] as usize];
+    with.sort_by(|&a, &b| set(a).cmp(set(b)));
+    let mut class = vec![NONE; n];
     let mut count = 0;
-    for members in by_preds.values() {
-        if members.len() >= 2 {
-            for &v in members {
+    let mut i = 0;
+    while i < with.len() {
+        let mut j = i + 1;
+        while j < with.len() && set(with[j]) == set(with[i]) {
+            j += 1;
+        }
+        if j - i >= 2 {
+            for &v in &with[i..j] {
                 class[v as usize] = count as u32;
             }
             count += 1;
         }
+        i = j;
     }
     (class, count)
+}
+
+/// `x`'s place in [`cmp_f`]'s order of finite values, as an integer (`-0.0` and `0.0` alike).
+fn ordered_bits(x: f64) -> u64 {
+    let b = if x == 0.0 { 0 } else { x.to_bits() };
+    if b >> 63 == 1 {
+        !b
+    } else {
+        b | 1 << 63
+    }
 }
 
 /// A charged time `x` as a heap key: the smaller pops first, compared as [`cmp_f`] does.
@@ -643,28 +677,35 @@ impl<'m, 'p, 'a> Fast<'m, 'p, 'a> {
 
     /// A slot holding `units` (those still unplaced), keyed by `c`: exact while the transfer
     /// term is off or nothing is placed, else a lower bound of `x`.
-    fn slot(&self, units: impl Iterator<Item = u32> + Clone) -> Slot {
+    fn slot(&self, units: impl Iterator<Item = u32>) -> Slot {
         let m = self.m;
         let exact = m.cfg.transfer == 0.0 || self.st.unit_placed.iter().all(|&p| !p);
+        // The unplaced units with their nodes, re-sorted for each column from the previous
+        // column's order (stable sort: columns of devices that differ in speed alone keep
+        // most of it, so each sort after the first is nearly linear). Keys are distinct
+        // (each unit's node is its own), so any sort gives the one ascending (x, node)
+        // order, the one `b.cmp(a)` gives entries (Entry's order is reversed); costs that
+        // are not finite are left out after sorting.
+        let mut seq: Vec<(u32, NodeIx)> = units
+            .filter(|&u| !self.st.unit_placed[u as usize])
+            .map(|u| (u, m.units.members[u as usize][0]))
+            .collect();
         let orders = self
             .column_dev
             .iter()
             .map(|&d| {
-                let mut order: Vec<Entry> = units
-                    .clone()
-                    .filter(|&u| !self.st.unit_placed[u as usize] && m.cost(u, d).is_finite())
-                    .map(|u| Entry {
+                seq.sort_by_key(|&(u, tie)| (ordered_bits(m.cost(u, d)), tie));
+                seq.iter()
+                    .filter(|&&(u, _)| m.cost(u, d).is_finite())
+                    .map(|&(u, tie)| Entry {
                         key: Smaller(m.cost(u, d)),
-                        tie: m.units.members[u as usize][0],
+                        tie,
                         data: Tag {
                             unit: u,
                             tver: if exact { self.tver[u as usize] } else { BOUND },
                         },
                     })
-                    .collect();
-                // Ascending (x, node): Entry's order is reversed.
-                order.sort_unstable_by(|a, b| b.cmp(a));
-                order
+                    .collect()
             })
             .collect();
         Slot {

@@ -362,6 +362,68 @@ fn parallel_means_same_predecessors() {
     );
 }
 
+/// The classes are those of a map keyed by the sorted, deduplicated predecessor set (the
+/// first way they were computed): same numbering (the sets' order), same members, on a
+/// bundled graph with many classes and repeated edges.
+#[test]
+fn parallel_classes_as_a_map_by_predecessor_set() {
+    let g = Graph::from_json(
+        include_str!("../../../graphs/rnnlm_ops_train.json"),
+        "rnnlm_ops_train",
+    )
+    .unwrap();
+    let c = two_devices("");
+    let p = Problem::new(&g, &c).unwrap();
+    let mut by_preds: std::collections::BTreeMap<Vec<NodeIx>, Vec<NodeIx>> = Default::default();
+    for v in 0..g.node_count() as NodeIx {
+        let mut preds: Vec<NodeIx> = g.predecessors(v).collect();
+        preds.sort_unstable();
+        preds.dedup();
+        if !preds.is_empty() {
+            by_preds.entry(preds).or_default().push(v);
+        }
+    }
+    let mut want = vec![NONE; g.node_count()];
+    let mut count = 0;
+    for members in by_preds.values().filter(|m| m.len() >= 2) {
+        for &v in members {
+            want[v as usize] = count;
+        }
+        count += 1;
+    }
+    assert!(count > 10, "a graph with many classes ({count})");
+    assert_eq!(parallel_classes(&p), (want, count as usize));
+}
+
+/// `ordered_bits` sorts finite values as `cmp_f` does, `-0.0` and `0.0` alike.
+#[test]
+fn ordered_bits_follow_cmp_f() {
+    let xs = [
+        -1e300,
+        -2.5,
+        -1.0,
+        -f64::MIN_POSITIVE,
+        -0.0,
+        0.0,
+        5e-324,
+        f64::MIN_POSITIVE,
+        1.0,
+        1.0 + f64::EPSILON,
+        3.0,
+        1e300,
+        f64::MAX,
+    ];
+    for &a in &xs {
+        for &b in &xs {
+            assert_eq!(
+                ordered_bits(a).cmp(&ordered_bits(b)),
+                cmp_f(a, b),
+                "{a} against {b}"
+            );
+        }
+    }
+}
+
 /// pf counts from 1 and only parallel nodes on other devices: x placed on d0 (p, its
 /// parent, unplaced) gives y pf 2 on d1 and 1 on d0. Round 1 is a 4-way tie on b = 1.99
 /// (cost 1, cap 100; x and y on d0 or d1... all nodes cost 1) -> node 0 (p) on d0.
