@@ -136,6 +136,8 @@ async function upload(ctx, file, allowUnsized = false) {
     return;
   }
   const stem = file.name.replace(/\.(json|onnx)$/i, '') || 'graph';
+  // The pool's workers parse it meanwhile: the run after the upload does not wait for them.
+  ctx.pool.parseAhead(text, stem);
   let r;
   try {
     // Parsed, validated and hashed once, in a worker.

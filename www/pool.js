@@ -50,6 +50,8 @@ export class Runner {
     this.heldSeed = null;
     /** @type {number | null} the item this worker simulated last (its tables are built) */
     this.lastUnit = null;
+    /** @type {string | null} the graph text this worker was sent last, which it keeps (`run`) */
+    this.text = null;
     this.worker = this.spawn();
   }
 
@@ -74,6 +76,7 @@ export class Runner {
     this.held = new Set();
     this.heldSeed = null;
     this.lastUnit = null;
+    this.text = null;
     this.worker = this.spawn();
   }
 
@@ -103,12 +106,22 @@ export class Runner {
    * Runs one request; a request still running is cancelled first. A graph's text goes as a
    * string: sending it as a Blob instead (issue 24m) made a 49k-op comparison in the pool
    * of two 30% slower (each worker read the 19 MB back from the browser's blob store) for
-   * no long task saved (docs/bench.md, "After this session's merges", 12:09 UTC).
+   * no long task saved (docs/bench.md, "After this session's merges", 12:09 UTC). The
+   * worker keeps the last text it was sent: the same text again goes as `keptText: true`
+   * instead, so the main thread copies a graph's text once per worker, not at every
+   * request that needs it (a run's first request per worker after the preload, each
+   * timeline, each trace: 50-100 ms each on a 48,000-op graph, docs/bench.md, 24p).
    */
   run(msg, onProgress) {
     if (this.pending) this.cancel();
     const id = ++this.seq;
     const out = { ...msg, id };
+    if (typeof msg.graphText === 'string') {
+      if (msg.graphText === this.text) {
+        out.graphText = null;
+        out.keptText = true;
+      } else this.text = msg.graphText;
+    }
     return new Promise((resolve, reject) => {
       this.pending = { id, resolve, reject, onProgress };
       this.worker.postMessage(out);
@@ -386,6 +399,24 @@ export class Pool {
         wake();
       }
     };
+  }
+
+  /**
+   * Has the idle workers parse an uploaded graph's text ahead, while the page validates and
+   * hashes it (`Session.parse_ahead`): the scenario that names the upload is known only
+   * once the graph's own name is, but the preload's `load` of the same text then takes the
+   * parsed graph instead of parsing it again (src/wasm.rs `parsed_ahead`), so that a run
+   * right after an upload does not wait for a parse per worker. Errors are dropped (the
+   * validation reports them).
+   * @param {string} text @param {string} name the file's stem (the graph's name if it has none)
+   */
+  parseAhead(text, name) {
+    if (this.active !== null) return;
+    for (const r of this.runners) {
+      if (r.busy && !r.preloading) continue;
+      r.loadedRun = null;
+      this.ahead(r, () => r.run({ type: 'parse', graphText: text, name }));
+    }
   }
 
   /**

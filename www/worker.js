@@ -3,6 +3,9 @@
 //
 // Messages in:  {type: 'module', module}  first: the engine's WebAssembly.Module, compiled
 //                 once by the page for all its workers
+//               {id, type: 'parse', graphText, name}
+//                 parses an uploaded graph's text ahead (Session.parse_ahead): its GraphInfo;
+//                 the next `load` of that text takes the parsed graph
 //               {id, type: 'load', scenario, graphText, clusterText}
 //                 loads a scenario ahead of a run, so that its graph is parsed already
 //               {id, type: 'part', run, scenario, graphText, clusterText, items}
@@ -33,6 +36,8 @@
 //               {id, type: 'import', bytes, name, train, batch, shapes, allowUnsized, dtype}  an uploaded file's
 //                 bytes (an ONNX model) as graph JSON: {text, notes} (engine's import_graph with
 //                 the page's import options: training step, batch size (0: none), NAME=DIMS shapes)
+//               Any request's `graphText` may be replaced by `keptText: true`: the text this
+//                 worker was sent last (the page's Runner sends a text once, not per request).
 // Messages out: {type: 'ready'} once the wasm is loaded, then per request
 //               {id, type: 'progress', done, total} (at most every 100 ms), and
 //               {id, type: 'result', result, ms} or {id, type: 'error', message}.
@@ -61,6 +66,8 @@ let session = null;
 let loadedRun = null;
 /** @type {{seq: number, text: string} | null} the node ids this worker sent last */
 let sentNames = null;
+/** @type {string | null} the graph text this worker was sent last (`keptText` requests use it) */
+let keptText = null;
 
 function load(msg) {
   session ??= new Session();
@@ -83,6 +90,11 @@ async function sha256(text) {
 
 async function run(msg) {
   const t0 = performance.now();
+  if (msg.type === 'parse') {
+    session ??= new Session();
+    loadedRun = null;
+    return { result: session.parse_ahead(msg.graphText, msg.name), ms: performance.now() - t0 };
+  }
   if (msg.type === 'load') {
     // Parses the graph ahead of a run (the page sends it when a graph is chosen).
     load(msg);
@@ -190,6 +202,8 @@ onmessage = async (e) => {
     return;
   }
   await ready;
+  if (msg.keptText) msg.graphText = keptText;
+  else if (typeof msg.graphText === 'string') keptText = msg.graphText;
   try {
     const { result, ms, transfer } = await run(msg);
     postMessage({ id: msg.id, type: 'result', result, ms }, { transfer: transfer ?? [] });
