@@ -302,7 +302,8 @@ impl Session {
     }
 
     /// Loads a scenario with its graph (and cluster file) text, or throws the engine's error
-    /// (and holds nothing).
+    /// (and holds nothing). Without a graph text, the text this session holds: the one
+    /// parsed ahead (`parse_ahead`) if any, else the loaded scenario's.
     pub fn load(
         &mut self,
         scenario_json: &str,
@@ -313,6 +314,14 @@ impl Session {
         self.cache = compare::SeedCache::default();
         self.plan = None;
         let scenario = Scenario::from_json(scenario_json).map_err(js_err)?;
+        // No text: the page means the one this session holds (parsed ahead, else loaded),
+        // which it sends once per worker rather than converting 19 MB again at every load.
+        let graph_text = graph_text.or_else(|| {
+            self.ahead
+                .as_ref()
+                .map(|(t, _)| t.clone())
+                .or_else(|| previous.as_ref().map(|p| p.graph_text.clone()))
+        });
         let previous = match self.ahead.take() {
             Some(a) => parsed_ahead(&scenario, graph_text.as_deref(), a).or(previous),
             None => previous,

@@ -70,6 +70,8 @@ export async function loadGraph(ctx, known) {
     ctx.graphText = text;
     ctx.graphName = name;
     try { ctx.pool.preload(JSON.stringify(scenarioOf(state, ctx.all, false)), text); } catch { /* the run says why */ }
+    // The timeline's worker gets the text now, in a task of its own, not in the run's last task.
+    ctx.pairRunner.keepText(text);
     if (state.replica) renderPs(ctx); // the loss op candidates are this graph's
     $('graph-info').textContent = `${info.name}: ${info.nodes} ops, ${info.edges} edges, `
       + `${info.colocation_groups} colocation groups${state.upload ? ' (uploaded)' : ''}`

@@ -130,6 +130,20 @@ export class Runner {
 
   get busy() { return this.pending !== null; }
 
+  /**
+   * Sends a graph's text ahead, in a task of its own, for this worker to keep (a request
+   * without an answer): its next request of that text (a timeline) then does not copy the
+   * text in the task that asks for it. Nothing when it has that text already.
+   * @param {string} text
+   */
+  keepText(text) {
+    setTimeout(() => {
+      if (this.text === text) return;
+      this.text = text;
+      this.worker.postMessage({ type: 'keep', graphText: text });
+    }, 0);
+  }
+
   /** Stops the running request: terminates the worker and starts a fresh one. */
   cancel() {
     const p = this.pending;
@@ -461,7 +475,10 @@ export class Pool {
    * @param {Runner} r @param {() => Promise<unknown>} request
    */
   ahead(r, request) {
-    const p = (r.preloading ?? Promise.resolve()).then(request).then(() => {}, () => {})
+    // Each in a task of its own: a request that copies a big graph's text (tens of ms on
+    // the main thread) does not share a task with another worker's copy or the caller's work.
+    const task = () => new Promise((resolve) => { setTimeout(resolve, 0); });
+    const p = (r.preloading ?? Promise.resolve()).then(task).then(request).then(() => {}, () => {})
       .finally(() => { if (r.preloading === p) r.preloading = null; });
     r.preloading = p;
   }

@@ -36,6 +36,7 @@
 //               {id, type: 'import', bytes, name, train, batch, shapes, allowUnsized, dtype}  an uploaded file's
 //                 bytes (an ONNX model) as graph JSON: {text, notes} (engine's import_graph with
 //                 the page's import options: training step, batch size (0: none), NAME=DIMS shapes)
+//               {type: 'keep', graphText}  a text to keep for later requests; no answer
 //               Any request's `graphText` may be replaced by `keptText: true`: the text this
 //                 worker was sent last (the page's Runner sends a text once, not per request).
 // Messages out: {type: 'ready'} once the wasm is loaded, then per request
@@ -69,10 +70,26 @@ let sentNames = null;
 /** @type {string | null} the graph text this worker was sent last (`keptText` requests use it) */
 let keptText = null;
 
+/**
+ * The graph texts the session holds: the one parsed ahead (until a load takes it), and the
+ * loaded scenario's. A load of the text the session would take (the one parsed ahead, else
+ * the loaded one) passes none: converting a 19 MB string into the engine's memory costs
+ * 0.1-0.3 s, at every load of a run's first request otherwise.
+ */
+/** @type {string | null} */
+let aheadText = null;
+/** @type {string | null} */
+let loadedText = null;
+
 function load(msg) {
   session ??= new Session();
   loadedRun = null;
-  session.load(msg.scenario, msg.graphText ?? undefined, msg.clusterText ?? undefined);
+  const text = msg.graphText ?? null;
+  const held = text !== null && text === (aheadText ?? loadedText);
+  aheadText = null;
+  loadedText = null;
+  session.load(msg.scenario, held ? undefined : text ?? undefined, msg.clusterText ?? undefined);
+  loadedText = text;
 }
 
 /**
@@ -93,7 +110,10 @@ async function run(msg) {
   if (msg.type === 'parse') {
     session ??= new Session();
     loadedRun = null;
-    return { result: session.parse_ahead(msg.graphText, msg.name), ms: performance.now() - t0 };
+    aheadText = null;
+    const info = session.parse_ahead(msg.graphText, msg.name);
+    aheadText = msg.graphText;
+    return { result: info, ms: performance.now() - t0 };
   }
   if (msg.type === 'load') {
     // Parses the graph ahead of a run (the page sends it when a graph is chosen).
@@ -204,6 +224,7 @@ onmessage = async (e) => {
   await ready;
   if (msg.keptText) msg.graphText = keptText;
   else if (typeof msg.graphText === 'string') keptText = msg.graphText;
+  if (msg.type === 'keep') return; // a text sent ahead (Runner.keepText): no answer
   try {
     const { result, ms, transfer } = await run(msg);
     postMessage({ id: msg.id, type: 'result', result, ms }, { transfer: transfer ?? [] });

@@ -30,8 +30,11 @@ function paintMarks(ctx, P, X, yOff, view, overlay) {
     // end to the next one's start (thousands of anti-aliased lines cost seconds to raster).
     ctx.fillStyle = INK.critical;
     let inView = 0;
-    let lastX = -Infinity;
-    let lastY = -Infinity;
+    // Each lane's last bar's left pixel: the path alternates between op and link lanes, so
+    // a bar two pixels wide at a lane's last x (inside that bar: the same opaque colour) is
+    // skipped per lane, not only after a bar of the same lane (a 48,000-op run's path drew
+    // thousands of bars over each other in the first drawing).
+    const lastX = new Float64Array(P.lanes.length).fill(-Infinity);
     // `box` inlined, without its array per step: a 48,000-op run's path has thousands of
     // steps, and this loop ran cold in the first drawing's long task (docs/bench.md, 24m).
     for (const st of P.critical) {
@@ -45,9 +48,8 @@ function paintMarks(ctx, P, X, yOff, view, overlay) {
       const x0 = X(s);
       const w = Math.max(2, X(e) - x0);
       const x = Math.round(x0);
-      if (w <= 2 && x === lastX && y === lastY) continue;
-      lastX = x;
-      lastY = y;
+      if (w <= 2 && x === lastX[st.li]) continue;
+      lastX[st.li] = x;
       ctx.fillRect(x, y - 3, w, 3);
     }
     if (inView <= CHAIN_MAX) {
