@@ -22,11 +22,14 @@ const importNotes = new WeakMap();
  * hundreds of ms): its summary; with `hash`, its SHA-256 and whether a link names it by
  * hash (too large to embed); with `linked`, throws unless it is the file a link names.
  * @param {Context} ctx @param {string} text @param {string} name
- * @param {{hash?: boolean, linked?: import('./types.js').GraphHash | null}} [opts]
+ * @param {{hash?: boolean, linked?: import('./types.js').GraphHash | null, validate?: boolean}} [opts]
+ *   `validate: false`: hashing only (the pool's parse validates it: Pool.parseAhead), `info` null
  * @returns {Promise<{info: import('./types.js').GraphInfo, sha256: string | null, hashed: boolean}>}
  */
 async function inspectGraph(ctx, text, name, opts = {}) {
-  const m = await ctx.inspectRunner.run({ type: 'inspect', text, name, hash: !!opts.hash, linked: opts.linked ?? null });
+  const m = await ctx.inspectRunner.run({
+    type: 'inspect', text, name, hash: !!opts.hash, linked: opts.linked ?? null, validate: opts.validate ?? true,
+  });
   return m.result;
 }
 
@@ -138,12 +141,21 @@ async function upload(ctx, file, allowUnsized = false) {
     return;
   }
   const stem = file.name.replace(/\.(json|onnx)$/i, '') || 'graph';
-  // The pool's workers parse it meanwhile: the run after the upload does not wait for them.
-  ctx.pool.parseAhead(text, stem);
+  // The pool's workers parse it meanwhile (the run after the upload does not wait for
+  // them), the first one's parse validating it; the inspect worker only hashes it then.
+  const parsed = ctx.pool.parseAhead(text, stem);
   let r;
   try {
-    // Parsed, validated and hashed once, in a worker.
-    r = await inspectGraph(ctx, text, stem, { hash: true });
+    r = await inspectGraph(ctx, text, stem, { hash: true, validate: !parsed });
+    if (parsed) {
+      try {
+        r.info = await parsed;
+      } catch (e) {
+        if (!e.cancelled) throw e;
+        // A run cancelled the parse: validated here instead.
+        r.info = (await inspectGraph(ctx, text, stem)).info;
+      }
+    }
   } catch (e) {
     if (e.cancelled) return;
     // Keep the previous graph; say what is wrong with this file.

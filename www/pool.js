@@ -422,15 +422,27 @@ export class Pool {
    * parsed graph instead of parsing it again (src/wasm.rs `parsed_ahead`), so that a run
    * right after an upload does not wait for a parse per worker. Errors are dropped (the
    * validation reports them).
+   * The first worker's parse is the upload's validation (its summary, or the engine's
+   * error, as `validate_graph` gives them), so the upload parses the text once per worker
+   * and not once more in the inspect worker; null when no worker was free (a run under
+   * way): the caller validates elsewhere.
    * @param {string} text @param {string} name the file's stem (the graph's name if it has none)
+   * @returns {Promise<import('./types.js').GraphInfo> | null}
    */
   parseAhead(text, name) {
-    if (this.active !== null) return;
+    if (this.active !== null) return null;
+    /** @type {Promise<import('./types.js').GraphInfo> | null} */
+    let first = null;
     for (const r of this.runners) {
       if (r.busy && !r.preloading) continue;
       r.loadedRun = null;
-      this.ahead(r, () => r.run({ type: 'parse', graphText: text, name }));
+      /** @type {Promise<any>} */
+      const p = new Promise((resolve, reject) => {
+        this.ahead(r, () => r.run({ type: 'parse', graphText: text, name }).then((m) => resolve(m.result), (e) => { reject(e); throw e; }));
+      });
+      first ??= p;
     }
+    return first;
   }
 
   /**

@@ -29,8 +29,9 @@
 //                 (warm_up_case: a generated graph and cluster of that size) twice, item by
 //                 item: {[the plan's item key]: ms} of the second pass
 //               {id, type: 'sha256', text}  the SHA-256 of a graph's text (off the main thread)
-//               {id, type: 'inspect', text, name, hash, linked}
-//                 validates a graph's text: {info, sha256, hashed}; with `hash`, its SHA-256
+//               {id, type: 'inspect', text, name, hash, linked, validate}
+//                 validates a graph's text (not with `validate: false`: info null, an upload
+//                 the pool parses, Pool.parseAhead): {info, sha256, hashed}; with `hash`, its SHA-256
 //                 and whether a link names it by hash (too large to embed); with `linked`
 //                 ({sha256, name}), an error unless it is that file
 //               {id, type: 'import', bytes, name, train, batch, shapes, allowUnsized, dtype}  an uploaded file's
@@ -172,7 +173,7 @@ async function run(msg) {
     return { result: { timeline: data, trace: null }, ms: performance.now() - t0, transfer };
   }
   if (msg.type === 'inspect') {
-    const info = validate_graph(msg.text, msg.name);
+    const info = msg.validate === false ? null : validate_graph(msg.text, msg.name);
     if (msg.linked) check_linked_graph(msg.linked, msg.text);
     let sha = null;
     let hashed = false;
