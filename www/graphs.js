@@ -144,6 +144,7 @@ async function upload(ctx, file, allowUnsized = false) {
   // The pool's workers parse it meanwhile (the run after the upload does not wait for
   // them), the first one's parse validating it; the inspect worker only hashes it then.
   const parsed = ctx.pool.parseAhead(text, stem);
+  parsed?.catch(() => {}); // handled below, unless the hashing failed first
   let r;
   try {
     r = await inspectGraph(ctx, text, stem, { hash: true, validate: !parsed });
