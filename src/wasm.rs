@@ -239,6 +239,32 @@ pub fn work_plan(scenario_json: &str, workers: u32) -> Result<JsValue, JsError> 
     to_js(&compare::work_plan(&r, workers as usize))
 }
 
+/// A graph parsed ahead (`Session::parse_ahead`) as the loaded scenario `load_reusing` would
+/// reuse, when `scenario` reads `text` as that parse did: graph JSON from a file (not an
+/// ONNX model), no replica, and the graph's name that of the scenario's file (its own
+/// name, or the same fallback name): `Graph::from_json` then gives the same graph.
+fn parsed_ahead(
+    scenario: &Scenario,
+    text: Option<&str>,
+    (ahead_text, graph): (String, Graph),
+) -> Option<crate::scenario::load::Loaded> {
+    let crate::scenario::GraphSource::File(path) = &scenario.graph else {
+        return None;
+    };
+    let usable = text == Some(ahead_text.as_str())
+        && scenario.replica.is_none()
+        && !crate::import::onnx::is_onnx(path, ahead_text.as_bytes())
+        && graph.name == crate::scenario::load::fallback_name(&scenario.graph);
+    usable.then(|| crate::scenario::load::Loaded {
+        scenario: scenario.clone(),
+        graph,
+        graph_text: ahead_text,
+        graph_notes: Vec::new(),
+        cluster: None,
+        cluster_text: None,
+    })
+}
+
 /// A scenario loaded in a worker, which then runs work items of it as they are handed out
 /// (`compare::run_part`). Loading another scenario keeps the parsed graph when its text is
 /// the same (`scenario::load::load_reusing`): a big graph is parsed once per worker.
@@ -252,6 +278,9 @@ pub struct Session {
     cache: compare::SeedCache,
     /// The plan the last `place_item` made, encoded, until `take_plan`.
     plan: Option<Vec<u8>>,
+    /// A graph text parsed ahead (`parse_ahead`) and its graph, until a `load` of that text
+    /// takes it.
+    ahead: Option<(String, Graph)>,
 }
 
 /// The session's loaded scenario, or the error a request before `load` gets. A function of
@@ -273,7 +302,8 @@ impl Session {
     }
 
     /// Loads a scenario with its graph (and cluster file) text, or throws the engine's error
-    /// (and holds nothing).
+    /// (and holds nothing). Without a graph text, the text this session holds: the one
+    /// parsed ahead (`parse_ahead`) if any, else the loaded scenario's.
     pub fn load(
         &mut self,
         scenario_json: &str,
@@ -284,6 +314,18 @@ impl Session {
         self.cache = compare::SeedCache::default();
         self.plan = None;
         let scenario = Scenario::from_json(scenario_json).map_err(js_err)?;
+        // No text: the page means the one this session holds (parsed ahead, else loaded),
+        // which it sends once per worker rather than converting 19 MB again at every load.
+        let graph_text = graph_text.or_else(|| {
+            self.ahead
+                .as_ref()
+                .map(|(t, _)| t.clone())
+                .or_else(|| previous.as_ref().map(|p| p.graph_text.clone()))
+        });
+        let previous = match self.ahead.take() {
+            Some(a) => parsed_ahead(&scenario, graph_text.as_deref(), a).or(previous),
+            None => previous,
+        };
         let loaded = crate::scenario::load::load_reusing(
             scenario,
             &files(graph_text, cluster_text),
@@ -293,6 +335,25 @@ impl Session {
         let resolved = loaded.scenario.resolve().map_err(js_err)?;
         self.loaded = Some((loaded, resolved));
         Ok(())
+    }
+
+    /// Parses a graph's text ahead of the `load` that will use it (an upload: its scenario
+    /// names the graph by its own name, known only once parsed); returns its summary, as
+    /// `validate_graph` does, or throws the engine's error. A `load` of the same text takes
+    /// the graph when the scenario reads it as this parse did (`parsed_ahead`).
+    #[wasm_bindgen(unchecked_return_type = "GraphInfo")]
+    pub fn parse_ahead(&mut self, text: String, fallback_name: &str) -> Result<JsValue, JsError> {
+        self.ahead = None;
+        let g = Graph::from_json(&text, fallback_name).map_err(js_err)?;
+        let info = to_js(&GraphInfo {
+            name: g.name.clone(),
+            nodes: g.node_count(),
+            edges: g.edge_count(),
+            colocation_groups: g.groups.len(),
+            op_types: g.op_types.len(),
+        })?;
+        self.ahead = Some((text, g));
+        Ok(info)
     }
 
     /// Runs `items` and returns their partial comparison; `progress(done, total)` counts

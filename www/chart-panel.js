@@ -58,6 +58,17 @@ export function drawCharts(ctx) {
   const base = whatIfActive(state) && baseline && baseline.comparison !== c
     ? new Map(baseline.comparison.results.map((x) => [pairKey(x.placer, x.scheduler, x.link_order), x])) : null;
   const before = base ? (/** @type {any} */ x) => base.get(pairKey(x.placer, x.scheduler, x.link_order)) ?? null : undefined;
+  const iter = c.results.some((x) => x.iteration_time?.sorted?.length);
+  const ord = c.results.some((x) => x.ordering);
+  // The optimiser's convergence: the chosen row's, else the first row whose plan has one.
+  const searched = [r, ...c.results].find((x) => x && !x.error && x.plan?.history?.length);
+  $('card-cdf').hidden = !iter;
+  $('card-ordering').hidden = !ord;
+  $('chart-convergence').hidden = !searched;
+  $('convergence-caption').hidden = !searched;
+  // Every chart's width read at once, before any is drawn: read between two charts' DOM
+  // writes, each forced a layout of the page (a 48,000-op run's results task, docs/bench.md 24p).
+  charts?.primeWidths?.(['chart-makespan', 'chart-traffic', 'chart-memory', 'chart-cdf', 'chart-ordering', 'chart-convergence'].map($));
   draw(ctx, 'chart-makespan', (el) => charts.drawMakespan(el, c, {
     highlight, log: state.logScale, isBest: isWinner, onSelect, baseline: before,
   }));
@@ -67,16 +78,8 @@ export function drawCharts(ctx) {
   draw(ctx, 'chart-memory', (el) => charts.drawMemory(el, mine, {
     placer: r?.placer, scheduler: r?.scheduler, highlight, onSelect, baseline: before,
   }));
-  const iter = c.results.some((x) => x.iteration_time?.sorted?.length);
-  $('card-cdf').hidden = !iter;
   if (iter) draw(ctx, 'chart-cdf', (el) => charts.drawCdf(el, c, { highlight, onSelect }));
-  const ord = c.results.some((x) => x.ordering);
-  $('card-ordering').hidden = !ord;
   if (ord) draw(ctx, 'chart-ordering', (el) => charts.drawOrdering(el, c, { highlight, onSelect }));
-  // The optimiser's convergence: the chosen row's, else the first row whose plan has one.
-  const searched = [r, ...c.results].find((x) => x && !x.error && x.plan?.history?.length);
-  $('chart-convergence').hidden = !searched;
-  $('convergence-caption').hidden = !searched;
   if (searched) {
     draw(ctx, 'chart-convergence', (el) => charts.drawConvergence(el, searched));
     $('convergence-caption').textContent = budgetWords(ctx, c, searched);

@@ -22,11 +22,14 @@ const importNotes = new WeakMap();
  * hundreds of ms): its summary; with `hash`, its SHA-256 and whether a link names it by
  * hash (too large to embed); with `linked`, throws unless it is the file a link names.
  * @param {Context} ctx @param {string} text @param {string} name
- * @param {{hash?: boolean, linked?: import('./types.js').GraphHash | null}} [opts]
+ * @param {{hash?: boolean, linked?: import('./types.js').GraphHash | null, validate?: boolean}} [opts]
+ *   `validate: false`: hashing only (the pool's parse validates it: Pool.parseAhead), `info` null
  * @returns {Promise<{info: import('./types.js').GraphInfo, sha256: string | null, hashed: boolean}>}
  */
 async function inspectGraph(ctx, text, name, opts = {}) {
-  const m = await ctx.inspectRunner.run({ type: 'inspect', text, name, hash: !!opts.hash, linked: opts.linked ?? null });
+  const m = await ctx.inspectRunner.run({
+    type: 'inspect', text, name, hash: !!opts.hash, linked: opts.linked ?? null, validate: opts.validate ?? true,
+  });
   return m.result;
 }
 
@@ -70,6 +73,8 @@ export async function loadGraph(ctx, known) {
     ctx.graphText = text;
     ctx.graphName = name;
     try { ctx.pool.preload(JSON.stringify(scenarioOf(state, ctx.all, false)), text); } catch { /* the run says why */ }
+    // The timeline's worker gets the text now, in a task of its own, not in the run's last task.
+    ctx.pairRunner.keepText(text);
     if (state.replica) renderPs(ctx); // the loss op candidates are this graph's
     $('graph-info').textContent = `${info.name}: ${info.nodes} ops, ${info.edges} edges, `
       + `${info.colocation_groups} colocation groups${state.upload ? ' (uploaded)' : ''}`
@@ -136,10 +141,22 @@ async function upload(ctx, file, allowUnsized = false) {
     return;
   }
   const stem = file.name.replace(/\.(json|onnx)$/i, '') || 'graph';
+  // The pool's workers parse it meanwhile (the run after the upload does not wait for
+  // them), the first one's parse validating it; the inspect worker only hashes it then.
+  const parsed = ctx.pool.parseAhead(text, stem);
+  parsed?.catch(() => {}); // handled below, unless the hashing failed first
   let r;
   try {
-    // Parsed, validated and hashed once, in a worker.
-    r = await inspectGraph(ctx, text, stem, { hash: true });
+    r = await inspectGraph(ctx, text, stem, { hash: true, validate: !parsed });
+    if (parsed) {
+      try {
+        r.info = await parsed;
+      } catch (e) {
+        if (!e.cancelled) throw e;
+        // A run cancelled the parse: validated here instead.
+        r.info = (await inspectGraph(ctx, text, stem)).info;
+      }
+    }
   } catch (e) {
     if (e.cancelled) return;
     // Keep the previous graph; say what is wrong with this file.

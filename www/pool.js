@@ -50,6 +50,8 @@ export class Runner {
     this.heldSeed = null;
     /** @type {number | null} the item this worker simulated last (its tables are built) */
     this.lastUnit = null;
+    /** @type {string | null} the graph text this worker was sent last, which it keeps (`run`) */
+    this.text = null;
     this.worker = this.spawn();
   }
 
@@ -74,6 +76,7 @@ export class Runner {
     this.held = new Set();
     this.heldSeed = null;
     this.lastUnit = null;
+    this.text = null;
     this.worker = this.spawn();
   }
 
@@ -103,12 +106,22 @@ export class Runner {
    * Runs one request; a request still running is cancelled first. A graph's text goes as a
    * string: sending it as a Blob instead (issue 24m) made a 49k-op comparison in the pool
    * of two 30% slower (each worker read the 19 MB back from the browser's blob store) for
-   * no long task saved (docs/bench.md, "After this session's merges", 12:09 UTC).
+   * no long task saved (docs/bench.md, "After this session's merges", 12:09 UTC). The
+   * worker keeps the last text it was sent: the same text again goes as `keptText: true`
+   * instead, so the main thread copies a graph's text once per worker, not at every
+   * request that needs it (a run's first request per worker after the preload, each
+   * timeline, each trace: 50-100 ms each on a 48,000-op graph, docs/bench.md, 24p).
    */
   run(msg, onProgress) {
     if (this.pending) this.cancel();
     const id = ++this.seq;
     const out = { ...msg, id };
+    if (typeof msg.graphText === 'string') {
+      if (msg.graphText === this.text) {
+        out.graphText = null;
+        out.keptText = true;
+      } else this.text = msg.graphText;
+    }
     return new Promise((resolve, reject) => {
       this.pending = { id, resolve, reject, onProgress };
       this.worker.postMessage(out);
@@ -116,6 +129,20 @@ export class Runner {
   }
 
   get busy() { return this.pending !== null; }
+
+  /**
+   * Sends a graph's text ahead, in a task of its own, for this worker to keep (a request
+   * without an answer): its next request of that text (a timeline) then does not copy the
+   * text in the task that asks for it. Nothing when it has that text already.
+   * @param {string} text
+   */
+  keepText(text) {
+    setTimeout(() => {
+      if (this.text === text) return;
+      this.text = text;
+      this.worker.postMessage({ type: 'keep', graphText: text });
+    }, 0);
+  }
 
   /** Stops the running request: terminates the worker and starts a fresh one. */
   cancel() {
@@ -389,6 +416,36 @@ export class Pool {
   }
 
   /**
+   * Has the idle workers parse an uploaded graph's text ahead, while the page validates and
+   * hashes it (`Session.parse_ahead`): the scenario that names the upload is known only
+   * once the graph's own name is, but the preload's `load` of the same text then takes the
+   * parsed graph instead of parsing it again (src/wasm.rs `parsed_ahead`), so that a run
+   * right after an upload does not wait for a parse per worker. Errors are dropped (the
+   * validation reports them).
+   * The first worker's parse is the upload's validation (its summary, or the engine's
+   * error, as `validate_graph` gives them), so the upload parses the text once per worker
+   * and not once more in the inspect worker; null when no worker was free (a run under
+   * way): the caller validates elsewhere.
+   * @param {string} text @param {string} name the file's stem (the graph's name if it has none)
+   * @returns {Promise<import('./types.js').GraphInfo> | null}
+   */
+  parseAhead(text, name) {
+    if (this.active !== null) return null;
+    /** @type {Promise<import('./types.js').GraphInfo> | null} */
+    let first = null;
+    for (const r of this.runners) {
+      if (r.busy && !r.preloading) continue;
+      r.loadedRun = null;
+      /** @type {Promise<any>} */
+      const p = new Promise((resolve, reject) => {
+        this.ahead(r, () => r.run({ type: 'parse', graphText: text, name }).then((m) => resolve(m.result), (e) => { reject(e); throw e; }));
+      });
+      first ??= p;
+    }
+    return first;
+  }
+
+  /**
    * Has the idle workers load a scenario ahead of a run, so that its graph is parsed (once
    * per worker) while the user sets things up; a run of the same graph text reuses it.
    * @param {string} scenario @param {string | null} graphText
@@ -430,7 +487,10 @@ export class Pool {
    * @param {Runner} r @param {() => Promise<unknown>} request
    */
   ahead(r, request) {
-    const p = (r.preloading ?? Promise.resolve()).then(request).then(() => {}, () => {})
+    // Each in a task of its own: a request that copies a big graph's text (tens of ms on
+    // the main thread) does not share a task with another worker's copy or the caller's work.
+    const task = () => new Promise((resolve) => { setTimeout(resolve, 0); });
+    const p = (r.preloading ?? Promise.resolve()).then(task).then(request).then(() => {}, () => {})
       .finally(() => { if (r.preloading === p) r.preloading = null; });
     r.preloading = p;
   }

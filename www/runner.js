@@ -108,7 +108,9 @@ export async function runComparison(ctx, { auto = false, reveal = false } = {}) 
   }
   setRunning(false, `done in ${Math.round(performance.now() - t0)} ms`);
   renderResults(ctx);
-  if (reveal) revealAnswer();
+  // In the next frame, before its layout: read here, the answer's position forced a layout
+  // of the new results in this task (a 48,000-op run's longest, docs/bench.md 24p).
+  if (reveal) requestAnimationFrame(revealAnswer);
   runPair(ctx);
   ctx.pool.warmUp();
 }

@@ -3,6 +3,9 @@
 //
 // Messages in:  {type: 'module', module}  first: the engine's WebAssembly.Module, compiled
 //                 once by the page for all its workers
+//               {id, type: 'parse', graphText, name}
+//                 parses an uploaded graph's text ahead (Session.parse_ahead): its GraphInfo;
+//                 the next `load` of that text takes the parsed graph
 //               {id, type: 'load', scenario, graphText, clusterText}
 //                 loads a scenario ahead of a run, so that its graph is parsed already
 //               {id, type: 'part', run, scenario, graphText, clusterText, items}
@@ -26,13 +29,17 @@
 //                 (warm_up_case: a generated graph and cluster of that size) twice, item by
 //                 item: {[the plan's item key]: ms} of the second pass
 //               {id, type: 'sha256', text}  the SHA-256 of a graph's text (off the main thread)
-//               {id, type: 'inspect', text, name, hash, linked}
-//                 validates a graph's text: {info, sha256, hashed}; with `hash`, its SHA-256
+//               {id, type: 'inspect', text, name, hash, linked, validate}
+//                 validates a graph's text (not with `validate: false`: info null, an upload
+//                 the pool parses, Pool.parseAhead): {info, sha256, hashed}; with `hash`, its SHA-256
 //                 and whether a link names it by hash (too large to embed); with `linked`
 //                 ({sha256, name}), an error unless it is that file
 //               {id, type: 'import', bytes, name, train, batch, shapes, allowUnsized, dtype}  an uploaded file's
 //                 bytes (an ONNX model) as graph JSON: {text, notes} (engine's import_graph with
 //                 the page's import options: training step, batch size (0: none), NAME=DIMS shapes)
+//               {type: 'keep', graphText}  a text to keep for later requests; no answer
+//               Any request's `graphText` may be replaced by `keptText: true`: the text this
+//                 worker was sent last (the page's Runner sends a text once, not per request).
 // Messages out: {type: 'ready'} once the wasm is loaded, then per request
 //               {id, type: 'progress', done, total} (at most every 100 ms), and
 //               {id, type: 'result', result, ms} or {id, type: 'error', message}.
@@ -61,11 +68,29 @@ let session = null;
 let loadedRun = null;
 /** @type {{seq: number, text: string} | null} the node ids this worker sent last */
 let sentNames = null;
+/** @type {string | null} the graph text this worker was sent last (`keptText` requests use it) */
+let keptText = null;
+
+/**
+ * The graph texts the session holds: the one parsed ahead (until a load takes it), and the
+ * loaded scenario's. A load of the text the session would take (the one parsed ahead, else
+ * the loaded one) passes none: converting a 19 MB string into the engine's memory costs
+ * 0.1-0.3 s, at every load of a run's first request otherwise.
+ */
+/** @type {string | null} */
+let aheadText = null;
+/** @type {string | null} */
+let loadedText = null;
 
 function load(msg) {
   session ??= new Session();
   loadedRun = null;
-  session.load(msg.scenario, msg.graphText ?? undefined, msg.clusterText ?? undefined);
+  const text = msg.graphText ?? null;
+  const held = text !== null && text === (aheadText ?? loadedText);
+  aheadText = null;
+  loadedText = null;
+  session.load(msg.scenario, held ? undefined : text ?? undefined, msg.clusterText ?? undefined);
+  loadedText = text;
 }
 
 /**
@@ -83,6 +108,14 @@ async function sha256(text) {
 
 async function run(msg) {
   const t0 = performance.now();
+  if (msg.type === 'parse') {
+    session ??= new Session();
+    loadedRun = null;
+    aheadText = null;
+    const info = session.parse_ahead(msg.graphText, msg.name);
+    aheadText = msg.graphText;
+    return { result: info, ms: performance.now() - t0 };
+  }
   if (msg.type === 'load') {
     // Parses the graph ahead of a run (the page sends it when a graph is chosen).
     load(msg);
@@ -140,7 +173,7 @@ async function run(msg) {
     return { result: { timeline: data, trace: null }, ms: performance.now() - t0, transfer };
   }
   if (msg.type === 'inspect') {
-    const info = validate_graph(msg.text, msg.name);
+    const info = msg.validate === false ? null : validate_graph(msg.text, msg.name);
     if (msg.linked) check_linked_graph(msg.linked, msg.text);
     let sha = null;
     let hashed = false;
@@ -190,6 +223,9 @@ onmessage = async (e) => {
     return;
   }
   await ready;
+  if (msg.keptText) msg.graphText = keptText;
+  else if (typeof msg.graphText === 'string') keptText = msg.graphText;
+  if (msg.type === 'keep') return; // a text sent ahead (Runner.keepText): no answer
   try {
     const { result, ms, transfer } = await run(msg);
     postMessage({ id: msg.id, type: 'result', result, ms }, { transfer: transfer ?? [] });

@@ -43,7 +43,7 @@ pub struct Loaded {
 }
 
 /// The name of a graph that has none of its own: a bundled graph's name, a file's stem.
-fn fallback_name(source: &GraphSource) -> String {
+pub fn fallback_name(source: &GraphSource) -> String {
     match source {
         GraphSource::Bundled(name) => name.clone(),
         GraphSource::File(path) => {

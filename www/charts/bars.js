@@ -4,6 +4,7 @@
 //                                                 seeds), lower bound, best pairs starred,
 //                                                 linear or logarithmic axis
 //   drawTraffic(container, comparison, options)   mean bytes moved between devices
+//   primeWidths(containers)                       (svg.js's) widths read ahead of drawing
 // Both draw SVG with DOM calls, redraw when the container's width changes and return a
 // controller { svg(), redraw(), destroy() }. A chart is one tab stop: the arrow keys move
 // between its bars, Enter or Space chooses one. Not here: fetching or computing any numbers.
@@ -13,6 +14,9 @@ import {
   formatCount, timeTickFormatter, byteTickFormatter, textWidth, ellipsize, tooltip, mount,
   showMessage, distinct, isInfeasible, num, seriesColor, uid, rovingFocus, changeText, ghostRect,
 } from './svg.js';
+
+// The page reads its charts' widths at once before drawing them (svg.js primeWidths).
+export { primeWidths } from './svg.js';
 
 /** Scheduler name -> colour, in order of first appearance in comparison.results. */
 export function schedulerColors(comparison) {

@@ -366,9 +366,25 @@ export function tooltip() {
 
 const mounted = new WeakMap();
 
+/** @type {Map<Element, number> | null} containers' widths read ahead (primeWidths), until the task's script ends */
+let primed = null;
+
+/**
+ * Reads the widths of the containers about to be drawn, together (one layout of the page),
+ * for `containerWidth` to use until the current script ends: drawing one chart writes the
+ * DOM, so the next chart's read would force another layout. A container's width does not
+ * depend on its chart (a change, e.g. a scroll bar, is redrawn by the ResizeObserver).
+ * @param {(Element | null)[]} containers
+ */
+export function primeWidths(containers) {
+  primed = new Map();
+  for (const c of containers) if (c) primed.set(c, Math.floor(c.clientWidth));
+  queueMicrotask(() => { primed = null; });
+}
+
 /** Width to draw at: the container's, or a fallback while it is hidden (0 wide). */
 export function containerWidth(container, fallback = 640) {
-  const w = Math.floor(container.clientWidth);
+  const w = primed?.get(container) ?? Math.floor(container.clientWidth);
   return w > 0 ? w : fallback;
 }
 

@@ -30,8 +30,11 @@ function paintMarks(ctx, P, X, yOff, view, overlay) {
     // end to the next one's start (thousands of anti-aliased lines cost seconds to raster).
     ctx.fillStyle = INK.critical;
     let inView = 0;
-    let lastX = -Infinity;
-    let lastY = -Infinity;
+    // Each lane's last bar's left pixel: the path alternates between op and link lanes, so
+    // a bar two pixels wide at a lane's last x (inside that bar: the same opaque colour) is
+    // skipped per lane, not only after a bar of the same lane (a 48,000-op run's path drew
+    // thousands of bars over each other in the first drawing).
+    const lastX = new Float64Array(P.lanes.length).fill(-Infinity);
     // `box` inlined, without its array per step: a 48,000-op run's path has thousands of
     // steps, and this loop ran cold in the first drawing's long task (docs/bench.md, 24m).
     for (const st of P.critical) {
@@ -45,9 +48,8 @@ function paintMarks(ctx, P, X, yOff, view, overlay) {
       const x0 = X(s);
       const w = Math.max(2, X(e) - x0);
       const x = Math.round(x0);
-      if (w <= 2 && x === lastX && y === lastY) continue;
-      lastX = x;
-      lastY = y;
+      if (w <= 2 && x === lastX[st.li]) continue;
+      lastX[st.li] = x;
       ctx.fillRect(x, y - 3, w, 3);
     }
     if (inView <= CHAIN_MAX) {
@@ -98,6 +100,23 @@ function paintMarks(ctx, P, X, yOff, view, overlay) {
     ctx.strokeStyle = INK.highlight;
     ctx.strokeRect(Math.round(b[0]) - 3, b[1] - 3, b[2] + 6, b[3] + 6);
   }
+}
+
+/**
+ * The first index in [lo, n) whose running maximum of ends (`maxEnd`, non-decreasing) lies
+ * right of pixel `px` by the painter's own mapping (L + (t - t0) * k > px, monotone in t), or
+ * n: every item before it ends at or left of px.
+ * @param {Float64Array} maxEnd @param {number} lo @param {number} n @param {number} L
+ * @param {number} t0 @param {number} k @param {number} px
+ */
+export function firstPast(maxEnd, lo, n, L, t0, k, px) {
+  let hi = n;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (L + (maxEnd[mid] - t0) * k > px) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
 }
 
 /** Paints the visible part of the chart. Pure function of its arguments. */
@@ -162,7 +181,14 @@ export function paint(ctx, P, view, W, H, scrollY, hover, overlay) {
       if (s > view.t1) break;
       let x0 = L + (s - view.t0) * k;
       const x1 = L + (ends[i] - view.t0) * k;
-      if (x1 <= lastX) continue;
+      if (x1 <= lastX) {
+        // Covered by what is drawn: so is every item up to the first whose running maximum
+        // of ends maps past lastX. Jump there (the loop's i++ lands on it): the drawing is
+        // the same, and a lane costs its drawn rectangles (a few per pixel column) times
+        // log n instead of a pass over all its n items (48,000 ops at the full view).
+        i = firstPast(maxEnd, i + 1, n, L, view.t0, k, lastX) - 1;
+        continue;
+      }
       if (x0 < lastX) x0 = lastX;
       let w = x1 - x0;
       if (w < 1) {
