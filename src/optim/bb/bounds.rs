@@ -33,10 +33,10 @@ impl<'p, 'a> Exact<'p, 'a> {
                             let at = hu
                                 + p.exec(u, du as DevIx)
                                 + self.comm[(e as usize * k + du) * k + d];
-                            ready = ready.min(at);
+                            ready = ready.lo(at);
                         }
                     }
-                    h = h.max(ready);
+                    h = h.hi(ready);
                 }
             }
             head[v as usize * k + d] = h;
@@ -62,10 +62,10 @@ impl<'p, 'a> Exact<'p, 'a> {
                             let at = self.comm[(e as usize * k + d) * k + dw]
                                 + p.exec(w, dw as DevIx)
                                 + tw;
-                            after = after.min(at);
+                            after = after.lo(at);
                         }
                     }
-                    t = t.max(after);
+                    t = t.hi(after);
                 }
             }
             tail[v as usize * k + d] = t;
@@ -237,17 +237,17 @@ impl<'p, 'a> Exact<'p, 'a> {
             for d in 0..k {
                 if head[v * k + d].is_finite() {
                     through = through
-                        .min(head[v * k + d] + p.exec(v as NodeIx, d as DevIx) + tail[v * k + d]);
+                        .lo(head[v * k + d] + p.exec(v as NodeIx, d as DevIx) + tail[v * k + d]);
                 }
             }
-            best = best.max(through);
+            best = best.hi(through);
         }
         let total_speed: f64 = p.cluster.devices.iter().map(|d| d.speed).sum();
         // The cheaper parts first: a child that the longest path prunes needs no more.
-        let mut lb = best.max(work / total_speed);
+        let mut lb = best.hi(work / total_speed);
         let cut = self.cut();
         if lb < cut {
-            lb = lb.max(self.windows(placement, head, tail, cut, &mut keyed, &mut placed));
+            lb = lb.hi(self.windows(placement, head, tail, cut, &mut keyed, &mut placed));
         }
         if lb < cut {
             // Placed ops' own heads and tails.
@@ -274,7 +274,7 @@ impl<'p, 'a> Exact<'p, 'a> {
                         let dw = placement[w as usize];
                         if dw != unplaced && dw != s {
                             let after = run(w) + at(tail, w as usize);
-                            to[dw as usize] = to[dw as usize].min(after);
+                            to[dw as usize] = to[dw as usize].lo(after);
                         }
                     }
                     for (d, &after) in to.iter().enumerate() {
@@ -290,7 +290,7 @@ impl<'p, 'a> Exact<'p, 'a> {
                 }
             }
             sort_items(&mut items, &mut ins, k + k * k);
-            lb = lb.max(one_machine_sorted(&items));
+            lb = lb.hi(one_machine_sorted(&items));
         }
         // Each unplaced op runs on some device it may take, with that device's placed
         // ops: the least over its devices of their one-machine bound with it added
@@ -340,15 +340,15 @@ impl<'p, 'a> Exact<'p, 'a> {
                                 p.cluster.transfer_time(s, d as DevIx, bytes),
                                 after,
                             );
-                            val = val.max(with_item(&items, x));
+                            val = val.hi(with_item(&items, x));
                         }
                     }
-                    least = least.min(val);
+                    least = least.lo(val);
                     if least <= lb {
                         break;
                     }
                 }
-                lb = lb.max(least);
+                lb = lb.hi(least);
             }
         }
         self.scratch = Scratch {
@@ -455,7 +455,7 @@ impl<'p, 'a> Exact<'p, 'a> {
                     let least = x[v * k..(v + 1) * k]
                         .iter()
                         .copied()
-                        .fold(f64::INFINITY, f64::min);
+                        .fold(f64::INFINITY, f64::lo);
                     keyed.push((least, v as u32));
                 }
             }
@@ -470,14 +470,14 @@ impl<'p, 'a> Exact<'p, 'a> {
                 for d in 0..k {
                     let hv = head[v * k + d];
                     if hv.is_finite() {
-                        h[d] = h[d].min(hv);
-                        q[d] = q[d].min(tail[v * k + d]);
+                        h[d] = h[d].lo(hv);
+                        q[d] = q[d].lo(tail[v * k + d]);
                     }
                 }
                 if i + 1 < keyed.len() && keyed[i + 1].0 == key || w <= 0.0 {
                     continue;
                 }
-                lb = lb.max(self.window_work(&h[..k], &q[..k], w, placed));
+                lb = lb.hi(self.window_work(&h[..k], &q[..k], w, placed));
                 if lb >= cut {
                     return lb;
                 }
@@ -530,7 +530,7 @@ pub(super) fn chain_bounds(
         let chain = next[a]
             .iter()
             .map(|&s| dur[s as usize] + bound[s as usize])
-            .fold(0.0, f64::max);
+            .fold(0.0, f64::hi);
         dist.fill(f64::NEG_INFINITY);
         for &s in &next[a] {
             dist[s as usize] = 0.0;
@@ -543,7 +543,7 @@ pub(super) fn chain_bounds(
             }
             for &s in &next[x] {
                 let s = s as usize;
-                dist[s] = dist[s].max(dist[x] + dur[x]);
+                dist[s] = dist[s].hi(dist[x] + dur[x]);
             }
             if res[x] != NONE {
                 items.push(if tails {
@@ -553,7 +553,7 @@ pub(super) fn chain_bounds(
                 });
             }
         }
-        bound[a] = chain.max(one_machine(&mut items));
+        bound[a] = chain.hi(one_machine(&mut items));
     }
     bound
 }
@@ -584,17 +584,17 @@ pub(super) fn with_item(items: &[Item], x: Item) -> f64 {
                 placed = true;
                 if xt >= q {
                     sum += xd;
-                    lb = lb.max(xh + sum + q);
+                    lb = lb.hi(xh + sum + q);
                 }
             }
             if t >= q {
                 sum += d;
-                lb = lb.max(h + sum + q);
+                lb = lb.hi(h + sum + q);
             }
         }
         if !placed && xt >= q {
             sum += xd;
-            lb = lb.max(xh + sum + q);
+            lb = lb.hi(xh + sum + q);
         }
     }
     lb
@@ -649,7 +649,7 @@ pub(super) fn one_machine_sorted(items: &[Item]) -> f64 {
             for &(_, h, d, t) in group {
                 if t >= q {
                     sum += d;
-                    lb = lb.max(h + sum + q);
+                    lb = lb.hi(h + sum + q);
                 }
             }
         }
