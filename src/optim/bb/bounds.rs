@@ -20,6 +20,51 @@ impl<'p, 'a> Exact<'p, 'a> {
         let p = self.problem;
         let g = p.graph;
         let k = p.device_count();
+        if k > MAX_WINDOW {
+            return self.head_row_any(placement, head, v);
+        }
+        // Each producer's earliest end on each of its devices, once per edge rather than
+        // once per edge and device of `v` (same sums, same order: the same bits).
+        let mut h = [f64::INFINITY; MAX_WINDOW];
+        for (d, h) in h.iter_mut().enumerate().take(k) {
+            if self.can(placement, v, d) {
+                *h = 0.0;
+            }
+        }
+        let mut end = [f64::INFINITY; MAX_WINDOW];
+        for &e in g.in_edges(v) {
+            let u = g.edges[e as usize].src as usize;
+            let run = p.exec_row(u as NodeIx);
+            for du in 0..k {
+                let hu = head[u * k + du];
+                end[du] = if hu.is_finite() {
+                    hu + run[du]
+                } else {
+                    f64::INFINITY
+                };
+            }
+            let comm = &self.comm[e as usize * k * k..(e as usize + 1) * k * k];
+            for d in 0..k {
+                if h[d] == f64::INFINITY {
+                    continue;
+                }
+                let mut ready = f64::INFINITY;
+                for du in 0..k {
+                    if end[du].is_finite() {
+                        ready = ready.lo(end[du] + comm[du * k + d]);
+                    }
+                }
+                h[d] = h[d].hi(ready);
+            }
+        }
+        head[v as usize * k..(v as usize + 1) * k].copy_from_slice(&h[..k]);
+    }
+
+    /// [`Exact::head_row`] for any number of devices.
+    fn head_row_any(&self, placement: &[DevIx], head: &mut [f64], v: NodeIx) {
+        let p = self.problem;
+        let g = p.graph;
+        let k = p.device_count();
         for d in 0..k {
             let mut h = f64::INFINITY;
             if self.can(placement, v, d) {
@@ -337,7 +382,8 @@ impl<'p, 'a> Exact<'p, 'a> {
                             let x = (
                                 (k + s as usize * k + d) as u32,
                                 head[u * k + s as usize] + p.exec(u as NodeIx, s),
-                                p.cluster.transfer_time(s, d as DevIx, bytes),
+                                // `transfer_time(s, d, bytes)`, precomputed.
+                                self.comm[(e as usize * k + s as usize) * k + d],
                                 after,
                             );
                             val = val.hi(with_item(&items, x));
