@@ -61,7 +61,7 @@ impl<'p, 'a> Exact<'p, 'a> {
     }
 
     /// [`Exact::head_row`] for any number of devices.
-    fn head_row_any(&self, placement: &[DevIx], head: &mut [f64], v: NodeIx) {
+    pub(super) fn head_row_any(&self, placement: &[DevIx], head: &mut [f64], v: NodeIx) {
         let p = self.problem;
         let g = p.graph;
         let k = p.device_count();
