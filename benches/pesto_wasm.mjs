@@ -6,6 +6,7 @@
 //
 //   cargo bench --bench pesto -- write target/pesto-wasm   # the instances, and native runs
 //   node benches/pesto_wasm.mjs target/pesto-wasm          # the same in wasm (www/pkg)
+//   node benches/pesto_wasm.mjs target/pesto-wasm 'seed3|n20_k4'   # only names matching a regex
 //
 // `make bench-wasm` does both. The engine is the page's build (www/pkg, `make pkg`), run by
 // Node's V8 through the same calls the page's workers make (Session.load, run_items,
@@ -17,9 +18,11 @@ import { initSync, Session, work_plan, merge_parts } from '../www/pkg/placesim.j
 initSync({ module: readFileSync(new URL('../www/pkg/placesim_bg.wasm', import.meta.url)) });
 
 const dir = process.argv[2];
-if (!dir) throw new Error('usage: node benches/pesto_wasm.mjs DIR (written by cargo bench --bench pesto -- write DIR)');
-const names = readdirSync(dir).filter((f) => f.endsWith('.scenario.json')).map((f) => f.slice(0, -'.scenario.json'.length)).sort();
-if (names.length === 0) throw new Error(`no *.scenario.json in ${dir}`);
+if (!dir) throw new Error('usage: node benches/pesto_wasm.mjs DIR [NAME-REGEX] (DIR written by cargo bench --bench pesto -- write DIR)');
+const only = new RegExp(process.argv[3] ?? '');
+const names = readdirSync(dir).filter((f) => f.endsWith('.scenario.json')).map((f) => f.slice(0, -'.scenario.json'.length))
+  .filter((name) => only.test(name)).sort();
+if (names.length === 0) throw new Error(`no *.scenario.json in ${dir}${process.argv[3] ? ` matching /${process.argv[3]}/` : ''}`);
 
 /** A value with its keys sorted and maps as objects, without clock readings (placement seconds). */
 const canon = (v) => {

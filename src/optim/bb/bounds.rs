@@ -20,6 +20,51 @@ impl<'p, 'a> Exact<'p, 'a> {
         let p = self.problem;
         let g = p.graph;
         let k = p.device_count();
+        if k > MAX_WINDOW {
+            return self.head_row_any(placement, head, v);
+        }
+        // Each producer's earliest end on each of its devices, once per edge rather than
+        // once per edge and device of `v` (same sums, same order: the same bits).
+        let mut h = [f64::INFINITY; MAX_WINDOW];
+        for (d, h) in h.iter_mut().enumerate().take(k) {
+            if self.can(placement, v, d) {
+                *h = 0.0;
+            }
+        }
+        let mut end = [f64::INFINITY; MAX_WINDOW];
+        for &e in g.in_edges(v) {
+            let u = g.edges[e as usize].src as usize;
+            let run = p.exec_row(u as NodeIx);
+            for du in 0..k {
+                let hu = head[u * k + du];
+                end[du] = if hu.is_finite() {
+                    hu + run[du]
+                } else {
+                    f64::INFINITY
+                };
+            }
+            let comm = &self.comm[e as usize * k * k..(e as usize + 1) * k * k];
+            for d in 0..k {
+                if h[d] == f64::INFINITY {
+                    continue;
+                }
+                let mut ready = f64::INFINITY;
+                for du in 0..k {
+                    if end[du].is_finite() {
+                        ready = ready.lo(end[du] + comm[du * k + d]);
+                    }
+                }
+                h[d] = h[d].hi(ready);
+            }
+        }
+        head[v as usize * k..(v as usize + 1) * k].copy_from_slice(&h[..k]);
+    }
+
+    /// [`Exact::head_row`] for any number of devices.
+    pub(super) fn head_row_any(&self, placement: &[DevIx], head: &mut [f64], v: NodeIx) {
+        let p = self.problem;
+        let g = p.graph;
+        let k = p.device_count();
         for d in 0..k {
             let mut h = f64::INFINITY;
             if self.can(placement, v, d) {
@@ -33,10 +78,10 @@ impl<'p, 'a> Exact<'p, 'a> {
                             let at = hu
                                 + p.exec(u, du as DevIx)
                                 + self.comm[(e as usize * k + du) * k + d];
-                            ready = ready.min(at);
+                            ready = ready.lo(at);
                         }
                     }
-                    h = h.max(ready);
+                    h = h.hi(ready);
                 }
             }
             head[v as usize * k + d] = h;
@@ -62,10 +107,10 @@ impl<'p, 'a> Exact<'p, 'a> {
                             let at = self.comm[(e as usize * k + d) * k + dw]
                                 + p.exec(w, dw as DevIx)
                                 + tw;
-                            after = after.min(at);
+                            after = after.lo(at);
                         }
                     }
-                    t = t.max(after);
+                    t = t.hi(after);
                 }
             }
             tail[v as usize * k + d] = t;
@@ -237,17 +282,17 @@ impl<'p, 'a> Exact<'p, 'a> {
             for d in 0..k {
                 if head[v * k + d].is_finite() {
                     through = through
-                        .min(head[v * k + d] + p.exec(v as NodeIx, d as DevIx) + tail[v * k + d]);
+                        .lo(head[v * k + d] + p.exec(v as NodeIx, d as DevIx) + tail[v * k + d]);
                 }
             }
-            best = best.max(through);
+            best = best.hi(through);
         }
         let total_speed: f64 = p.cluster.devices.iter().map(|d| d.speed).sum();
         // The cheaper parts first: a child that the longest path prunes needs no more.
-        let mut lb = best.max(work / total_speed);
+        let mut lb = best.hi(work / total_speed);
         let cut = self.cut();
         if lb < cut {
-            lb = lb.max(self.windows(placement, head, tail, cut, &mut keyed, &mut placed));
+            lb = lb.hi(self.windows(placement, head, tail, cut, &mut keyed, &mut placed));
         }
         if lb < cut {
             // Placed ops' own heads and tails.
@@ -274,7 +319,7 @@ impl<'p, 'a> Exact<'p, 'a> {
                         let dw = placement[w as usize];
                         if dw != unplaced && dw != s {
                             let after = run(w) + at(tail, w as usize);
-                            to[dw as usize] = to[dw as usize].min(after);
+                            to[dw as usize] = to[dw as usize].lo(after);
                         }
                     }
                     for (d, &after) in to.iter().enumerate() {
@@ -290,7 +335,7 @@ impl<'p, 'a> Exact<'p, 'a> {
                 }
             }
             sort_items(&mut items, &mut ins, k + k * k);
-            lb = lb.max(one_machine_sorted(&items));
+            lb = lb.hi(one_machine_sorted(&items));
         }
         // Each unplaced op runs on some device it may take, with that device's placed
         // ops: the least over its devices of their one-machine bound with it added
@@ -337,18 +382,19 @@ impl<'p, 'a> Exact<'p, 'a> {
                             let x = (
                                 (k + s as usize * k + d) as u32,
                                 head[u * k + s as usize] + p.exec(u as NodeIx, s),
-                                p.cluster.transfer_time(s, d as DevIx, bytes),
+                                // `transfer_time(s, d, bytes)`, precomputed.
+                                self.comm[(e as usize * k + s as usize) * k + d],
                                 after,
                             );
-                            val = val.max(with_item(&items, x));
+                            val = val.hi(with_item(&items, x));
                         }
                     }
-                    least = least.min(val);
+                    least = least.lo(val);
                     if least <= lb {
                         break;
                     }
                 }
-                lb = lb.max(least);
+                lb = lb.hi(least);
             }
         }
         self.scratch = Scratch {
@@ -455,7 +501,7 @@ impl<'p, 'a> Exact<'p, 'a> {
                     let least = x[v * k..(v + 1) * k]
                         .iter()
                         .copied()
-                        .fold(f64::INFINITY, f64::min);
+                        .fold(f64::INFINITY, f64::lo);
                     keyed.push((least, v as u32));
                 }
             }
@@ -470,14 +516,14 @@ impl<'p, 'a> Exact<'p, 'a> {
                 for d in 0..k {
                     let hv = head[v * k + d];
                     if hv.is_finite() {
-                        h[d] = h[d].min(hv);
-                        q[d] = q[d].min(tail[v * k + d]);
+                        h[d] = h[d].lo(hv);
+                        q[d] = q[d].lo(tail[v * k + d]);
                     }
                 }
                 if i + 1 < keyed.len() && keyed[i + 1].0 == key || w <= 0.0 {
                     continue;
                 }
-                lb = lb.max(self.window_work(&h[..k], &q[..k], w, placed));
+                lb = lb.hi(self.window_work(&h[..k], &q[..k], w, placed));
                 if lb >= cut {
                     return lb;
                 }
@@ -530,7 +576,7 @@ pub(super) fn chain_bounds(
         let chain = next[a]
             .iter()
             .map(|&s| dur[s as usize] + bound[s as usize])
-            .fold(0.0, f64::max);
+            .fold(0.0, f64::hi);
         dist.fill(f64::NEG_INFINITY);
         for &s in &next[a] {
             dist[s as usize] = 0.0;
@@ -543,7 +589,7 @@ pub(super) fn chain_bounds(
             }
             for &s in &next[x] {
                 let s = s as usize;
-                dist[s] = dist[s].max(dist[x] + dur[x]);
+                dist[s] = dist[s].hi(dist[x] + dur[x]);
             }
             if res[x] != NONE {
                 items.push(if tails {
@@ -553,7 +599,7 @@ pub(super) fn chain_bounds(
                 });
             }
         }
-        bound[a] = chain.max(one_machine(&mut items));
+        bound[a] = chain.hi(one_machine(&mut items));
     }
     bound
 }
@@ -584,17 +630,17 @@ pub(super) fn with_item(items: &[Item], x: Item) -> f64 {
                 placed = true;
                 if xt >= q {
                     sum += xd;
-                    lb = lb.max(xh + sum + q);
+                    lb = lb.hi(xh + sum + q);
                 }
             }
             if t >= q {
                 sum += d;
-                lb = lb.max(h + sum + q);
+                lb = lb.hi(h + sum + q);
             }
         }
         if !placed && xt >= q {
             sum += xd;
-            lb = lb.max(xh + sum + q);
+            lb = lb.hi(xh + sum + q);
         }
     }
     lb
@@ -649,7 +695,7 @@ pub(super) fn one_machine_sorted(items: &[Item]) -> f64 {
             for &(_, h, d, t) in group {
                 if t >= q {
                     sum += d;
-                    lb = lb.max(h + sum + q);
+                    lb = lb.hi(h + sum + q);
                 }
             }
         }

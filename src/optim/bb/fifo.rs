@@ -169,7 +169,7 @@ impl<'p, 'a> Exact<'p, 'a> {
             for &i in q {
                 let i = i as usize;
                 let e = st.end[fifo.producer[i] as usize];
-                let s = e.max(f);
+                let s = e.hi(f);
                 f = s + net.dur[n + i];
                 st.xstart[i] = s;
                 st.xend[i] = f;
@@ -202,14 +202,14 @@ impl<'p, 'a> Exact<'p, 'a> {
             let res;
             if a < n {
                 if st.done[a] {
-                    lb = lb.max(st.end[a]);
+                    lb = lb.hi(st.end[a]);
                     continue;
                 }
                 let d = net.res[a] as usize;
-                let mut t = last.max(st.free[d]);
+                let mut t = last.hi(st.free[d]);
                 for &p in &net.preds[a] {
                     let p = p as usize;
-                    t = t.max(if p < n && st.done[p] {
+                    t = t.hi(if p < n && st.done[p] {
                         st.end[p]
                     } else {
                         st.head[p] + net.dur[p]
@@ -227,20 +227,20 @@ impl<'p, 'a> Exact<'p, 'a> {
                 } else {
                     let mut t = st.head[p] + net.dur[p];
                     if l != NONE {
-                        t = t.max(st.settled[l as usize]);
+                        t = t.hi(st.settled[l as usize]);
                     }
                     h = t;
                     res = (l != NONE).then_some(k + l as usize);
                 }
             }
-            let h = h.max(net.head[a]);
+            let h = h.hi(net.head[a]);
             st.head[a] = h;
-            lb = lb.max(h + net.dur[a] + net.tail[a]);
+            lb = lb.hi(h + net.dur[a] + net.tail[a]);
             if let Some(r) = res {
                 st.items.push((r as u32, h, net.dur[a], net.tail[a]));
             }
         }
-        lb.max(one_machine(&mut st.items))
+        lb.hi(one_machine(&mut st.items))
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -296,7 +296,7 @@ impl<'p, 'a> Exact<'p, 'a> {
             let mut t = st.free[d as usize];
             for &p in &net.preds[v] {
                 let p = p as usize;
-                t = t.max(if p < n { st.end[p] } else { st.xend[p - n] });
+                t = t.hi(if p < n { st.end[p] } else { st.xend[p - n] });
             }
             if fifo.lmask[v].is_some_and(|m| m & alone == m) {
                 fill.push((d, t + net.dur[v], v as u32));
@@ -352,7 +352,7 @@ impl<'p, 'a> Exact<'p, 'a> {
                     }
                 }
             }
-            let m = makespan.max(st.end[v]);
+            let m = makespan.hi(st.end[v]);
             let last_op = std::mem::replace(&mut st.last_op, v as u32);
             self.inner_fifo(net, fifo, st, count + 1, t, m, placement, progress)?;
             st.last_op = last_op;

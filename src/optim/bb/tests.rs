@@ -188,7 +188,7 @@ fn the_bounds_never_exceed_a_replayed_makespan_or_the_optimum() {
 /// changed) is bit for bit the bound computed afresh: on random real-valued instances,
 /// some with ops without edges and colocated pairs, along random placements in the
 /// search's unit order, the updated heads and tails equal the fresh ones at every step,
-/// and so do the bounds.
+/// and so do the bounds; the head rows equal the generic path's (`head_row_any`).
 #[test]
 fn the_updated_placement_bound_is_the_fresh_one() {
     for seed in 0..12u64 {
@@ -227,6 +227,17 @@ fn the_updated_placement_bound_is_the_fresh_one() {
                     .zip(&fresh)
                     .all(|(a, b)| a.to_bits() == b.to_bits());
                 assert!(same, "seed {seed}, depth {depth}: {heads:?} != {fresh:?}");
+                // The head rows' fast path (producers' ends once per edge) is the
+                // generic one's arithmetic.
+                let mut any = fresh.clone();
+                for &v in g.topo_order() {
+                    bb.head_row_any(&placement, &mut any[..total * k], v);
+                }
+                let same = any
+                    .iter()
+                    .zip(&fresh)
+                    .all(|(a, b)| a.to_bits() == b.to_bits());
+                assert!(same, "seed {seed}, depth {depth}: {any:?} != {fresh:?}");
                 let updated = bb.bound_from(&placement, &heads);
                 assert_eq!(
                     updated.to_bits(),
