@@ -116,7 +116,11 @@ struct GraphInfo {
 /// Loads and validates graph JSON; returns its summary or throws the engine's error.
 #[wasm_bindgen(unchecked_return_type = "GraphInfo")]
 pub fn validate_graph(text: &str, fallback_name: &str) -> Result<JsValue, JsError> {
-    let g = Graph::from_json(text, fallback_name).map_err(js_err)?;
+    graph_info(&Graph::from_json(text, fallback_name).map_err(js_err)?)
+}
+
+/// A graph's summary for the page (`GraphInfo`).
+fn graph_info(g: &Graph) -> Result<JsValue, JsError> {
     to_js(&GraphInfo {
         name: g.name.clone(),
         nodes: g.node_count(),
@@ -239,32 +243,6 @@ pub fn work_plan(scenario_json: &str, workers: u32) -> Result<JsValue, JsError> 
     to_js(&compare::work_plan(&r, workers as usize))
 }
 
-/// A graph parsed ahead (`Session::parse_ahead`) as the loaded scenario `load_reusing` would
-/// reuse, when `scenario` reads `text` as that parse did: graph JSON from a file (not an
-/// ONNX model), no replica, and the graph's name that of the scenario's file (its own
-/// name, or the same fallback name): `Graph::from_json` then gives the same graph.
-fn parsed_ahead(
-    scenario: &Scenario,
-    text: Option<&str>,
-    (ahead_text, graph): (String, Graph),
-) -> Option<crate::scenario::load::Loaded> {
-    let crate::scenario::GraphSource::File(path) = &scenario.graph else {
-        return None;
-    };
-    let usable = text == Some(ahead_text.as_str())
-        && scenario.replica.is_none()
-        && !crate::import::onnx::is_onnx(path, ahead_text.as_bytes())
-        && graph.name == crate::scenario::load::fallback_name(&scenario.graph);
-    usable.then(|| crate::scenario::load::Loaded {
-        scenario: scenario.clone(),
-        graph,
-        graph_text: ahead_text,
-        graph_notes: Vec::new(),
-        cluster: None,
-        cluster_text: None,
-    })
-}
-
 /// A scenario loaded in a worker, which then runs work items of it as they are handed out
 /// (`compare::run_part`). Loading another scenario keeps the parsed graph when its text is
 /// the same (`scenario::load::load_reusing`): a big graph is parsed once per worker.
@@ -323,7 +301,10 @@ impl Session {
                 .or_else(|| previous.as_ref().map(|p| p.graph_text.clone()))
         });
         let previous = match self.ahead.take() {
-            Some(a) => parsed_ahead(&scenario, graph_text.as_deref(), a).or(previous),
+            Some((text, graph)) => {
+                crate::scenario::load::parsed_ahead(&scenario, graph_text.as_deref(), text, graph)
+                    .or(previous)
+            }
             None => previous,
         };
         let loaded = crate::scenario::load::load_reusing(
@@ -340,18 +321,12 @@ impl Session {
     /// Parses a graph's text ahead of the `load` that will use it (an upload: its scenario
     /// names the graph by its own name, known only once parsed); returns its summary, as
     /// `validate_graph` does, or throws the engine's error. A `load` of the same text takes
-    /// the graph when the scenario reads it as this parse did (`parsed_ahead`).
+    /// the graph when the scenario reads it as this parse did (`scenario::load::parsed_ahead`).
     #[wasm_bindgen(unchecked_return_type = "GraphInfo")]
     pub fn parse_ahead(&mut self, text: String, fallback_name: &str) -> Result<JsValue, JsError> {
         self.ahead = None;
         let g = Graph::from_json(&text, fallback_name).map_err(js_err)?;
-        let info = to_js(&GraphInfo {
-            name: g.name.clone(),
-            nodes: g.node_count(),
-            edges: g.edge_count(),
-            colocation_groups: g.groups.len(),
-            op_types: g.op_types.len(),
-        })?;
+        let info = graph_info(&g)?;
         self.ahead = Some((text, g));
         Ok(info)
     }

@@ -43,7 +43,7 @@ pub struct Loaded {
 }
 
 /// The name of a graph that has none of its own: a bundled graph's name, a file's stem.
-pub fn fallback_name(source: &GraphSource) -> String {
+fn fallback_name(source: &GraphSource) -> String {
     match source {
         GraphSource::Bundled(name) => name.clone(),
         GraphSource::File(path) => {
@@ -206,6 +206,36 @@ pub fn load_reusing(
     })
 }
 
+/// A graph parsed ahead of its scenario (the page parses an upload while it checks it, before
+/// the scenario that names the file exists) as the `previous` that [`load_reusing`] takes,
+/// when `scenario` reads `graph_text` (the text the load is given) as that parse did: the
+/// same text, graph JSON from a file (not an ONNX model, which is imported), no replica (which
+/// rewrites the graph), and the graph's name the one this scenario gives it (its own, or the
+/// same fallback name). Then [`Graph::from_json`] would give the same graph; otherwise `None`,
+/// and the load parses the text itself.
+pub fn parsed_ahead(
+    scenario: &Scenario,
+    graph_text: Option<&str>,
+    text: String,
+    graph: Graph,
+) -> Option<Loaded> {
+    let GraphSource::File(path) = &scenario.graph else {
+        return None;
+    };
+    let usable = graph_text == Some(text.as_str())
+        && scenario.replica.is_none()
+        && !onnx::is_onnx(path, text.as_bytes())
+        && graph.name == fallback_name(&scenario.graph);
+    usable.then(|| Loaded {
+        scenario: scenario.clone(),
+        graph,
+        graph_text: text,
+        graph_notes: Vec::new(),
+        cluster: None,
+        cluster_text: None,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -284,6 +314,49 @@ mod tests {
         s.placers = vec!["nope".into()];
         let e = load(s, &read).unwrap_err().to_string();
         assert!(e.contains("unknown placer 'nope'"), "{e}");
+    }
+
+    /// A graph parsed ahead is taken only where the scenario would read its text the same
+    /// way: same text, a JSON file, no replica, the name this scenario gives it.
+    #[test]
+    fn a_graph_parsed_ahead_is_taken_only_as_the_scenario_would_read_it() {
+        let ahead = r#"{"nodes":[{"id":"a","cost":1},{"id":"b","cost":1}]}"#;
+        let graph = || Graph::from_json(ahead, "up").unwrap();
+        let file = |p: &str| {
+            scenario(
+                GraphSource::File(p.into()),
+                ClusterSource::File("c.json".into()),
+            )
+        };
+        let taken = parsed_ahead(&file("up.json"), Some(ahead), ahead.into(), graph()).unwrap();
+        assert_eq!(
+            (taken.graph.name.as_str(), taken.graph.node_count()),
+            ("up", 2)
+        );
+        assert_eq!(taken.graph_text, ahead);
+        // The load is given another text, or none.
+        assert!(parsed_ahead(&file("up.json"), Some(G), ahead.into(), graph()).is_none());
+        assert!(parsed_ahead(&file("up.json"), None, ahead.into(), graph()).is_none());
+        // Another fallback name: the graph would be named otherwise.
+        assert!(parsed_ahead(&file("other.json"), Some(ahead), ahead.into(), graph()).is_none());
+        // A bundled graph, an ONNX file, a replica.
+        let bundled = scenario(
+            GraphSource::Bundled("up".into()),
+            ClusterSource::File("c.json".into()),
+        );
+        assert!(parsed_ahead(&bundled, Some(ahead), ahead.into(), graph()).is_none());
+        assert!(parsed_ahead(&file("up.onnx"), Some(ahead), ahead.into(), graph()).is_none());
+        let mut replica = file("up.json");
+        replica.replica = Some(super::super::Replication {
+            workers: vec!["d".into()],
+            ps: vec!["d".into()],
+            forward_target: None,
+            aggregate: false,
+            param_ops: None,
+            params_from_sources: false,
+            balance: None,
+        });
+        assert!(parsed_ahead(&replica, Some(ahead), ahead.into(), graph()).is_none());
     }
 
     /// A graph of the same text and name is kept (the same graph), another one is parsed,
