@@ -482,21 +482,15 @@ fn parallel_classes(problem: &Problem) -> (Vec<u32>, usize) {
     let mut start: Vec<u32> = Vec::with_capacity(n + 1);
     start.push(0);
     let mut with: Vec<NodeIx> = Vec::with_capacity(n);
+    let mut preds: Vec<NodeIx> = Vec::new();
     for v in 0..n as NodeIx {
-        let from = flat.len();
-        flat.extend(g.predecessors(v));
-        let preds = &mut flat[from..];
+        preds.clear();
+        preds.extend(g.predecessors(v));
         preds.sort_unstable();
-        let mut len = 0;
-        for i in 0..preds.len() {
-            if i == 0 || preds[i] != preds[len - 1] {
-                preds[len] = preds[i];
-                len += 1;
-            }
-        }
-        flat.truncate(from + len);
+        preds.dedup();
+        flat.extend_from_slice(&preds);
         start.push(flat.len() as u32);
-        if len > 0 {
+        if !preds.is_empty() {
             with.push(v);
         }
     }
@@ -504,19 +498,13 @@ fn parallel_classes(problem: &Problem) -> (Vec<u32>, usize) {
     with.sort_by(|&a, &b| set(a).cmp(set(b)));
     let mut class = vec![NONE; n];
     let mut count = 0;
-    let mut i = 0;
-    while i < with.len() {
-        let mut j = i + 1;
-        while j < with.len() && set(with[j]) == set(with[i]) {
-            j += 1;
-        }
-        if j - i >= 2 {
-            for &v in &with[i..j] {
+    for members in with.chunk_by(|&a, &b| set(a) == set(b)) {
+        if members.len() >= 2 {
+            for &v in members {
                 class[v as usize] = count as u32;
             }
             count += 1;
         }
-        i = j;
     }
     (class, count)
 }
