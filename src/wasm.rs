@@ -19,7 +19,7 @@ use crate::model::graph::Graph;
 use crate::params::ParamSpec;
 use crate::report::trace;
 use crate::scenario::link;
-use crate::scenario::load::FileRef;
+use crate::scenario::load::{FileRef, Prior};
 use crate::scenario::{Resolved, Scenario};
 
 // The JavaScript types of what these functions return, for the generated placesim.d.ts
@@ -258,7 +258,7 @@ pub struct Session {
     plan: Option<Vec<u8>>,
     /// A graph text parsed ahead (`parse_ahead`) and its graph, until a `load` of that text
     /// takes it.
-    ahead: Option<(String, Graph)>,
+    ahead: Option<Prior>,
 }
 
 /// The session's loaded scenario, or the error a request before `load` gets. A function of
@@ -297,22 +297,17 @@ impl Session {
         let graph_text = graph_text.or_else(|| {
             self.ahead
                 .as_ref()
-                .map(|(t, _)| t.clone())
+                .map(|p| p.text.clone())
                 .or_else(|| previous.as_ref().map(|p| p.graph_text.clone()))
         });
-        let previous = match self.ahead.take() {
-            Some((text, graph)) => {
-                crate::scenario::load::parsed_ahead(&scenario, graph_text.as_deref(), text, graph)
-                    .or(previous)
-            }
-            None => previous,
-        };
-        let loaded = crate::scenario::load::load_reusing(
-            scenario,
-            &files(graph_text, cluster_text),
-            previous,
-        )
-        .map_err(js_err)?;
+        let priors = self
+            .ahead
+            .take()
+            .into_iter()
+            .chain(previous.map(Prior::from));
+        let loaded =
+            crate::scenario::load::load_reusing(scenario, &files(graph_text, cluster_text), priors)
+                .map_err(js_err)?;
         let resolved = loaded.scenario.resolve().map_err(js_err)?;
         self.loaded = Some((loaded, resolved));
         Ok(())
@@ -321,13 +316,13 @@ impl Session {
     /// Parses a graph's text ahead of the `load` that will use it (an upload: its scenario
     /// names the graph by its own name, known only once parsed); returns its summary, as
     /// `validate_graph` does, or throws the engine's error. A `load` of the same text takes
-    /// the graph when the scenario reads it as this parse did (`scenario::load::parsed_ahead`).
+    /// the graph when the scenario reads it as this parse did (`scenario::load::Prior`).
     #[wasm_bindgen(unchecked_return_type = "GraphInfo")]
     pub fn parse_ahead(&mut self, text: String, fallback_name: &str) -> Result<JsValue, JsError> {
         self.ahead = None;
-        let g = Graph::from_json(&text, fallback_name).map_err(js_err)?;
-        let info = graph_info(&g)?;
-        self.ahead = Some((text, g));
+        let prior = Prior::parse(text, fallback_name).map_err(js_err)?;
+        let info = graph_info(prior.graph())?;
+        self.ahead = Some(prior);
         Ok(info)
     }
 

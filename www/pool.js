@@ -419,7 +419,7 @@ export class Pool {
    * Has the idle workers parse an uploaded graph's text ahead, while the page validates and
    * hashes it (`Session.parse_ahead`): the scenario that names the upload is known only
    * once the graph's own name is, but the preload's `load` of the same text then takes the
-   * parsed graph instead of parsing it again (src/wasm.rs `parsed_ahead`), so that a run
+   * parsed graph instead of parsing it again (`scenario::load::Prior`), so that a run
    * right after an upload does not wait for a parse per worker. Errors are dropped (the
    * validation reports them).
    * The first worker's parse is the upload's validation (its summary, or the engine's

@@ -144,13 +144,60 @@ pub fn load(scenario: Scenario, read: &dyn Fn(FileRef) -> Result<Vec<u8>>) -> Re
     load_reusing(scenario, read, None)
 }
 
-/// Like [`load`], but keeps the graph `previous` parsed when this scenario's graph has the
-/// same text and the same fallback name (a worker that runs one big graph under many
+/// A graph read before, which [`load_reusing`] takes instead of reading the same bytes
+/// again: a previous load's (`From<Loaded>`) or a text parsed ahead of the scenario that
+/// will name it ([`Prior::parse`]; the page parses an upload while it checks it).
+pub struct Prior {
+    /// The graph JSON text it was read from.
+    pub text: String,
+    graph: Graph,
+    notes: Vec<String>,
+    /// A fallback name under which this text reads as this graph.
+    name: String,
+    /// The replica made of it (TicTac19), if any.
+    replica: Option<super::Replication>,
+}
+
+impl From<Loaded> for Prior {
+    fn from(l: Loaded) -> Prior {
+        Prior {
+            name: fallback_name(&l.scenario.graph),
+            replica: l.scenario.replica,
+            text: l.graph_text,
+            graph: l.graph,
+            notes: l.graph_notes,
+        }
+    }
+}
+
+impl Prior {
+    /// Graph JSON `text` parsed before its scenario exists, named `name` when it has no name
+    /// of its own. Either way the graph's name is a fallback name under which the text
+    /// reads as this graph, so a scenario whose file gives the graph that name takes it.
+    pub fn parse(text: String, name: &str) -> Result<Prior> {
+        let graph = Graph::from_json(&text, name)?;
+        Ok(Prior {
+            name: graph.name.clone(),
+            replica: None,
+            text,
+            graph,
+            notes: Vec::new(),
+        })
+    }
+
+    pub fn graph(&self) -> &Graph {
+        &self.graph
+    }
+}
+
+/// Like [`load`], but takes the first of `priors` that this scenario's graph would read as:
+/// the same graph JSON text (not a file read as an ONNX model, which is imported), the same
+/// fallback name and the same replica (a worker that runs one big graph under many
 /// scenarios parses it once). Everything else is loaded afresh.
 pub fn load_reusing(
     scenario: Scenario,
     read: &dyn Fn(FileRef) -> Result<Vec<u8>>,
-    previous: Option<Loaded>,
+    priors: impl IntoIterator<Item = Prior>,
 ) -> Result<Loaded> {
     scenario.validate()?;
     let name = fallback_name(&scenario.graph);
@@ -160,15 +207,15 @@ pub fn load_reusing(
                 GraphSource::Bundled(_) => FileRef::BundledGraph(path),
                 _ => FileRef::GraphFile(path),
             })?;
-            // The previous graph, moved out, when its JSON text, name and replica are this
-            // scenario's (an ONNX model is imported again).
-            let same = previous.filter(|p| {
-                p.graph_text.as_bytes() == bytes.as_slice()
-                    && fallback_name(&p.scenario.graph) == name
-                    && p.scenario.replica == scenario.replica
+            let onnx = onnx::is_onnx(path, &bytes);
+            let same = priors.into_iter().find(|p| {
+                !onnx
+                    && p.text.as_bytes() == bytes.as_slice()
+                    && p.name == name
+                    && p.replica == scenario.replica
             });
             match same {
-                Some(p) => (p.graph, p.graph_text, p.graph_notes),
+                Some(p) => (p.graph, p.text, p.notes),
                 None => {
                     let g = graph_bytes(path, &name, bytes, &onnx::Options::default())?;
                     (replicated(&scenario, g.graph)?, g.text, g.notes)
@@ -203,36 +250,6 @@ pub fn load_reusing(
         graph_notes,
         cluster,
         cluster_text,
-    })
-}
-
-/// A graph parsed ahead of its scenario (the page parses an upload while it checks it, before
-/// the scenario that names the file exists) as the `previous` that [`load_reusing`] takes,
-/// when `scenario` reads `graph_text` (the text the load is given) as that parse did: the
-/// same text, graph JSON from a file (not an ONNX model, which is imported), no replica (which
-/// rewrites the graph), and the graph's name the one this scenario gives it (its own, or the
-/// same fallback name). Then [`Graph::from_json`] would give the same graph; otherwise `None`,
-/// and the load parses the text itself.
-pub fn parsed_ahead(
-    scenario: &Scenario,
-    graph_text: Option<&str>,
-    text: String,
-    graph: Graph,
-) -> Option<Loaded> {
-    let GraphSource::File(path) = &scenario.graph else {
-        return None;
-    };
-    let usable = graph_text == Some(text.as_str())
-        && scenario.replica.is_none()
-        && !onnx::is_onnx(path, text.as_bytes())
-        && graph.name == fallback_name(&scenario.graph);
-    usable.then(|| Loaded {
-        scenario: scenario.clone(),
-        graph,
-        graph_text: text,
-        graph_notes: Vec::new(),
-        cluster: None,
-        cluster_text: None,
     })
 }
 
@@ -316,36 +333,47 @@ mod tests {
         assert!(e.contains("unknown placer 'nope'"), "{e}");
     }
 
-    /// A graph parsed ahead is taken only where the scenario would read its text the same
-    /// way: same text, a JSON file, no replica, the name this scenario gives it.
+    /// A graph read before is taken where the scenario would read the same graph from its
+    /// text: the same text, fallback name and replica, and not a file read as an ONNX model.
+    /// The prior here holds a three-op marker graph, so a result of three ops is the prior
+    /// taken; a prior not taken leaves the result a fresh load's, error or graph.
     #[test]
-    fn a_graph_parsed_ahead_is_taken_only_as_the_scenario_would_read_it() {
+    fn a_prior_is_taken_only_where_the_scenario_reads_its_text_as_it_was_read() {
         let ahead = r#"{"nodes":[{"id":"a","cost":1},{"id":"b","cost":1}]}"#;
-        let graph = || Graph::from_json(ahead, "up").unwrap();
-        let file = |p: &str| {
-            scenario(
-                GraphSource::File(p.into()),
-                ClusterSource::File("c.json".into()),
-            )
+        let text = std::cell::RefCell::new(ahead.to_string());
+        let read = |f: FileRef| -> Result<Vec<u8>> {
+            match f {
+                FileRef::GraphFile(_) | FileRef::BundledGraph(_) => {
+                    Ok(text.borrow().clone().into_bytes())
+                }
+                _ => Ok(C.into()),
+            }
         };
-        let taken = parsed_ahead(&file("up.json"), Some(ahead), ahead.into(), graph()).unwrap();
-        assert_eq!(
-            (taken.graph.name.as_str(), taken.graph.node_count()),
-            ("up", 2)
-        );
-        assert_eq!(taken.graph_text, ahead);
-        // The load is given another text, or none.
-        assert!(parsed_ahead(&file("up.json"), Some(G), ahead.into(), graph()).is_none());
-        assert!(parsed_ahead(&file("up.json"), None, ahead.into(), graph()).is_none());
-        // Another fallback name: the graph would be named otherwise.
-        assert!(parsed_ahead(&file("other.json"), Some(ahead), ahead.into(), graph()).is_none());
-        // A bundled graph, an ONNX file, a replica.
-        let bundled = scenario(
-            GraphSource::Bundled("up".into()),
-            ClusterSource::File("c.json".into()),
-        );
-        assert!(parsed_ahead(&bundled, Some(ahead), ahead.into(), graph()).is_none());
-        assert!(parsed_ahead(&file("up.onnx"), Some(ahead), ahead.into(), graph()).is_none());
+        let marked = || Prior {
+            text: ahead.into(),
+            graph: Graph::from_json(
+                r#"{"nodes":[{"id":"x","cost":1},{"id":"y","cost":1},{"id":"z","cost":1}]}"#,
+                "up",
+            )
+            .unwrap(),
+            notes: Vec::new(),
+            name: "up".into(),
+            replica: None,
+        };
+        let with = |graph: GraphSource| scenario(graph, ClusterSource::File("c.json".into()));
+        let file = |p: &str| with(GraphSource::File(p.into()));
+        let outcome =
+            |r: Result<Loaded>| r.map(|l| l.graph.node_count()).map_err(|e| e.to_string());
+        let fresh = |s: Scenario| outcome(load(s, &read));
+        let reused = |s: Scenario| outcome(load_reusing(s, &read, Some(marked())));
+        // Taken: the same text under the same name, from a file or bundled.
+        assert_eq!(reused(file("up.json")), Ok(3));
+        assert_eq!(reused(with(GraphSource::Bundled("up".into()))), Ok(3));
+        // Another fallback name; a file read as an ONNX model (an error, as a fresh load's).
+        assert_eq!(reused(file("other.json")), fresh(file("other.json")));
+        assert_eq!(reused(file("up.onnx")), fresh(file("up.onnx")));
+        assert!(fresh(file("up.onnx")).is_err());
+        // A replica.
         let mut replica = file("up.json");
         replica.replica = Some(super::super::Replication {
             workers: vec!["d".into()],
@@ -356,7 +384,27 @@ mod tests {
             params_from_sources: false,
             balance: None,
         });
-        assert!(parsed_ahead(&replica, Some(ahead), ahead.into(), graph()).is_none());
+        assert_eq!(reused(replica.clone()), fresh(replica));
+        // Another text.
+        *text.borrow_mut() = G.into();
+        assert_eq!(reused(file("up.json")), Ok(1));
+        // The first prior that fits is taken, past one that does not.
+        *text.borrow_mut() = ahead.into();
+        let other = Prior::parse(G.into(), "up").unwrap();
+        let l = load_reusing(file("up.json"), &read, [other, marked()]).unwrap();
+        assert_eq!(l.graph.node_count(), 3);
+    }
+
+    /// A text parsed ahead reads as its graph under the graph's own name when it has one,
+    /// else under the name it was parsed with.
+    #[test]
+    fn a_parsed_prior_is_named_as_its_graph() {
+        let own = r#"{"name":"net","nodes":[{"id":"a","cost":1}]}"#;
+        let p = Prior::parse(own.into(), "up").unwrap();
+        assert_eq!((p.name.as_str(), p.graph().name.as_str()), ("net", "net"));
+        let p = Prior::parse(G.into(), "up").unwrap();
+        assert_eq!(p.name, "up");
+        assert!(Prior::parse("{nodes: [".into(), "up").is_err());
     }
 
     /// A graph of the same text and name is kept (the same graph), another one is parsed,
@@ -379,18 +427,18 @@ mod tests {
             s
         };
         let first = load(s("my.json"), &read).unwrap();
-        let again = load_reusing(s("my.json"), &read, Some(first.clone())).unwrap();
+        let again = load_reusing(s("my.json"), &read, Some(Prior::from(first.clone()))).unwrap();
         assert_eq!(again.graph.name, "my");
         assert_eq!(again.scenario.seeds, 2);
         // Another fallback name: parsed again, under its own name.
-        let other = load_reusing(s("other.json"), &read, Some(first.clone())).unwrap();
+        let other = load_reusing(s("other.json"), &read, Some(Prior::from(first.clone()))).unwrap();
         assert_eq!(other.graph.name, "other");
         // Another text: parsed again (and its errors name the file).
         *text.borrow_mut() = r#"{"nodes":[{"id":"a","cost":1},{"id":"b","cost":2}]}"#.into();
-        let edited = load_reusing(s("my.json"), &read, Some(first.clone())).unwrap();
+        let edited = load_reusing(s("my.json"), &read, Some(Prior::from(first.clone()))).unwrap();
         assert_eq!(edited.graph.node_count(), 2);
         *text.borrow_mut() = "{nodes: [".into();
-        let e = load_reusing(s("my.json"), &read, Some(first))
+        let e = load_reusing(s("my.json"), &read, Some(Prior::from(first)))
             .unwrap_err()
             .to_string();
         assert!(e.starts_with("my.json: "), "{e}");
