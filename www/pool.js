@@ -9,9 +9,10 @@ import * as engine from './pkg/placesim.js';
 /**
  * @typedef {import('./types.js').Comparison} Comparison
  * @typedef {{parts: import('./types.js').Partial[], done: number[], itemMs: number[], report: () => void,
- *   tasks: [number, number, number, number, number][], t0: number}} RunState
+ *   tasks: [number, number, number, number, number, number][], t0: number}} RunState
  *   a run's parts, progress units done and time per item, its progress drawing, and each
- *   request's worker, item, pair, start and end (ms after t0: where the time went)
+ *   request's worker, item, pair, start and end (ms after t0), and the time its worker spent
+ *   loading the scenario in it (where the time went)
  */
 
 /**
@@ -244,7 +245,7 @@ export class Pool {
     // Each worker's part of the run: whole items (work_items gave several placers per item),
     // or placements and simulations as tasks (one placer per item and several workers).
     const split = this.size > 1 && plan.items.every((it) => it.placers.length === 1);
-    /** @type {[number, number, number, number, number][]} what each request was: [worker, item, pair (-1: the placement, -2: the whole item), start, end] ms since t0 */
+    /** @type {[number, number, number, number, number, number][]} what each request was: [worker, item, pair (-1: the placement, -2: the whole item), start, end] ms since t0, and its load's ms */
     const tasks = [];
     const st = { parts, done, itemMs, report, tasks, t0 };
     const work = split
@@ -259,7 +260,7 @@ export class Pool {
     if (this.active !== run) throw Object.assign(new Error('cancelled'), { cancelled: true });
     this.active = null;
     // Where the time went: each item's time in its worker, and the merge's (run sets it).
-    this.timings.lastPool = { workers: this.size, itemMs, order, mergeMs: 0, split, tasks };
+    this.timings.lastPool = { workers: this.size, itemMs, order, mergeMs: 0, split, tasks, keys };
     keys.forEach((key, k) => this.itemCost.set(key, itemMs[k]));
     return { parts, ms: performance.now() - t0 };
   }
@@ -284,7 +285,7 @@ export class Pool {
         const ts = performance.now() - t0;
         const m = await runner.run({ type: 'part', run, scenario, graphText: first ? graphText : null, items: [plan.items[k]] },
           (d) => { done[k] = d; report(); });
-        tasks.push([w, k, -2, ts, performance.now() - t0]);
+        tasks.push([w, k, -2, ts, performance.now() - t0, m.loadMs ?? 0]);
         parts[k] = m.result;
         itemMs[k] = m.ms;
         done[k] = plan.units[k];
@@ -381,10 +382,12 @@ export class Pool {
           if (runner.heldSeed !== u.item.seed) { runner.held = new Set(); runner.heldSeed = u.item.seed; }
           const msg = { run, scenario, graphText: first ? graphText : null, item: u.item };
           const ts = performance.now() - t0;
+          let loadMs = 0;
           if (j < 0) {
             u.started = true;
             const m = await runner.run({ type: 'place', ...msg }, (d) => { done[k] = d; report(); });
             itemMs[k] += m.ms;
+            loadMs = m.loadMs ?? 0;
             u.part = m.result.part;
             done[k] = 1;
             if (m.result.plan) {
@@ -398,6 +401,7 @@ export class Pool {
             const m = await runner.run({ type: 'sim', ...msg, plan: send ? u.plan : null, pairs: [j] })
               .finally(() => { u.running -= 1; });
             itemMs[k] += m.ms;
+            loadMs = m.loadMs ?? 0;
             runner.held.add(k);
             runner.lastUnit = k;
             u.outcomes[j] = m.result[0];
@@ -405,7 +409,7 @@ export class Pool {
             done[k] = 1 + u.ran;
             if (u.ran === u.pairs) finish(k);
           }
-          tasks.push([w, k, j, ts, performance.now() - t0]);
+          tasks.push([w, k, j, ts, performance.now() - t0, loadMs]);
           report();
           wake();
         }

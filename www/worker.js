@@ -82,15 +82,33 @@ let aheadText = null;
 /** @type {string | null} */
 let loadedText = null;
 
+/**
+ * What the last `load` request (a preload) loaded, while nothing has used the session since:
+ * a run's first request of the same scenario, graph and cluster texts then takes the session
+ * as it is, instead of loading it again (the same state: a load clears the seed cache and
+ * the plan, which nothing has filled since; on a 49k-op graph the second load cost 60-150 ms
+ * of each worker at the run's start, docs/bench.md, 24q).
+ * @type {{scenario: string, text: string | null, cluster: string | null} | null}
+ */
+let preloaded = null;
+
 function load(msg) {
   session ??= new Session();
   loadedRun = null;
+  preloaded = null;
   const text = msg.graphText ?? null;
   const held = text !== null && text === (aheadText ?? loadedText);
   aheadText = null;
   loadedText = null;
   session.load(msg.scenario, held ? undefined : text ?? undefined, msg.clusterText ?? undefined);
   loadedText = text;
+}
+
+/** Whether the session holds, untouched, what a load of `msg` would give (`preloaded`). */
+function preloadedFor(msg) {
+  const p = preloaded;
+  return p !== null && session !== null && p.scenario === msg.scenario
+    && p.text === (msg.graphText ?? null) && p.cluster === (msg.clusterText ?? null);
 }
 
 /**
@@ -111,6 +129,7 @@ async function run(msg) {
   if (msg.type === 'parse') {
     session ??= new Session();
     loadedRun = null;
+    preloaded = null;
     aheadText = null;
     const info = session.parse_ahead(msg.graphText, msg.name);
     aheadText = msg.graphText;
@@ -119,13 +138,17 @@ async function run(msg) {
   if (msg.type === 'load') {
     // Parses the graph ahead of a run (the page sends it when a graph is chosen).
     load(msg);
+    preloaded = { scenario: msg.scenario, text: msg.graphText ?? null, cluster: msg.clusterText ?? null };
     return { result: null, ms: performance.now() - t0 };
   }
   if (msg.type === 'part' || msg.type === 'place' || msg.type === 'sim') {
+    let loadMs = 0;
     if (loadedRun !== msg.run) {
-      load(msg);
+      if (!preloadedFor(msg)) load(msg);
+      loadMs = performance.now() - t0;
       loadedRun = msg.run;
     }
+    preloaded = null;
     let last = 0;
     const progress = (done, total) => {
       const now = performance.now();
@@ -140,14 +163,14 @@ async function run(msg) {
       const part = s.place_item(msg.item, progress);
       // The plan's bytes, moved to the page, which sends them to the workers that run its pairs.
       const plan = s.take_plan() ?? null;
-      return { result: { part, plan }, ms: performance.now() - t0, transfer: plan ? [plan.buffer] : [] };
+      return { result: { part, plan }, ms: performance.now() - t0, loadMs, transfer: plan ? [plan.buffer] : [] };
     }
     if (msg.type === 'sim') {
       const result = s.simulate_pairs(msg.item, msg.plan ?? undefined, new Uint32Array(msg.pairs), progress);
-      return { result, ms: performance.now() - t0 };
+      return { result, ms: performance.now() - t0, loadMs };
     }
     const result = s.run_items(msg.items, progress);
-    return { result, ms: performance.now() - t0 };
+    return { result, ms: performance.now() - t0, loadMs };
   }
   if (msg.type === 'pair') {
     const result = run_pair(msg.scenario, msg.graphText ?? undefined, msg.clusterText ?? undefined,
@@ -227,8 +250,8 @@ onmessage = async (e) => {
   else if (typeof msg.graphText === 'string') keptText = msg.graphText;
   if (msg.type === 'keep') return; // a text sent ahead (Runner.keepText): no answer
   try {
-    const { result, ms, transfer } = await run(msg);
-    postMessage({ id: msg.id, type: 'result', result, ms }, { transfer: transfer ?? [] });
+    const { result, ms, loadMs, transfer } = await run(msg);
+    postMessage({ id: msg.id, type: 'result', result, ms, loadMs: loadMs ?? 0 }, { transfer: transfer ?? [] });
   } catch (err) {
     // Engine errors arrive as Error objects with the engine's message; a wasm trap
     // (a bug) arrives as a RuntimeError: the page restarts the worker after it.

@@ -169,7 +169,10 @@ try {
     });
     if (per.length) console.log(`  ${per.join('; ')}`);
     if (argv.includes('--tasks')) {
-      for (const [w, k, j, a, b] of tasks) console.log(`    worker ${w} item ${k} ${j === -1 ? 'place' : j === -2 ? 'item' : `pair ${j}`}: ${ms(a)} - ${ms(b)}`);
+      for (const [w, k, j, a, b, load] of tasks) {
+        console.log(`    worker ${w} item ${k}${t.lastPool.keys ? ` (${t.lastPool.keys[k]})` : ''} ${j === -1 ? 'place' : j === -2 ? 'item' : `pair ${j}`}: ${ms(a)} - ${ms(b)}`
+          + `${load ? ` (loading the scenario ${ms(load)})` : ''}`);
+      }
     }
     await page.context().close();
   }
