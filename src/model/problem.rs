@@ -121,6 +121,10 @@ pub(crate) struct Memo {
     pub rank_u: OnceLock<Arc<[f64]>>,
     /// Every node's topological position (`analysis::topo_position`).
     pub position: OnceLock<Arc<[u32]>>,
+    /// Every node's distinct successors in first-edge order, each marked when it has one
+    /// distinct predecessor, as a start index per node and a flat list
+    /// (`schedule::msr`'s placement-independent part).
+    pub distinct_successors: OnceLock<(Arc<[u32]>, Arc<[u32]>)>,
 }
 
 /// What a [`Problem`] computes and owns (`into_data`), kept apart from the graph and cluster

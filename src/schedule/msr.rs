@@ -41,6 +41,7 @@
 //! the activity of the devices ops fan out to, never a scan of all ready ops per pick.
 
 use std::collections::BinaryHeap;
+use std::sync::Arc;
 
 use super::{Scheduler, SchedulerInfo, SimView};
 use crate::model::cluster::DevIx;
@@ -207,23 +208,55 @@ impl Msr {
     }
 }
 
-impl Scheduler for Msr {
-    fn init(&mut self, problem: &Problem, placement: &[DevIx]) {
-        let g = problem.graph;
-        let n = g.node_count();
-        let k = problem.device_count();
-        // Distinct predecessors per node (a stamp array dedups parallel edges).
-        let mut stamp = vec![u32::MAX; n];
-        let mut preds = vec![0u32; n];
-        for w in 0..n as NodeIx {
-            for u in g.predecessors(w) {
-                if stamp[u as usize] != w {
-                    stamp[u as usize] = w;
-                    preds[w as usize] += 1;
+/// Marks a successor in [`distinct_successors`] whose only distinct predecessor is the op.
+const SINGLE: u32 = 1 << 31;
+
+/// Every node's distinct successors (several edges to one node count once), in the order of
+/// their first edge, marked [`SINGLE`] when they have one distinct predecessor: the part of
+/// eq. 13 that does not depend on the placement, computed once per problem and shared.
+fn distinct_successors(problem: &Problem) -> (Arc<[u32]>, Arc<[u32]>) {
+    problem
+        .memo
+        .distinct_successors
+        .get_or_init(|| {
+            let g = problem.graph;
+            let n = g.node_count();
+            assert!(n < SINGLE as usize, "node indices under 2^31");
+            // Distinct predecessors per node (a stamp array dedups parallel edges).
+            let mut stamp = vec![u32::MAX; n];
+            let mut preds = vec![0u32; n];
+            for w in 0..n as NodeIx {
+                for u in g.predecessors(w) {
+                    if stamp[u as usize] != w {
+                        stamp[u as usize] = w;
+                        preds[w as usize] += 1;
+                    }
                 }
             }
-        }
-        stamp.fill(u32::MAX);
+            stamp.fill(u32::MAX);
+            let mut start = Vec::with_capacity(n + 1);
+            let mut list = Vec::new();
+            for v in 0..n as NodeIx {
+                start.push(list.len() as u32);
+                for w in g.successors(v) {
+                    if stamp[w as usize] == v {
+                        continue;
+                    }
+                    stamp[w as usize] = v;
+                    list.push(if preds[w as usize] == 1 { SINGLE | w } else { w });
+                }
+            }
+            start.push(list.len() as u32);
+            (start.into(), list.into())
+        })
+        .clone()
+}
+
+impl Scheduler for Msr {
+    fn init(&mut self, problem: &Problem, placement: &[DevIx]) {
+        let n = problem.graph.node_count();
+        let k = problem.device_count();
+        let (succ_start, succ) = distinct_successors(problem);
         self.stat = vec![0.0; n];
         self.kind = vec![Kind::Plain; n];
         self.remote_start = Vec::with_capacity(n + 1);
@@ -234,13 +267,11 @@ impl Scheduler for Msr {
             let d = placement[v as usize];
             let mut s = 0.0;
             devs.clear();
-            for w in g.successors(v) {
-                if stamp[w as usize] == v {
-                    continue;
-                }
-                stamp[w as usize] = v;
+            let list = &succ[succ_start[v as usize] as usize..succ_start[v as usize + 1] as usize];
+            for &marked in list {
+                let w = marked & !SINGLE;
                 let e = placement[w as usize];
-                let single = preds[w as usize] == 1;
+                let single = marked & SINGLE != 0;
                 s += self.alpha;
                 if e != d {
                     s += self.beta;

@@ -40,8 +40,6 @@
 //!   inputs and outputs count together at its end. Exceeding a device's memory is reported
 //!   as `oom`, not prevented.
 
-use std::cmp::{Ordering, Reverse};
-use std::collections::BinaryHeap;
 
 use serde::Serialize;
 
@@ -51,6 +49,7 @@ use crate::model::problem::Problem;
 use crate::model::LinkModel;
 use crate::schedule::{Scheduler, SimView};
 use crate::transfer::{LinkOrder, Transfer};
+use crate::util::{from_total_order_bits, total_order_bits, MinHeap4};
 
 pub mod critical;
 pub mod ordering;
@@ -138,33 +137,32 @@ enum Dispatch {
     Link(u32),
 }
 
-#[derive(Debug, Clone, Copy)]
-struct Event {
-    time: f64,
-    seq: u64,
-    /// Op index, or transfer index with the top bit set.
-    what: u32,
-}
+/// An event, packed into one integer whose order is the events' order: the time's
+/// `total_cmp` order bits above the event number (`seq`, unique, under 2^32: see
+/// [`event_key`]) above `what` (an op's region in the arena, or a transfer's slot with
+/// [`TRANSFER_BIT`]). So the queue pops by time, then event number, as a heap of
+/// `(time, seq)` would: the same strict order, the same pops.
+type EventKey = u128;
 
 const TRANSFER_BIT: u32 = 1 << 31;
 
-impl PartialEq for Event {
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == Ordering::Equal
-    }
+/// `seq` counts at most one number per op start, per send and per link dispatch: under
+/// `n + 3 * transfers`, which the arena's bound (`prepare`: under 2^31 words, 7 per op and
+/// 9 per transfer) keeps under 2^32.
+#[inline]
+fn event_key(time: f64, seq: u64, what: u32) -> EventKey {
+    debug_assert!(seq < 1 << 32);
+    (total_order_bits(time) as u128) << 64 | (seq as u128) << 32 | what as u128
 }
-impl Eq for Event {}
-impl PartialOrd for Event {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
+
+#[inline]
+fn event_time(key: EventKey) -> f64 {
+    from_total_order_bits((key >> 64) as u64)
 }
-impl Ord for Event {
-    fn cmp(&self, other: &Self) -> Ordering {
-        self.time
-            .total_cmp(&other.time)
-            .then(self.seq.cmp(&other.seq))
-    }
+
+#[inline]
+fn event_what(key: EventKey) -> u32 {
+    key as u32
 }
 
 /// The transfers a placement implies, and which tensor copy each edge reads.
@@ -608,7 +606,7 @@ pub fn simulate_prepared(
     } else {
         Vec::new()
     };
-    let mut events: BinaryHeap<Reverse<Event>> = BinaryHeap::with_capacity(k + 64);
+    let mut events: MinHeap4<EventKey> = MinHeap4::with_capacity(k + 64);
     // Transfers in flight (an arrival event names its slot), and the free slots.
     let mut flights: Vec<Flight> = Vec::with_capacity(k + 64);
     let mut free_slots: Vec<u32> = Vec::new();
@@ -624,11 +622,7 @@ pub fn simulate_prepared(
             seq += 1;
         }};
         ($time:expr, $what:expr, $seq:expr) => {{
-            events.push(Reverse(Event {
-                time: $time,
-                seq: $seq,
-                what: $what,
-            }));
+            events.push(event_key($time, $seq, $what));
         }};
     }
     macro_rules! touch {
@@ -704,7 +698,7 @@ pub fn simulate_prepared(
     // the devices pick, then the links; each may add events at the same instant (zero-length
     // ops and transfers), which are processed before the instant ends.
     loop {
-        let at_now = matches!(events.peek(), Some(Reverse(e)) if e.time == now);
+        let at_now = matches!(events.peek(), Some(&e) if event_time(e) == now);
         if !at_now {
             if !touched.is_empty() {
                 // Start ops on idle devices that have executable ones, in device order.
@@ -753,13 +747,14 @@ pub fn simulate_prepared(
                 continue;
             }
         }
-        let Some(Reverse(ev)) = events.pop() else {
+        let Some(ev) = events.pop() else {
             break;
         };
-        now = ev.time;
-        if ev.what & TRANSFER_BIT == 0 {
+        now = event_time(ev);
+        let what = event_what(ev);
+        if what & TRANSFER_BIT == 0 {
             // An op finished (`what` is its region in the arena).
-            let h = ev.what as usize;
+            let h = what as usize;
             let d = arena[h + 2];
             busy[d as usize] = false;
             finish[d as usize] = now;
@@ -836,7 +831,7 @@ pub fn simulate_prepared(
             }
         } else {
             // A transfer arrived.
-            let slot = ev.what & !TRANSFER_BIT;
+            let slot = what & !TRANSFER_BIT;
             let tr = flights[slot as usize];
             free_slots.push(slot);
             link_stats[tr.link as usize].finish = now;
