@@ -125,6 +125,10 @@ pub(crate) struct Memo {
     /// distinct predecessor, as a start index per node and a flat list
     /// (`schedule::msr`'s placement-independent part).
     pub distinct_successors: OnceLock<(Arc<[u32]>, Arc<[u32]>)>,
+    /// Out-edges of every node in reverse topological order, as each edge's consumer and
+    /// bytes, with a start index per position (`schedule::pct`'s path times read them in
+    /// one pass instead of chasing the edges).
+    pub reverse_out: OnceLock<(Arc<[u32]>, Arc<[(u32, f64)]>)>,
 }
 
 /// What a [`Problem`] computes and owns (`into_data`), kept apart from the graph and cluster

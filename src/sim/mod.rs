@@ -344,7 +344,11 @@ pub struct Prepared {
     /// Each op's region in `arena`.
     at: Vec<u32>,
     arena: Vec<u32>,
-    copies: Vec<CopyRec>,
+    /// Each tensor copy's size and home device (read when it is freed).
+    homes: Vec<(f64, DevIx)>,
+    /// Each tensor copy's count of reads: a run counts down its own copy of it (4 bytes a
+    /// copy to clone and to touch per read, apart from the homes a free reads).
+    refs: Vec<u32>,
     xfers: Vec<XferRec>,
     /// Each op's in-edge count.
     pending: Vec<u32>,
@@ -512,7 +516,8 @@ pub fn prepare(problem: &Problem, placement: &[DevIx]) -> Prepared {
         links,
         at,
         arena,
-        copies,
+        homes: copies.iter().map(|c| (c.bytes, c.dev)).collect(),
+        refs: copies.iter().map(|c| c.refs).collect(),
         xfers,
         pending,
         memory,
@@ -558,7 +563,8 @@ pub fn simulate_prepared(
     scheduler.init(problem, placement);
     queue.init(problem, placement, transfers, links.len());
 
-    let mut copies = prepared.copies.clone();
+    let homes: &[(f64, DevIx)] = &prepared.homes;
+    let mut refs = prepared.refs.clone();
     let mut pending = prepared.pending.clone();
     let mut memory = prepared.memory.clone();
     let mut peak = memory.clone();
@@ -772,10 +778,10 @@ pub fn simulate_prepared(
                     i += 3;
                 } else {
                     i += 1;
-                    let copy = &mut copies[c as usize];
-                    copy.refs -= 1;
-                    if copy.refs == 0 {
-                        let (dev, bytes) = (copy.dev, copy.bytes);
+                    let r = &mut refs[c as usize];
+                    *r -= 1;
+                    if *r == 0 {
+                        let (bytes, dev) = homes[c as usize];
                         change_memory!(dev, -bytes, now);
                     }
                 }
@@ -839,10 +845,10 @@ pub fn simulate_prepared(
                 // A copy's bytes are its tensor's, as the transfer's.
                 change_memory!(tr.src_dev, -tr.bytes, now);
             } else {
-                let copy = &mut copies[tr.tensor as usize];
-                copy.refs -= 1;
-                if copy.refs == 0 {
-                    let (dev, bytes) = (copy.dev, copy.bytes);
+                let r = &mut refs[tr.tensor as usize];
+                *r -= 1;
+                if *r == 0 {
+                    let (bytes, dev) = homes[tr.tensor as usize];
                     change_memory!(dev, -bytes, now);
                 }
             }
