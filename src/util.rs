@@ -238,7 +238,10 @@ mod tests {
             -f64::NAN,
         ];
         for a in xs {
-            assert_eq!(from_total_order_bits(total_order_bits(a)).to_bits(), a.to_bits());
+            assert_eq!(
+                from_total_order_bits(total_order_bits(a)).to_bits(),
+                a.to_bits()
+            );
             for b in xs {
                 assert_eq!(
                     total_order_bits(a).cmp(&total_order_bits(b)),

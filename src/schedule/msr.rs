@@ -243,7 +243,11 @@ fn distinct_successors(problem: &Problem) -> (Arc<[u32]>, Arc<[u32]>) {
                         continue;
                     }
                     stamp[w as usize] = v;
-                    list.push(if preds[w as usize] == 1 { SINGLE | w } else { w });
+                    list.push(if preds[w as usize] == 1 {
+                        SINGLE | w
+                    } else {
+                        w
+                    });
                 }
             }
             start.push(list.len() as u32);
