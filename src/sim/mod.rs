@@ -44,10 +44,12 @@ use serde::Serialize;
 
 use crate::model::cluster::DevIx;
 use crate::model::graph::NodeIx;
-use crate::model::problem::Problem;
+use crate::model::problem::{EdgeLists, Problem};
 use crate::model::LinkModel;
 use crate::schedule::{Scheduler, SimView};
 use crate::transfer::{LinkOrder, Transfer};
+use std::sync::Arc;
+
 use crate::util::{from_total_order_bits, total_order_bits, MinHeap4};
 
 pub mod critical;
@@ -180,14 +182,43 @@ struct Routing {
     consumers: Vec<NodeIx>,
 }
 
-fn routing(problem: &Problem, placement: &[DevIx]) -> Routing {
+/// The problem's flat edge lists ([`EdgeLists`]), built once per problem and shared.
+fn edge_lists(problem: &Problem) -> Arc<EdgeLists> {
+    problem
+        .memo
+        .edge_lists
+        .get_or_init(|| {
+            let g = problem.graph;
+            let mut l = EdgeLists::default();
+            l.tensor_start.reserve(g.tensors.len() + 1);
+            l.tensor_edges.reserve(g.edge_count());
+            for tensor in &g.tensors {
+                l.tensor_start.push(l.tensor_edges.len() as u32);
+                l.tensor_edges
+                    .extend(tensor.edges.iter().map(|&e| (e, g.edges[e as usize].dst)));
+            }
+            l.tensor_start.push(l.tensor_edges.len() as u32);
+            l.out_start.reserve(g.node_count() + 1);
+            l.out_dst.reserve(g.edge_count());
+            for v in 0..g.node_count() as NodeIx {
+                l.out_start.push(l.out_dst.len() as u32);
+                l.out_dst.extend(g.successors(v));
+            }
+            l.out_start.push(l.out_dst.len() as u32);
+            Arc::new(l)
+        })
+        .clone()
+}
+
+fn routing(problem: &Problem, placement: &[DevIx], lists: &EdgeLists) -> Routing {
     let g = problem.graph;
     let k = problem.device_count();
     let nt = g.tensors.len();
     let mut transfers: Vec<Transfer> = Vec::new();
     let mut xfer_start = Vec::with_capacity(nt + 1);
     let mut edge_copy = vec![0u32; g.edge_count()];
-    let mut remote: Vec<(DevIx, u32)> = Vec::new();
+    // (device, edge, consumer): sorted by device, then edge (unique).
+    let mut remote: Vec<(DevIx, u32, NodeIx)> = Vec::new();
     let mut link_id: Vec<u32> = Vec::new();
     let mut link_keys: Vec<u32> = Vec::new();
     let mut cons_start: Vec<u32> = vec![0];
@@ -196,12 +227,14 @@ fn routing(problem: &Problem, placement: &[DevIx]) -> Routing {
         xfer_start.push(transfers.len() as u32);
         let s = placement[tensor.src as usize];
         remote.clear();
-        for &e in &tensor.edges {
-            let d = placement[g.edges[e as usize].dst as usize];
+        let edges =
+            &lists.tensor_edges[lists.tensor_start[t] as usize..lists.tensor_start[t + 1] as usize];
+        for &(e, w) in edges {
+            let d = placement[w as usize];
             if d == s {
                 edge_copy[e as usize] = t as u32;
             } else {
-                remote.push((d, e));
+                remote.push((d, e, w));
             }
         }
         remote.sort_unstable();
@@ -211,9 +244,9 @@ fn routing(problem: &Problem, placement: &[DevIx]) -> Routing {
             let x = transfers.len() as u32;
             let mut consumers = Vec::new();
             while i < remote.len() && remote[i].0 == d {
-                let e = remote[i].1;
+                let (_, e, w) = remote[i];
                 edge_copy[e as usize] = (nt as u32) + x;
-                consumers.push(g.edges[e as usize].dst);
+                consumers.push(w);
                 i += 1;
             }
             flat.extend_from_slice(&consumers);
@@ -255,7 +288,7 @@ fn routing(problem: &Problem, placement: &[DevIx]) -> Routing {
 /// The transfers a placement implies, in the order and with the link indices a run gives
 /// its [`LinkOrder`] (for inspecting a link order's ranks outside a run).
 pub fn transfers_of(problem: &Problem, placement: &[DevIx]) -> Vec<Transfer> {
-    routing(problem, placement).transfers
+    routing(problem, placement, &edge_lists(problem)).transfers
 }
 
 /// Words of an op's header in [`Prepared::arena`]: its run time on its own device (two
@@ -370,6 +403,7 @@ impl Prepared {
 /// Builds the tables runs of `problem` under `placement` share ([`Prepared`]).
 pub fn prepare(problem: &Problem, placement: &[DevIx]) -> Prepared {
     let g = problem.graph;
+    let lists = edge_lists(problem);
     let n = g.node_count();
     let k = problem.device_count();
     let nt = g.tensors.len();
@@ -380,7 +414,7 @@ pub fn prepare(problem: &Problem, placement: &[DevIx]) -> Prepared {
         links,
         cons_start,
         consumers,
-    } = routing(problem, placement);
+    } = routing(problem, placement, &lists);
     let nx = transfers.len();
     // Reference counts and homes of tensor copies.
     let mut copies: Vec<CopyRec> = Vec::with_capacity(nt + nx);
@@ -441,8 +475,9 @@ pub fn prepare(problem: &Problem, placement: &[DevIx]) -> Prepared {
             }
         }
         let mut n_local = 0u32;
-        for &e in g.out_edges(v) {
-            let w = g.edges[e as usize].dst;
+        let out = &lists.out_dst
+            [lists.out_start[v as usize] as usize..lists.out_start[v as usize + 1] as usize];
+        for &w in out {
             if placement[w as usize] == d {
                 arena.push(once(w));
                 n_local += 1;
