@@ -119,12 +119,18 @@ impl<T: Ord + Copy> MinHeap4<T> {
     /// Removes and returns the least value.
     pub fn pop(&mut self) -> Option<T> {
         let last = self.h.pop()?;
-        let n = self.h.len();
-        if n == 0 {
+        if self.h.is_empty() {
             return Some(last);
         }
         let top = self.h[0];
-        let mut i = 0;
+        self.sift_down(0, last);
+        Some(top)
+    }
+
+    /// Puts `x` at `i` or below, moving lesser children up.
+    #[inline]
+    fn sift_down(&mut self, mut i: usize, x: T) {
+        let n = self.h.len();
         loop {
             let c = 4 * i + 1;
             if c >= n {
@@ -137,14 +143,22 @@ impl<T: Ord + Copy> MinHeap4<T> {
                     m = j;
                 }
             }
-            if self.h[m] >= last {
+            if self.h[m] >= x {
                 break;
             }
             self.h[i] = self.h[m];
             i = m;
         }
-        self.h[i] = last;
-        Some(top)
+        self.h[i] = x;
+    }
+
+    /// Keeps only the values `keep` accepts.
+    pub fn retain(&mut self, keep: impl FnMut(&T) -> bool) {
+        self.h.retain(keep);
+        for i in (0..self.h.len().div_ceil(4)).rev() {
+            let x = self.h[i];
+            self.sift_down(i, x);
+        }
     }
 
     /// Empties the heap and returns its values in no particular order.
@@ -213,6 +227,11 @@ mod tests {
                         a.push(x);
                         b.push(Reverse(x));
                     }
+                }
+                if next(50) == 0 {
+                    let m = next(8);
+                    a.retain(|x| x.0 != m);
+                    b.retain(|r| r.0 .0 != m);
                 }
                 for _ in 0..next(3) {
                     assert_eq!(a.pop(), b.pop().map(|r| r.0));
