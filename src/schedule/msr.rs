@@ -40,12 +40,10 @@
 //! state changes, at most one per (change, ready op listing that device): bounded by
 //! the activity of the devices ops fan out to, never a scan of all ready ops per pick.
 
-use std::sync::Arc;
-
 use super::{Scheduler, SchedulerInfo, SimView};
 use crate::model::cluster::DevIx;
 use crate::model::graph::NodeIx;
-use crate::model::problem::Problem;
+use crate::model::problem::{FlatLists, Problem};
 use crate::params::{ParamSpec, Params};
 use crate::rng::Rng;
 use crate::util::{from_total_order_bits, total_order_bits, MinHeap4};
@@ -259,7 +257,7 @@ const SINGLE: u32 = 1 << 31;
 /// Every node's distinct successors (several edges to one node count once), in the order of
 /// their first edge, marked [`SINGLE`] when they have one distinct predecessor: the part of
 /// eq. 13 that does not depend on the placement, computed once per problem and shared.
-fn distinct_successors(problem: &Problem) -> (Arc<[u32]>, Arc<[u32]>) {
+fn distinct_successors(problem: &Problem) -> FlatLists<u32> {
     problem
         .memo
         .distinct_successors

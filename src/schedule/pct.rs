@@ -20,10 +20,9 @@
 use super::{ReadyHeaps, Scheduler, SchedulerInfo, SimView};
 use crate::model::cluster::DevIx;
 use crate::model::graph::NodeIx;
-use crate::model::problem::Problem;
+use crate::model::problem::{FlatLists, Problem};
 use crate::params::Params;
 use crate::rng::Rng;
-use std::sync::Arc;
 
 pub const INFO: SchedulerInfo = SchedulerInfo {
     name: "pct",
@@ -42,7 +41,7 @@ pub struct Pct {
 /// Every node's out-edges in reverse topological order (the order eq. 12 is computed in),
 /// as `(consumer, bytes)`: `list[start[i]..start[i + 1]]` for the `i`-th node of
 /// `topo_order().rev()`, in out-edge order. Placement-independent: once per problem.
-fn reverse_out(problem: &Problem) -> (Arc<[u32]>, Arc<[(NodeIx, f64)]>) {
+fn reverse_out(problem: &Problem) -> FlatLists<(NodeIx, f64)> {
     problem
         .memo
         .reverse_out
