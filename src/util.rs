@@ -45,6 +45,128 @@ impl<K: HeapKey, T: Ord, D> Ord for MaxEntry<K, T, D> {
     }
 }
 
+/// `f64::total_cmp`'s order as an unsigned integer order: `a.total_cmp(&b)` is
+/// `total_order_bits(a).cmp(&total_order_bits(b))`, so a key made of it compares as integers.
+#[inline]
+pub fn total_order_bits(x: f64) -> u64 {
+    let b = x.to_bits();
+    if b >> 63 == 1 {
+        !b
+    } else {
+        b | (1 << 63)
+    }
+}
+
+/// The inverse of [`total_order_bits`].
+#[inline]
+pub fn from_total_order_bits(b: u64) -> f64 {
+    f64::from_bits(if b >> 63 == 1 { b & !(1 << 63) } else { !b })
+}
+
+/// A 4-ary min-heap of plain `Ord` values: the least pops first. For small `Copy` keys
+/// (packed integers) it is shallower than [`std::collections::BinaryHeap`] (half the
+/// levels), and a level's four children share a cache line or two. Among equal values the
+/// pop order is unspecified, so callers give it values of one strict order (a unique
+/// event number or node in the key) and then every pop is determined by the set alone.
+#[derive(Debug, Clone)]
+pub struct MinHeap4<T> {
+    h: Vec<T>,
+}
+
+impl<T> Default for MinHeap4<T> {
+    fn default() -> Self {
+        MinHeap4 { h: Vec::new() }
+    }
+}
+
+impl<T: Ord + Copy> MinHeap4<T> {
+    pub fn with_capacity(n: usize) -> Self {
+        MinHeap4 {
+            h: Vec::with_capacity(n),
+        }
+    }
+
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.h.len()
+    }
+
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.h.is_empty()
+    }
+
+    /// The least value.
+    #[inline]
+    pub fn peek(&self) -> Option<&T> {
+        self.h.first()
+    }
+
+    pub fn push(&mut self, x: T) {
+        let mut i = self.h.len();
+        self.h.push(x);
+        while i > 0 {
+            let p = (i - 1) / 4;
+            if self.h[p] <= x {
+                break;
+            }
+            self.h[i] = self.h[p];
+            i = p;
+        }
+        self.h[i] = x;
+    }
+
+    /// Removes and returns the least value.
+    pub fn pop(&mut self) -> Option<T> {
+        let last = self.h.pop()?;
+        if self.h.is_empty() {
+            return Some(last);
+        }
+        let top = self.h[0];
+        self.sift_down(0, last);
+        Some(top)
+    }
+
+    /// Puts `x` at `i` or below, moving lesser children up.
+    #[inline]
+    fn sift_down(&mut self, mut i: usize, x: T) {
+        let n = self.h.len();
+        loop {
+            let c = 4 * i + 1;
+            if c >= n {
+                break;
+            }
+            let end = (c + 4).min(n);
+            let mut m = c;
+            for j in c + 1..end {
+                if self.h[j] < self.h[m] {
+                    m = j;
+                }
+            }
+            if self.h[m] >= x {
+                break;
+            }
+            self.h[i] = self.h[m];
+            i = m;
+        }
+        self.h[i] = x;
+    }
+
+    /// Keeps only the values `keep` accepts.
+    pub fn retain(&mut self, keep: impl FnMut(&T) -> bool) {
+        self.h.retain(keep);
+        for i in (0..self.h.len().div_ceil(4)).rev() {
+            let x = self.h[i];
+            self.sift_down(i, x);
+        }
+    }
+
+    /// Empties the heap and returns its values in no particular order.
+    pub fn take_vec(&mut self) -> Vec<T> {
+        std::mem::take(&mut self.h)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -80,5 +202,72 @@ mod tests {
         );
         assert_eq!(order[4].0.to_bits(), 0.0f64.to_bits());
         assert_eq!(e(1.0, (0, 0), 1), e(1.0, (0, 0), 2));
+    }
+
+    /// Random pushes and pops (bursts, repeated values) pop in the order of a
+    /// `BinaryHeap<Reverse<_>>`; the bit orders follow `total_cmp` and invert.
+    #[test]
+    fn min_heap4_pops_like_a_binary_heap_and_bits_follow_total_cmp() {
+        use std::cmp::Reverse;
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move |m: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % m
+        };
+        for round in 0..30 {
+            let mut a: MinHeap4<(u64, u32)> = MinHeap4::default();
+            let mut b: BinaryHeap<Reverse<(u64, u32)>> = BinaryHeap::new();
+            for _ in 0..2000 {
+                let burst = if next(40) == 0 { 200 } else { 1 };
+                if next(3) > 0 || round % 2 == 0 {
+                    for _ in 0..burst {
+                        let x = (next(8), next(5) as u32);
+                        a.push(x);
+                        b.push(Reverse(x));
+                    }
+                }
+                if next(50) == 0 {
+                    let m = next(8);
+                    a.retain(|x| x.0 != m);
+                    b.retain(|r| r.0 .0 != m);
+                }
+                for _ in 0..next(3) {
+                    assert_eq!(a.pop(), b.pop().map(|r| r.0));
+                    assert_eq!(a.len(), b.len());
+                    assert_eq!(a.peek().copied(), b.peek().map(|r| r.0));
+                }
+            }
+            while let Some(Reverse(x)) = b.pop() {
+                assert_eq!(a.pop(), Some(x));
+            }
+            assert!(a.is_empty() && a.pop().is_none());
+        }
+        let xs = [
+            f64::NEG_INFINITY,
+            -3.5,
+            -1e-300,
+            -0.0,
+            0.0,
+            1e-300,
+            2.0,
+            f64::INFINITY,
+            f64::NAN,
+            -f64::NAN,
+        ];
+        for a in xs {
+            assert_eq!(
+                from_total_order_bits(total_order_bits(a)).to_bits(),
+                a.to_bits()
+            );
+            for b in xs {
+                assert_eq!(
+                    total_order_bits(a).cmp(&total_order_bits(b)),
+                    a.total_cmp(&b),
+                    "{a} vs {b}"
+                );
+            }
+        }
     }
 }

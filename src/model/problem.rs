@@ -121,6 +121,33 @@ pub(crate) struct Memo {
     pub rank_u: OnceLock<Arc<[f64]>>,
     /// Every node's topological position (`analysis::topo_position`).
     pub position: OnceLock<Arc<[u32]>>,
+    /// Every node's distinct successors in first-edge order, each marked when it has one
+    /// distinct predecessor, as a start index per node and a flat list
+    /// (`schedule::msr`'s placement-independent part).
+    pub distinct_successors: OnceLock<FlatLists<u32>>,
+    /// Out-edges of every node in reverse topological order, as each edge's consumer and
+    /// bytes, with a start index per position (`schedule::pct`'s path times read them in
+    /// one pass instead of chasing the edges).
+    pub reverse_out: OnceLock<FlatLists<(u32, f64)>>,
+    /// The edge lists `sim::prepare` reads, flat (`sim::edge_lists`).
+    pub edge_lists: OnceLock<Arc<EdgeLists>>,
+}
+
+/// Lists per item, flat: item `i`'s list is `list[start[i]..start[i + 1]]` for `(start, list)`.
+pub(crate) type FlatLists<T> = (Arc<[u32]>, Arc<[T]>);
+
+/// Each tensor's edges and each node's out-edges with their consumers, in flat arrays
+/// (the graph keeps a list per tensor, and an edge's consumer in its 24-byte record).
+#[derive(Debug, Default)]
+pub(crate) struct EdgeLists {
+    /// Each tensor's `(edge, consumer)`, in its edge order:
+    /// `tensor_edges[tensor_start[t]..tensor_start[t + 1]]`.
+    pub tensor_start: Vec<u32>,
+    pub tensor_edges: Vec<(u32, u32)>,
+    /// Each node's out-edges' consumers, in out-edge order:
+    /// `out_dst[out_start[v]..out_start[v + 1]]`.
+    pub out_start: Vec<u32>,
+    pub out_dst: Vec<u32>,
 }
 
 /// What a [`Problem`] computes and owns (`into_data`), kept apart from the graph and cluster

@@ -21,9 +21,6 @@
 //! [`ReadyHeaps`] is the shared building block: one max-heap per device keyed by a
 //! priority and a tie break, which fifo, pct and heft use.
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
-
 use crate::error::Result;
 use crate::model::cluster::DevIx;
 use crate::model::graph::NodeIx;
@@ -31,6 +28,7 @@ use crate::model::problem::Problem;
 use crate::params::{ParamSpec, Params};
 use crate::plan::Order;
 use crate::rng::Rng;
+use crate::util::{total_order_bits, MinHeap4};
 
 pub mod fifo;
 pub mod given;
@@ -113,45 +111,35 @@ type Packed = (u64, u64, NodeIx);
 struct ReadyDev {
     /// Sorted worst first, so the best entry is last.
     run: Vec<Packed>,
-    heap: BinaryHeap<Reverse<Packed>>,
+    heap: MinHeap4<Packed>,
 }
 
 /// Below this many entries in the heap it is never merged into the run.
 const MERGE_MIN: usize = 64;
 
-/// `f64::total_cmp`'s order as an unsigned integer order.
-fn total_order_bits(x: f64) -> u64 {
-    let b = x.to_bits();
-    if b >> 63 == 1 {
-        !b
-    } else {
-        b | (1 << 63)
-    }
-}
-
 impl ReadyDev {
     fn merge(&mut self) {
-        let mut add = std::mem::take(&mut self.heap).into_vec();
-        // Ascending `Reverse` entries: worst first, as the run.
-        add.sort_unstable();
+        let mut add = self.heap.take_vec();
+        // Descending: worst first, as the run.
+        add.sort_unstable_by(|a, b| b.cmp(a));
         if self.run.is_empty() {
-            self.run = add.into_iter().map(|Reverse(e)| e).collect();
+            self.run = add;
             return;
         }
         let old = std::mem::take(&mut self.run);
         let mut out = Vec::with_capacity(old.len() + add.len());
         let (mut i, mut j) = (0, 0);
         while i < old.len() && j < add.len() {
-            if old[i] > add[j].0 {
+            if old[i] > add[j] {
                 out.push(old[i]);
                 i += 1;
             } else {
-                out.push(add[j].0);
+                out.push(add[j]);
                 j += 1;
             }
         }
         out.extend_from_slice(&old[i..]);
-        out.extend(add[j..].iter().map(|&Reverse(e)| e));
+        out.extend_from_slice(&add[j..]);
         self.run = out;
     }
 
@@ -163,12 +151,12 @@ impl ReadyDev {
             (None, None) => return None,
             (Some(_), None) => true,
             (None, Some(_)) => false,
-            (Some(r), Some(Reverse(h))) => r < h,
+            (Some(r), Some(h)) => r < h,
         };
         let e = if from_run {
             self.run.pop()
         } else {
-            self.heap.pop().map(|Reverse(e)| e)
+            self.heap.pop()
         };
         e.map(|e| e.2)
     }
@@ -184,7 +172,7 @@ impl ReadyHeaps {
     pub fn push(&mut self, d: DevIx, v: NodeIx, key: f64, tie: u64) {
         self.devs[d as usize]
             .heap
-            .push(Reverse((!total_order_bits(key), tie, v)));
+            .push((!total_order_bits(key), tie, v));
     }
 
     pub fn pop(&mut self, d: DevIx) -> Option<NodeIx> {
@@ -205,31 +193,7 @@ impl ReadyHeaps {
 mod tests {
     use super::*;
     use crate::util::MaxEntry;
-
-    #[test]
-    fn total_order_bits_follow_total_cmp() {
-        let xs = [
-            f64::NEG_INFINITY,
-            -3.5,
-            -1e-300,
-            -0.0,
-            0.0,
-            1e-300,
-            2.0,
-            f64::INFINITY,
-            f64::NAN,
-            -f64::NAN,
-        ];
-        for a in xs {
-            for b in xs {
-                assert_eq!(
-                    total_order_bits(a).cmp(&total_order_bits(b)),
-                    a.total_cmp(&b),
-                    "{a} vs {b}"
-                );
-            }
-        }
-    }
+    use std::collections::BinaryHeap;
 
     /// Random pushes and pops (bursts past the merge size, repeated keys and ties, -0.0
     /// and 0.0) give the same sequence as one `BinaryHeap` of `MaxEntry`.

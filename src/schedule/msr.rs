@@ -40,15 +40,13 @@
 //! state changes, at most one per (change, ready op listing that device): bounded by
 //! the activity of the devices ops fan out to, never a scan of all ready ops per pick.
 
-use std::collections::BinaryHeap;
-
 use super::{Scheduler, SchedulerInfo, SimView};
 use crate::model::cluster::DevIx;
 use crate::model::graph::NodeIx;
-use crate::model::problem::Problem;
+use crate::model::problem::{FlatLists, Problem};
 use crate::params::{ParamSpec, Params};
 use crate::rng::Rng;
-use crate::util::MaxEntry;
+use crate::util::{from_total_order_bits, total_order_bits, MinHeap4};
 
 pub const PARAMS: &[ParamSpec] = &[
     ParamSpec::non_negative("alpha", 1.0, "weight per successor (eq. 13 α)"),
@@ -86,15 +84,61 @@ fn score(stat: f64, delta: f64, idle_count: u32) -> f64 {
 }
 
 /// A heap entry: larger score key first, then the smaller node (`tie`). `data` is the key
-/// version of a multi-device op (an entry with an older one is stale), else 0; it plays no
-/// part in the order.
-type Entry = MaxEntry<f64, NodeIx, u32>;
+/// version of a multi-device op (an entry with an older one is stale), else 0. Packed into
+/// one integer that is greater for a better entry: the key's `total_cmp` order bits, the
+/// node inverted, then the version (an op's entries have distinct versions, so the order
+/// is strict and the pops do not depend on how a heap stores them; among an op's entries
+/// the version's place in the order changes nothing, as all but one are stale).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct Entry(u128);
+
+impl Entry {
+    #[inline]
+    fn key(self) -> f64 {
+        from_total_order_bits((self.0 >> 64) as u64)
+    }
+
+    #[inline]
+    fn tie(self) -> NodeIx {
+        !((self.0 >> 32) as u32)
+    }
+
+    #[inline]
+    fn data(self) -> u32 {
+        self.0 as u32
+    }
+}
 
 fn entry(key: f64, v: NodeIx, ver: u32) -> Entry {
-    MaxEntry {
-        key,
-        tie: v,
-        data: ver,
+    Entry((total_order_bits(key) as u128) << 64 | ((!v) as u128) << 32 | ver as u128)
+}
+
+/// A max-heap of entries (a [`MinHeap4`] of their complements).
+#[derive(Default)]
+struct Heap(MinHeap4<u128>);
+
+impl Heap {
+    #[inline]
+    fn push(&mut self, e: Entry) {
+        self.0.push(!e.0);
+    }
+
+    #[inline]
+    fn peek(&self) -> Option<Entry> {
+        self.0.peek().map(|&x| Entry(!x))
+    }
+
+    #[inline]
+    fn pop(&mut self) -> Option<Entry> {
+        self.0.pop().map(|x| Entry(!x))
+    }
+
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    fn retain(&mut self, mut keep: impl FnMut(Entry) -> bool) {
+        self.0.retain(|&x| keep(Entry(!x)));
     }
 }
 
@@ -111,16 +155,16 @@ enum Kind {
 /// Ready ops of one remote-device class: keyed for when that device is idle, and busy.
 #[derive(Default)]
 struct Pair {
-    idle: BinaryHeap<Entry>,
-    busy: BinaryHeap<Entry>,
+    idle: Heap,
+    busy: Heap,
 }
 
 #[derive(Default)]
 struct DeviceHeaps {
-    plain: BinaryHeap<Entry>,
+    plain: Heap,
     /// Ops with exactly one remote device, per remote device (ascending, non-empty).
     one: Vec<(DevIx, Pair)>,
-    many: BinaryHeap<Entry>,
+    many: Heap,
 }
 
 pub struct Msr {
@@ -151,9 +195,9 @@ pub struct Msr {
 }
 
 /// Drops entries of ops already taken from the top of `heap`; returns the live top.
-fn live_top(heap: &mut BinaryHeap<Entry>, taken: &[bool]) -> Option<Entry> {
-    while let Some(&e) = heap.peek() {
-        if taken[e.tie as usize] {
+fn live_top(heap: &mut Heap, taken: &[bool]) -> Option<Entry> {
+    while let Some(e) = heap.peek() {
+        if taken[e.tie() as usize] {
             heap.pop();
         } else {
             return Some(e);
@@ -207,23 +251,59 @@ impl Msr {
     }
 }
 
-impl Scheduler for Msr {
-    fn init(&mut self, problem: &Problem, placement: &[DevIx]) {
-        let g = problem.graph;
-        let n = g.node_count();
-        let k = problem.device_count();
-        // Distinct predecessors per node (a stamp array dedups parallel edges).
-        let mut stamp = vec![u32::MAX; n];
-        let mut preds = vec![0u32; n];
-        for w in 0..n as NodeIx {
-            for u in g.predecessors(w) {
-                if stamp[u as usize] != w {
-                    stamp[u as usize] = w;
-                    preds[w as usize] += 1;
+/// Marks a successor in [`distinct_successors`] whose only distinct predecessor is the op.
+const SINGLE: u32 = 1 << 31;
+
+/// Every node's distinct successors (several edges to one node count once), in the order of
+/// their first edge, marked [`SINGLE`] when they have one distinct predecessor: the part of
+/// eq. 13 that does not depend on the placement, computed once per problem and shared.
+fn distinct_successors(problem: &Problem) -> FlatLists<u32> {
+    problem
+        .memo
+        .distinct_successors
+        .get_or_init(|| {
+            let g = problem.graph;
+            let n = g.node_count();
+            assert!(n < SINGLE as usize, "node indices under 2^31");
+            // Distinct predecessors per node (a stamp array dedups parallel edges).
+            let mut stamp = vec![u32::MAX; n];
+            let mut preds = vec![0u32; n];
+            for w in 0..n as NodeIx {
+                for u in g.predecessors(w) {
+                    if stamp[u as usize] != w {
+                        stamp[u as usize] = w;
+                        preds[w as usize] += 1;
+                    }
                 }
             }
-        }
-        stamp.fill(u32::MAX);
+            stamp.fill(u32::MAX);
+            let mut start = Vec::with_capacity(n + 1);
+            let mut list = Vec::new();
+            for v in 0..n as NodeIx {
+                start.push(list.len() as u32);
+                for w in g.successors(v) {
+                    if stamp[w as usize] == v {
+                        continue;
+                    }
+                    stamp[w as usize] = v;
+                    list.push(if preds[w as usize] == 1 {
+                        SINGLE | w
+                    } else {
+                        w
+                    });
+                }
+            }
+            start.push(list.len() as u32);
+            (start.into(), list.into())
+        })
+        .clone()
+}
+
+impl Scheduler for Msr {
+    fn init(&mut self, problem: &Problem, placement: &[DevIx]) {
+        let n = problem.graph.node_count();
+        let k = problem.device_count();
+        let (succ_start, succ) = distinct_successors(problem);
         self.stat = vec![0.0; n];
         self.kind = vec![Kind::Plain; n];
         self.remote_start = Vec::with_capacity(n + 1);
@@ -234,13 +314,11 @@ impl Scheduler for Msr {
             let d = placement[v as usize];
             let mut s = 0.0;
             devs.clear();
-            for w in g.successors(v) {
-                if stamp[w as usize] == v {
-                    continue;
-                }
-                stamp[w as usize] = v;
+            let list = &succ[succ_start[v as usize] as usize..succ_start[v as usize + 1] as usize];
+            for &marked in list {
+                let w = marked & !SINGLE;
                 let e = placement[w as usize];
-                let single = preds[w as usize] == 1;
+                let single = marked & SINGLE != 0;
                 s += self.alpha;
                 if e != d {
                     s += self.beta;
@@ -356,9 +434,9 @@ impl Scheduler for Msr {
         // Multi-device ops: keys are never below scores, so the first top whose key is
         // its score now is the group's best; tops with stale keys go back re-keyed.
         let mut from_many = false;
-        while let Some(&top) = h.many.peek() {
-            let v = top.tie;
-            if taken[v as usize] || top.data != ver[v as usize] {
+        while let Some(top) = h.many.peek() {
+            let v = top.tie();
+            if taken[v as usize] || top.data() != ver[v as usize] {
                 h.many.pop();
                 continue;
             }
@@ -367,7 +445,7 @@ impl Scheduler for Msr {
             }
             let count = idle_count_in(remote_start, remote, v, |e| seen_idle[e as usize]);
             let exact = score(stat[v as usize], *delta, count);
-            if exact.total_cmp(&top.key).is_eq() {
+            if exact.total_cmp(&top.key()).is_eq() {
                 best = Some(top);
                 from_many = true;
                 break;
@@ -384,11 +462,13 @@ impl Scheduler for Msr {
         }
         if h.many.len() > 4 * many_live[d as usize] + 64 {
             h.many.retain(|e| {
-                !taken[e.tie as usize] && e.data == ver[e.tie as usize] && e.tie != chosen.tie
+                !taken[e.tie() as usize]
+                    && e.data() == ver[e.tie() as usize]
+                    && e.tie() != chosen.tie()
             });
         }
-        taken[chosen.tie as usize] = true;
-        Some(chosen.tie)
+        taken[chosen.tie() as usize] = true;
+        Some(chosen.tie())
     }
 }
 

@@ -20,7 +20,7 @@
 use super::{ReadyHeaps, Scheduler, SchedulerInfo, SimView};
 use crate::model::cluster::DevIx;
 use crate::model::graph::NodeIx;
-use crate::model::problem::Problem;
+use crate::model::problem::{FlatLists, Problem};
 use crate::params::Params;
 use crate::rng::Rng;
 
@@ -38,23 +38,47 @@ pub struct Pct {
     ready: ReadyHeaps,
 }
 
+/// Every node's out-edges in reverse topological order (the order eq. 12 is computed in),
+/// as `(consumer, bytes)`: `list[start[i]..start[i + 1]]` for the `i`-th node of
+/// `topo_order().rev()`, in out-edge order. Placement-independent: once per problem.
+fn reverse_out(problem: &Problem) -> FlatLists<(NodeIx, f64)> {
+    problem
+        .memo
+        .reverse_out
+        .get_or_init(|| {
+            let g = problem.graph;
+            let mut start = Vec::with_capacity(g.node_count() + 1);
+            let mut list = Vec::with_capacity(g.edge_count());
+            for &v in g.topo_order().iter().rev() {
+                start.push(list.len() as u32);
+                list.extend(
+                    g.out_edges(v)
+                        .iter()
+                        .map(|&e| (g.edges[e as usize].dst, problem.edge_bytes(e))),
+                );
+            }
+            start.push(list.len() as u32);
+            (start.into(), list.into())
+        })
+        .clone()
+}
+
 /// Eq. 12 for every node under `placement`, in `O(V + E)`.
 pub fn path_computation_time(problem: &Problem, placement: &[DevIx]) -> Vec<f64> {
     let g = problem.graph;
+    let (start, list) = reverse_out(problem);
     let mut pct = vec![0.0; g.node_count()];
-    for &v in g.topo_order().iter().rev() {
+    for (i, &v) in g.topo_order().iter().rev().enumerate() {
         let d = placement[v as usize];
-        let tail = g
-            .out_edges(v)
+        let tail = list[start[i] as usize..start[i + 1] as usize]
             .iter()
-            .map(|&e| {
-                let w = g.edges[e as usize].dst;
+            .map(|&(w, bytes)| {
                 let to = placement[w as usize];
                 // On one device the transfer is 0: its bytes need not be read.
                 let trans = if to == d {
                     0.0
                 } else {
-                    problem.edge_transfer_time(e, d, to)
+                    problem.cluster.transfer_time(d, to, bytes)
                 };
                 pct[w as usize] + trans
             })

@@ -40,17 +40,17 @@
 //!   inputs and outputs count together at its end. Exceeding a device's memory is reported
 //!   as `oom`, not prevented.
 
-use std::cmp::{Ordering, Reverse};
-use std::collections::BinaryHeap;
-
 use serde::Serialize;
 
 use crate::model::cluster::DevIx;
 use crate::model::graph::NodeIx;
-use crate::model::problem::Problem;
+use crate::model::problem::{EdgeLists, Problem};
 use crate::model::LinkModel;
 use crate::schedule::{Scheduler, SimView};
 use crate::transfer::{LinkOrder, Transfer};
+use std::sync::Arc;
+
+use crate::util::{from_total_order_bits, total_order_bits, MinHeap4};
 
 pub mod critical;
 pub mod ordering;
@@ -138,33 +138,32 @@ enum Dispatch {
     Link(u32),
 }
 
-#[derive(Debug, Clone, Copy)]
-struct Event {
-    time: f64,
-    seq: u64,
-    /// Op index, or transfer index with the top bit set.
-    what: u32,
-}
+/// An event, packed into one integer whose order is the events' order: the time's
+/// `total_cmp` order bits above the event number (`seq`, unique, under 2^32: see
+/// [`event_key`]) above `what` (an op's region in the arena, or a transfer's slot with
+/// [`TRANSFER_BIT`]). So the queue pops by time, then event number, as a heap of
+/// `(time, seq)` would: the same strict order, the same pops.
+type EventKey = u128;
 
 const TRANSFER_BIT: u32 = 1 << 31;
 
-impl PartialEq for Event {
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == Ordering::Equal
-    }
+/// `seq` counts at most one number per op start, per send and per link dispatch: under
+/// `n + 3 * transfers`, which the arena's bound (`prepare`: under 2^31 words, 7 per op and
+/// 9 per transfer) keeps under 2^32.
+#[inline]
+fn event_key(time: f64, seq: u64, what: u32) -> EventKey {
+    debug_assert!(seq < 1 << 32);
+    (total_order_bits(time) as u128) << 64 | (seq as u128) << 32 | what as u128
 }
-impl Eq for Event {}
-impl PartialOrd for Event {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
+
+#[inline]
+fn event_time(key: EventKey) -> f64 {
+    from_total_order_bits((key >> 64) as u64)
 }
-impl Ord for Event {
-    fn cmp(&self, other: &Self) -> Ordering {
-        self.time
-            .total_cmp(&other.time)
-            .then(self.seq.cmp(&other.seq))
-    }
+
+#[inline]
+fn event_what(key: EventKey) -> u32 {
+    key as u32
 }
 
 /// The transfers a placement implies, and which tensor copy each edge reads.
@@ -183,14 +182,43 @@ struct Routing {
     consumers: Vec<NodeIx>,
 }
 
-fn routing(problem: &Problem, placement: &[DevIx]) -> Routing {
+/// The problem's flat edge lists ([`EdgeLists`]), built once per problem and shared.
+fn edge_lists(problem: &Problem) -> Arc<EdgeLists> {
+    problem
+        .memo
+        .edge_lists
+        .get_or_init(|| {
+            let g = problem.graph;
+            let mut l = EdgeLists::default();
+            l.tensor_start.reserve(g.tensors.len() + 1);
+            l.tensor_edges.reserve(g.edge_count());
+            for tensor in &g.tensors {
+                l.tensor_start.push(l.tensor_edges.len() as u32);
+                l.tensor_edges
+                    .extend(tensor.edges.iter().map(|&e| (e, g.edges[e as usize].dst)));
+            }
+            l.tensor_start.push(l.tensor_edges.len() as u32);
+            l.out_start.reserve(g.node_count() + 1);
+            l.out_dst.reserve(g.edge_count());
+            for v in 0..g.node_count() as NodeIx {
+                l.out_start.push(l.out_dst.len() as u32);
+                l.out_dst.extend(g.successors(v));
+            }
+            l.out_start.push(l.out_dst.len() as u32);
+            Arc::new(l)
+        })
+        .clone()
+}
+
+fn routing(problem: &Problem, placement: &[DevIx], lists: &EdgeLists) -> Routing {
     let g = problem.graph;
     let k = problem.device_count();
     let nt = g.tensors.len();
     let mut transfers: Vec<Transfer> = Vec::new();
     let mut xfer_start = Vec::with_capacity(nt + 1);
     let mut edge_copy = vec![0u32; g.edge_count()];
-    let mut remote: Vec<(DevIx, u32)> = Vec::new();
+    // (device, edge, consumer): sorted by device, then edge (unique).
+    let mut remote: Vec<(DevIx, u32, NodeIx)> = Vec::new();
     let mut link_id: Vec<u32> = Vec::new();
     let mut link_keys: Vec<u32> = Vec::new();
     let mut cons_start: Vec<u32> = vec![0];
@@ -199,12 +227,14 @@ fn routing(problem: &Problem, placement: &[DevIx]) -> Routing {
         xfer_start.push(transfers.len() as u32);
         let s = placement[tensor.src as usize];
         remote.clear();
-        for &e in &tensor.edges {
-            let d = placement[g.edges[e as usize].dst as usize];
+        let edges =
+            &lists.tensor_edges[lists.tensor_start[t] as usize..lists.tensor_start[t + 1] as usize];
+        for &(e, w) in edges {
+            let d = placement[w as usize];
             if d == s {
                 edge_copy[e as usize] = t as u32;
             } else {
-                remote.push((d, e));
+                remote.push((d, e, w));
             }
         }
         remote.sort_unstable();
@@ -214,9 +244,9 @@ fn routing(problem: &Problem, placement: &[DevIx]) -> Routing {
             let x = transfers.len() as u32;
             let mut consumers = Vec::new();
             while i < remote.len() && remote[i].0 == d {
-                let e = remote[i].1;
+                let (_, e, w) = remote[i];
                 edge_copy[e as usize] = (nt as u32) + x;
-                consumers.push(g.edges[e as usize].dst);
+                consumers.push(w);
                 i += 1;
             }
             flat.extend_from_slice(&consumers);
@@ -258,7 +288,7 @@ fn routing(problem: &Problem, placement: &[DevIx]) -> Routing {
 /// The transfers a placement implies, in the order and with the link indices a run gives
 /// its [`LinkOrder`] (for inspecting a link order's ranks outside a run).
 pub fn transfers_of(problem: &Problem, placement: &[DevIx]) -> Vec<Transfer> {
-    routing(problem, placement).transfers
+    routing(problem, placement, &edge_lists(problem)).transfers
 }
 
 /// Words of an op's header in [`Prepared::arena`]: its run time on its own device (two
@@ -346,7 +376,11 @@ pub struct Prepared {
     /// Each op's region in `arena`.
     at: Vec<u32>,
     arena: Vec<u32>,
-    copies: Vec<CopyRec>,
+    /// Each tensor copy's size and home device (read when it is freed).
+    homes: Vec<(f64, DevIx)>,
+    /// Each tensor copy's count of reads: a run counts down its own copy of it (4 bytes a
+    /// copy to clone and to touch per read, apart from the homes a free reads).
+    refs: Vec<u32>,
     xfers: Vec<XferRec>,
     /// Each op's in-edge count.
     pending: Vec<u32>,
@@ -369,6 +403,7 @@ impl Prepared {
 /// Builds the tables runs of `problem` under `placement` share ([`Prepared`]).
 pub fn prepare(problem: &Problem, placement: &[DevIx]) -> Prepared {
     let g = problem.graph;
+    let lists = edge_lists(problem);
     let n = g.node_count();
     let k = problem.device_count();
     let nt = g.tensors.len();
@@ -379,7 +414,7 @@ pub fn prepare(problem: &Problem, placement: &[DevIx]) -> Prepared {
         links,
         cons_start,
         consumers,
-    } = routing(problem, placement);
+    } = routing(problem, placement, &lists);
     let nx = transfers.len();
     // Reference counts and homes of tensor copies.
     let mut copies: Vec<CopyRec> = Vec::with_capacity(nt + nx);
@@ -440,8 +475,9 @@ pub fn prepare(problem: &Problem, placement: &[DevIx]) -> Prepared {
             }
         }
         let mut n_local = 0u32;
-        for &e in g.out_edges(v) {
-            let w = g.edges[e as usize].dst;
+        let out = &lists.out_dst
+            [lists.out_start[v as usize] as usize..lists.out_start[v as usize + 1] as usize];
+        for &w in out {
             if placement[w as usize] == d {
                 arena.push(once(w));
                 n_local += 1;
@@ -514,7 +550,8 @@ pub fn prepare(problem: &Problem, placement: &[DevIx]) -> Prepared {
         links,
         at,
         arena,
-        copies,
+        homes: copies.iter().map(|c| (c.bytes, c.dev)).collect(),
+        refs: copies.iter().map(|c| c.refs).collect(),
         xfers,
         pending,
         memory,
@@ -560,7 +597,8 @@ pub fn simulate_prepared(
     scheduler.init(problem, placement);
     queue.init(problem, placement, transfers, links.len());
 
-    let mut copies = prepared.copies.clone();
+    let homes: &[(f64, DevIx)] = &prepared.homes;
+    let mut refs = prepared.refs.clone();
     let mut pending = prepared.pending.clone();
     let mut memory = prepared.memory.clone();
     let mut peak = memory.clone();
@@ -608,7 +646,7 @@ pub fn simulate_prepared(
     } else {
         Vec::new()
     };
-    let mut events: BinaryHeap<Reverse<Event>> = BinaryHeap::with_capacity(k + 64);
+    let mut events: MinHeap4<EventKey> = MinHeap4::with_capacity(k + 64);
     // Transfers in flight (an arrival event names its slot), and the free slots.
     let mut flights: Vec<Flight> = Vec::with_capacity(k + 64);
     let mut free_slots: Vec<u32> = Vec::new();
@@ -624,11 +662,15 @@ pub fn simulate_prepared(
             seq += 1;
         }};
         ($time:expr, $what:expr, $seq:expr) => {{
-            events.push(Reverse(Event {
-                time: $time,
-                seq: $seq,
-                what: $what,
-            }));
+            events.push(event_key($time, $seq, $what));
+        }};
+    }
+    // Reads the first word of a newly ready op's region, so that the pick that runs it
+    // (soon, on a wide graph often not) finds it in cache: the loop does not wait for it.
+    let mut warm_sink = 0u32;
+    macro_rules! warm {
+        ($w:expr) => {{
+            warm_sink ^= arena[prepared.at[$w as usize] as usize];
         }};
     }
     macro_rules! touch {
@@ -704,7 +746,7 @@ pub fn simulate_prepared(
     // the devices pick, then the links; each may add events at the same instant (zero-length
     // ops and transfers), which are processed before the instant ends.
     loop {
-        let at_now = matches!(events.peek(), Some(Reverse(e)) if e.time == now);
+        let at_now = matches!(events.peek(), Some(&e) if event_time(e) == now);
         if !at_now {
             if !touched.is_empty() {
                 // Start ops on idle devices that have executable ones, in device order.
@@ -753,13 +795,14 @@ pub fn simulate_prepared(
                 continue;
             }
         }
-        let Some(Reverse(ev)) = events.pop() else {
+        let Some(ev) = events.pop() else {
             break;
         };
-        now = ev.time;
-        if ev.what & TRANSFER_BIT == 0 {
+        now = event_time(ev);
+        let what = event_what(ev);
+        if what & TRANSFER_BIT == 0 {
             // An op finished (`what` is its region in the arena).
-            let h = ev.what as usize;
+            let h = what as usize;
             let d = arena[h + 2];
             busy[d as usize] = false;
             finish[d as usize] = now;
@@ -777,10 +820,10 @@ pub fn simulate_prepared(
                     i += 3;
                 } else {
                     i += 1;
-                    let copy = &mut copies[c as usize];
-                    copy.refs -= 1;
-                    if copy.refs == 0 {
-                        let (dev, bytes) = (copy.dev, copy.bytes);
+                    let r = &mut refs[c as usize];
+                    *r -= 1;
+                    if *r == 0 {
+                        let (bytes, dev) = homes[c as usize];
                         change_memory!(dev, -bytes, now);
                     }
                 }
@@ -789,11 +832,13 @@ pub fn simulate_prepared(
             for &w in &arena[i..i + n_local] {
                 if w & ONCE != 0 {
                     scheduler.ready(w & !ONCE, d, now);
+                    warm!(w & !ONCE);
                     continue;
                 }
                 pending[w as usize] -= 1;
                 if pending[w as usize] == 0 {
                     scheduler.ready(w, d, now);
+                    warm!(w);
                 }
             }
             i += n_local;
@@ -836,7 +881,7 @@ pub fn simulate_prepared(
             }
         } else {
             // A transfer arrived.
-            let slot = ev.what & !TRANSFER_BIT;
+            let slot = what & !TRANSFER_BIT;
             let tr = flights[slot as usize];
             free_slots.push(slot);
             link_stats[tr.link as usize].finish = now;
@@ -844,10 +889,10 @@ pub fn simulate_prepared(
                 // A copy's bytes are its tensor's, as the transfer's.
                 change_memory!(tr.src_dev, -tr.bytes, now);
             } else {
-                let copy = &mut copies[tr.tensor as usize];
-                copy.refs -= 1;
-                if copy.refs == 0 {
-                    let (dev, bytes) = (copy.dev, copy.bytes);
+                let r = &mut refs[tr.tensor as usize];
+                *r -= 1;
+                if *r == 0 {
+                    let (bytes, dev) = homes[tr.tensor as usize];
                     change_memory!(dev, -bytes, now);
                 }
             }
@@ -856,12 +901,14 @@ pub fn simulate_prepared(
             for &w in &arena[at..at + tr.n_cons as usize] {
                 if w & ONCE != 0 {
                     scheduler.ready(w & !ONCE, tr.dst, now);
+                    warm!(w & !ONCE);
                     touch!(tr.dst);
                     continue;
                 }
                 pending[w as usize] -= 1;
                 if pending[w as usize] == 0 {
                     scheduler.ready(w, tr.dst, now);
+                    warm!(w);
                     touch!(tr.dst);
                 }
             }
@@ -877,6 +924,7 @@ pub fn simulate_prepared(
         }
     }
 
+    std::hint::black_box(warm_sink);
     let devices = (0..k)
         .map(|d| DeviceStats {
             busy: busy_time[d],
