@@ -35,6 +35,8 @@ pub(super) struct Treaps {
     live: Vec<u64>,
     /// Priorities: a xorshift stream (the shape only; no answer depends on it).
     rand: u32,
+    /// Scratch: the path down to a node taken out.
+    path: Vec<u32>,
 }
 
 impl Treaps {
@@ -47,6 +49,7 @@ impl Treaps {
             group,
             live: vec![0; groups * group.div_ceil(64)],
             rand: 0x9e37_79b9,
+            path: Vec::new(),
         }
     }
 
@@ -142,45 +145,75 @@ impl Treaps {
         }
     }
 
-    /// Puts node `id` into subtree `t`; returns the subtree's root.
-    fn put(&mut self, t: u32, id: u32) -> u32 {
+    /// Puts node `id` into the tree rooted at `root`; returns its root. Down the path while
+    /// the nodes' priorities are not below `id`'s, each subtree's least position takes
+    /// `id`'s; where the path meets a lower priority (or ends), that subtree is split
+    /// around `id`, which takes its place (the shape the recursive insertion gives).
+    fn put(&mut self, root: u32, id: u32) -> u32 {
         let Node { key, pos, prio, .. } = self.nodes[id as usize];
-        if t == NIL {
+        let (mut parent, mut left) = (NIL, false);
+        let mut t = root;
+        while t != NIL && self.nodes[t as usize].prio >= prio {
+            let before = self.before(t, key, pos);
+            let n = &mut self.nodes[t as usize];
+            n.best = n.best.min(pos);
+            parent = t;
+            left = !before;
+            t = if before { n.right } else { n.left };
+        }
+        let (l, r) = self.split(t, key, pos);
+        self.nodes[id as usize].left = l;
+        self.nodes[id as usize].right = r;
+        self.pull(id);
+        if parent == NIL {
             return id;
         }
-        if prio > self.nodes[t as usize].prio {
-            let (l, r) = self.split(t, key, pos);
-            self.nodes[id as usize].left = l;
-            self.nodes[id as usize].right = r;
-            self.pull(id);
-            return id;
-        }
-        if self.before(t, key, pos) {
-            let r = self.put(self.nodes[t as usize].right, id);
-            self.nodes[t as usize].right = r;
+        if left {
+            self.nodes[parent as usize].left = id;
         } else {
-            let l = self.put(self.nodes[t as usize].left, id);
-            self.nodes[t as usize].left = l;
+            self.nodes[parent as usize].right = id;
         }
-        self.pull(t);
-        t
+        root
     }
 
-    /// Takes the node `(key, pos)` out of subtree `t`; returns the subtree's root.
-    fn take(&mut self, t: u32, key: f64, pos: u32) -> u32 {
+    /// Takes the node `(key, pos)` out of the tree rooted at `root`; returns its root. Its
+    /// children are merged in its place, and the least positions above are recomputed up
+    /// the path until one does not change.
+    fn take(&mut self, root: u32, key: f64, pos: u32) -> u32 {
+        let mut path = std::mem::take(&mut self.path);
+        path.clear();
+        let mut t = root;
+        while self.nodes[t as usize].pos != pos {
+            path.push(t);
+            t = if self.before(t, key, pos) {
+                self.nodes[t as usize].right
+            } else {
+                self.nodes[t as usize].left
+            };
+        }
         let n = self.nodes[t as usize];
-        if n.pos == pos {
-            return self.merge(n.left, n.right);
+        let m = self.merge(n.left, n.right);
+        let root = match path.last() {
+            None => m,
+            Some(&parent) => {
+                let p = &mut self.nodes[parent as usize];
+                if p.left == t {
+                    p.left = m;
+                } else {
+                    p.right = m;
+                }
+                root
+            }
+        };
+        for &a in path.iter().rev() {
+            let old = self.nodes[a as usize].best;
+            self.pull(a);
+            if self.nodes[a as usize].best == old {
+                break;
+            }
         }
-        if self.before(t, key, pos) {
-            let r = self.take(n.right, key, pos);
-            self.nodes[t as usize].right = r;
-        } else {
-            let l = self.take(n.left, key, pos);
-            self.nodes[t as usize].left = l;
-        }
-        self.pull(t);
-        t
+        self.path = path;
+        root
     }
 
     pub(super) fn insert(&mut self, tree: u32, key: f64, pos: u32) -> u32 {
@@ -217,6 +250,12 @@ impl Treaps {
         }
         self.roots[tree] = self.put(root, id);
         id
+    }
+
+    /// The tree and key node `id` is filed under.
+    pub(super) fn filed(&self, id: u32) -> (u32, f64) {
+        let n = &self.nodes[id as usize];
+        (n.tree, n.key)
     }
 
     pub(super) fn remove(&mut self, id: u32) {
