@@ -35,8 +35,6 @@ pub(super) struct Treaps {
     live: Vec<u64>,
     /// Priorities: a xorshift stream (the shape only; no answer depends on it).
     rand: u32,
-    /// Scratch: the path down to a node taken out.
-    path: Vec<u32>,
 }
 
 impl Treaps {
@@ -49,7 +47,6 @@ impl Treaps {
             group,
             live: vec![0; groups * group.div_ceil(64)],
             rand: 0x9e37_79b9,
-            path: Vec::new(),
         }
     }
 
@@ -176,44 +173,21 @@ impl Treaps {
         root
     }
 
-    /// Takes the node `(key, pos)` out of the tree rooted at `root`; returns its root. Its
-    /// children are merged in its place, and the least positions above are recomputed up
-    /// the path until one does not change.
-    fn take(&mut self, root: u32, key: f64, pos: u32) -> u32 {
-        let mut path = std::mem::take(&mut self.path);
-        path.clear();
-        let mut t = root;
-        while self.nodes[t as usize].pos != pos {
-            path.push(t);
-            t = if self.before(t, key, pos) {
-                self.nodes[t as usize].right
-            } else {
-                self.nodes[t as usize].left
-            };
-        }
+    /// Takes the node `(key, pos)` out of subtree `t`; returns the subtree's root.
+    fn take(&mut self, t: u32, key: f64, pos: u32) -> u32 {
         let n = self.nodes[t as usize];
-        let m = self.merge(n.left, n.right);
-        let root = match path.last() {
-            None => m,
-            Some(&parent) => {
-                let p = &mut self.nodes[parent as usize];
-                if p.left == t {
-                    p.left = m;
-                } else {
-                    p.right = m;
-                }
-                root
-            }
-        };
-        for &a in path.iter().rev() {
-            let old = self.nodes[a as usize].best;
-            self.pull(a);
-            if self.nodes[a as usize].best == old {
-                break;
-            }
+        if n.pos == pos {
+            return self.merge(n.left, n.right);
         }
-        self.path = path;
-        root
+        if self.before(t, key, pos) {
+            let r = self.take(n.right, key, pos);
+            self.nodes[t as usize].right = r;
+        } else {
+            let l = self.take(n.left, key, pos);
+            self.nodes[t as usize].left = l;
+        }
+        self.pull(t);
+        t
     }
 
     pub(super) fn insert(&mut self, tree: u32, key: f64, pos: u32) -> u32 {
