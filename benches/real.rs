@@ -17,7 +17,8 @@
 //! `cargo bench --bench real -- graphs` runs only the bundled graphs, `-- shapes [N]` only
 //! the shapes (N ops; `-- shape I` only the I-th, 0-based; `-- repeat R` the least of R runs
 //! of each), `-- only NAME` only the graph NAME; `-- exclude a,b` leaves placers out of every
-//! comparison (say, one known to be quadratic, to time the others); `-- pairs N I` times each
+//! comparison (say, one known to be quadratic, to time the others), `-- keep a,b` keeps only
+//! those (say, one placer to profile); `-- pairs N I` times each
 //! placer and each of its pairs on the I-th shape of N ops (where a shape's time goes);
 //! `-- file PATH` the whole default comparison of a graph file on 8 generated devices (least
 //! of `repeat R` runs), and of it the placers' time and the simulations' (the rest), and each
@@ -80,15 +81,20 @@ fn ms(t: Start) -> f64 {
 /// Placers left out of every comparison (`-- exclude a,b`): none unless asked.
 static EXCLUDE: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
 
+/// The only placers of every comparison (`-- keep a,b`): every default unless asked.
+static KEEP: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+
 fn scenario(graph: &Graph) -> Scenario {
     let mut s = Scenario::new(
         GraphSource::File(format!("{}.json", graph.name)),
         ClusterSource::File("cluster.json".into()),
     );
     let exclude = EXCLUDE.get_or_init(Vec::new);
-    if !exclude.is_empty() {
+    let keep = KEEP.get_or_init(Vec::new);
+    if !exclude.is_empty() || !keep.is_empty() {
         s.placers = placesim::place::default_placers();
-        s.placers.retain(|p| !exclude.contains(p));
+        s.placers
+            .retain(|p| !exclude.contains(p) && (keep.is_empty() || keep.contains(p)));
     }
     s
 }
@@ -467,6 +473,11 @@ fn main() {
         let names: Vec<String> = x.split(',').map(String::from).collect();
         println!("\n(placers left out: {})", names.join(", "));
         EXCLUDE.set(names).unwrap();
+    }
+    if let Some(x) = after("keep") {
+        let names: Vec<String> = x.split(',').map(String::from).collect();
+        println!("\n(placers kept: {})", names.join(", "));
+        KEEP.set(names).unwrap();
     }
     if let Some(path) = after("file") {
         let repeat = after("repeat").and_then(|s| s.parse().ok()).unwrap_or(1);

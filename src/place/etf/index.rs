@@ -181,12 +181,17 @@ impl Index {
             .map(|(t, _, v)| (t, v))
     }
 
-    /// Files `v` on `d` anew (its term and key now).
+    /// Files `v` on `d` anew (its term and key now); one filed under them already stays.
     pub(super) fn file(&mut self, s: &State, v: NodeIx, d: DevIx, p: u32) {
-        self.unfile(v, d);
         let (term, key, _) = self.classify(s, v, d);
         let tree = (d as usize * (self.k + 1) + term) as u32;
-        self.node[v as usize * self.k + d as usize] = self.trees.insert(tree, key, p);
+        let slot = v as usize * self.k + d as usize;
+        let id = self.node[slot];
+        if id != NIL && self.trees.filed(id) == (tree, key) {
+            return;
+        }
+        self.unfile(v, d);
+        self.node[slot] = self.trees.insert(tree, key, p);
     }
 
     pub(super) fn unfile(&mut self, v: NodeIx, d: DevIx) {

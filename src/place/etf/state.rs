@@ -39,7 +39,10 @@ pub(super) struct State<'a> {
     pub(super) problem: &'a Problem<'a>,
     pub(super) opts: Options,
     pub(super) units: Groups,
-    pub(super) accelerators: Accelerators,
+    /// Per unit, a bit set of the devices it may use before it is placed (device rules and
+    /// Baechi's devices; `words` words a unit): what [`State::allowed`] reads.
+    may: Vec<u64>,
+    words: usize,
     /// Each op's fastest run time over the devices it may use (m-SCT's SCT devices).
     pub(super) fastest: Vec<f64>,
     memory: Memory,
@@ -84,6 +87,15 @@ impl<'a> State<'a> {
                     .fold(f64::INFINITY, f64::min)
             })
             .collect();
+        let words = k.div_ceil(64);
+        let mut may = vec![0u64; units.len() * words];
+        for unit in 0..units.len() as u32 {
+            for d in 0..k as DevIx {
+                if accelerators.usable(unit, d) && units.allowed(problem, unit, d) {
+                    may[unit as usize * words + d as usize / 64] |= 1 << (d % 64);
+                }
+            }
+        }
         // Each op's producers in in-edge order; `slot[u]` is `u`'s feed in the op being
         // built (valid while `owner[u]` is that op), so an op with many inputs costs its
         // in-degree, not its square.
@@ -144,7 +156,8 @@ impl<'a> State<'a> {
             opts,
             unit_device: vec![None; units.len()],
             units,
-            accelerators,
+            may,
+            words,
             fastest,
             memory,
             feeds,
@@ -170,7 +183,7 @@ impl<'a> State<'a> {
         let unit = self.units.of[v as usize];
         match self.unit_device[unit as usize] {
             Some(f) => f == d,
-            None => self.accelerators.usable(unit, d) && self.units.allowed(self.problem, unit, d),
+            None => self.may[unit as usize * self.words + d as usize / 64] >> (d % 64) & 1 != 0,
         }
     }
 

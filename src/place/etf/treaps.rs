@@ -142,28 +142,35 @@ impl Treaps {
         }
     }
 
-    /// Puts node `id` into subtree `t`; returns the subtree's root.
-    fn put(&mut self, t: u32, id: u32) -> u32 {
+    /// Puts node `id` into the tree rooted at `root`; returns its root. Down the path while
+    /// the nodes' priorities are not below `id`'s, each subtree's least position takes
+    /// `id`'s; where the path meets a lower priority (or ends), that subtree is split
+    /// around `id`, which takes its place (the shape the recursive insertion gives).
+    fn put(&mut self, root: u32, id: u32) -> u32 {
         let Node { key, pos, prio, .. } = self.nodes[id as usize];
-        if t == NIL {
+        let (mut parent, mut left) = (NIL, false);
+        let mut t = root;
+        while t != NIL && self.nodes[t as usize].prio >= prio {
+            let before = self.before(t, key, pos);
+            let n = &mut self.nodes[t as usize];
+            n.best = n.best.min(pos);
+            parent = t;
+            left = !before;
+            t = if before { n.right } else { n.left };
+        }
+        let (l, r) = self.split(t, key, pos);
+        self.nodes[id as usize].left = l;
+        self.nodes[id as usize].right = r;
+        self.pull(id);
+        if parent == NIL {
             return id;
         }
-        if prio > self.nodes[t as usize].prio {
-            let (l, r) = self.split(t, key, pos);
-            self.nodes[id as usize].left = l;
-            self.nodes[id as usize].right = r;
-            self.pull(id);
-            return id;
-        }
-        if self.before(t, key, pos) {
-            let r = self.put(self.nodes[t as usize].right, id);
-            self.nodes[t as usize].right = r;
+        if left {
+            self.nodes[parent as usize].left = id;
         } else {
-            let l = self.put(self.nodes[t as usize].left, id);
-            self.nodes[t as usize].left = l;
+            self.nodes[parent as usize].right = id;
         }
-        self.pull(t);
-        t
+        root
     }
 
     /// Takes the node `(key, pos)` out of subtree `t`; returns the subtree's root.
@@ -217,6 +224,12 @@ impl Treaps {
         }
         self.roots[tree] = self.put(root, id);
         id
+    }
+
+    /// The tree and key node `id` is filed under.
+    pub(super) fn filed(&self, id: u32) -> (u32, f64) {
+        let n = &self.nodes[id as usize];
+        (n.tree, n.key)
     }
 
     pub(super) fn remove(&mut self, id: u32) {
