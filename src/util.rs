@@ -1,6 +1,7 @@
 //! Small building blocks shared by placers and schedulers.
 
 use std::cmp::Ordering;
+use std::cmp::Reverse;
 
 /// How a heap key orders: the greater key pops first from a [`std::collections::BinaryHeap`].
 pub trait HeapKey {
@@ -63,107 +64,65 @@ pub fn from_total_order_bits(b: u64) -> f64 {
     f64::from_bits(if b >> 63 == 1 { b & !(1 << 63) } else { !b })
 }
 
-/// A 4-ary min-heap of plain `Ord` values: the least pops first. For small `Copy` keys
-/// (packed integers) it is shallower than [`std::collections::BinaryHeap`] (half the
-/// levels), and a level's four children share a cache line or two. Among equal values the
-/// pop order is unspecified, so callers give it values of one strict order (a unique
-/// event number or node in the key) and then every pop is determined by the set alone.
+/// A min-heap of plain `Ord` values: the least pops first. `dary_heap`'s 4-ary heap (half
+/// the levels of [`std::collections::BinaryHeap`], a level's four children in a cache line
+/// or two) over `Reverse`d values, for small `Copy` keys (packed integers). Among equal
+/// values the pop order is unspecified, so callers give it values of one strict order (a
+/// unique event number or node in the key) and then every pop is determined by the set
+/// alone.
 #[derive(Debug, Clone)]
-pub struct MinHeap4<T> {
-    h: Vec<T>,
-}
+pub struct MinHeap4<T: Ord>(dary_heap::QuaternaryHeap<Reverse<T>>);
 
-impl<T> Default for MinHeap4<T> {
+impl<T: Ord> Default for MinHeap4<T> {
     fn default() -> Self {
-        MinHeap4 { h: Vec::new() }
+        MinHeap4(dary_heap::QuaternaryHeap::new())
     }
 }
 
 impl<T: Ord + Copy> MinHeap4<T> {
     pub fn with_capacity(n: usize) -> Self {
-        MinHeap4 {
-            h: Vec::with_capacity(n),
-        }
+        MinHeap4(dary_heap::QuaternaryHeap::with_capacity(n))
     }
 
     #[inline]
     pub fn len(&self) -> usize {
-        self.h.len()
+        self.0.len()
     }
 
     #[inline]
     pub fn is_empty(&self) -> bool {
-        self.h.is_empty()
+        self.0.is_empty()
     }
 
     /// The least value.
     #[inline]
     pub fn peek(&self) -> Option<&T> {
-        self.h.first()
+        self.0.peek().map(|r| &r.0)
     }
 
+    #[inline]
     pub fn push(&mut self, x: T) {
-        let mut i = self.h.len();
-        self.h.push(x);
-        while i > 0 {
-            let p = (i - 1) / 4;
-            if self.h[p] <= x {
-                break;
-            }
-            self.h[i] = self.h[p];
-            i = p;
-        }
-        self.h[i] = x;
+        self.0.push(Reverse(x));
     }
 
     /// Removes and returns the least value.
-    pub fn pop(&mut self) -> Option<T> {
-        let last = self.h.pop()?;
-        if self.h.is_empty() {
-            return Some(last);
-        }
-        let top = self.h[0];
-        self.sift_down(0, last);
-        Some(top)
-    }
-
-    /// Puts `x` at `i` or below, moving lesser children up.
     #[inline]
-    fn sift_down(&mut self, mut i: usize, x: T) {
-        let n = self.h.len();
-        loop {
-            let c = 4 * i + 1;
-            if c >= n {
-                break;
-            }
-            let end = (c + 4).min(n);
-            let mut m = c;
-            for j in c + 1..end {
-                if self.h[j] < self.h[m] {
-                    m = j;
-                }
-            }
-            if self.h[m] >= x {
-                break;
-            }
-            self.h[i] = self.h[m];
-            i = m;
-        }
-        self.h[i] = x;
+    pub fn pop(&mut self) -> Option<T> {
+        self.0.pop().map(|r| r.0)
     }
 
     /// Keeps only the values `keep` accepts.
-    pub fn retain(&mut self, keep: impl FnMut(&T) -> bool) {
-        self.h.retain(keep);
-        for i in (0..self.h.len().div_ceil(4)).rev() {
-            let x = self.h[i];
-            self.sift_down(i, x);
-        }
+    pub fn retain(&mut self, mut keep: impl FnMut(&T) -> bool) {
+        self.0.retain(|r| keep(&r.0));
     }
 
     /// Empties the heap and returns its values in no particular order.
     pub fn take_vec(&mut self) -> Vec<T> {
-        std::mem::take(&mut self.h)
+        std::mem::take(&mut self.0)
+            .into_vec()
+            .into_iter()
+            .map(|r| r.0)
+            .collect()
     }
 }
 

@@ -29,9 +29,10 @@
 //! - The makespan always comes from placesim's simulator, as Pesto21 ran Baechi's
 //!   placements in TensorFlow; the placer's own schedule only decides the placement.
 //!
-//! Cost: per device, heaps of the ready ops by data-ready time and by topological position
-//! (a device's free time only grows), `O((V + E) * k * log V)` plus one re-check per rise of
-//! a stored data-ready time (`etf/`).
+//! Cost: per device, trees of the ready ops keyed by their start estimates' fixed parts, each
+//! node holding its subtree's least topological position (a device's free time only grows;
+//! `etf/`, "Cost"), `O((V + E) * k * log V)` plus one re-file per overtaking of a stored
+//! estimate.
 
 use super::{etf, Placer, PlacerInfo};
 use crate::error::Result;
