@@ -46,7 +46,7 @@ use crate::model::graph::NodeIx;
 use crate::model::problem::{FlatLists, Problem};
 use crate::params::{ParamSpec, Params};
 use crate::rng::Rng;
-use crate::util::{from_total_order_bits, total_order_bits, MinHeap4};
+use crate::util::{from_total_order_bits, total_order_bits};
 
 pub const PARAMS: &[ParamSpec] = &[
     ParamSpec::non_negative("alpha", 1.0, "weight per successor (eq. 13 α)"),
@@ -113,34 +113,9 @@ fn entry(key: f64, v: NodeIx, ver: u32) -> Entry {
     Entry((total_order_bits(key) as u128) << 64 | ((!v) as u128) << 32 | ver as u128)
 }
 
-/// A max-heap of entries (a [`MinHeap4`] of their complements).
-#[derive(Default)]
-struct Heap(MinHeap4<u128>);
-
-impl Heap {
-    #[inline]
-    fn push(&mut self, e: Entry) {
-        self.0.push(!e.0);
-    }
-
-    #[inline]
-    fn peek(&self) -> Option<Entry> {
-        self.0.peek().map(|&x| Entry(!x))
-    }
-
-    #[inline]
-    fn pop(&mut self) -> Option<Entry> {
-        self.0.pop().map(|x| Entry(!x))
-    }
-
-    fn len(&self) -> usize {
-        self.0.len()
-    }
-
-    fn retain(&mut self, mut keep: impl FnMut(Entry) -> bool) {
-        self.0.retain(|&x| keep(Entry(!x)));
-    }
-}
+/// A max-heap of entries: the best pops first (`dary_heap`'s 4-ary heap; the order is
+/// strict, so the pops do not depend on the heap's layout).
+type Heap = dary_heap::QuaternaryHeap<Entry>;
 
 /// Which heaps a ready op lives in.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -196,7 +171,7 @@ pub struct Msr {
 
 /// Drops entries of ops already taken from the top of `heap`; returns the live top.
 fn live_top(heap: &mut Heap, taken: &[bool]) -> Option<Entry> {
-    while let Some(e) = heap.peek() {
+    while let Some(&e) = heap.peek() {
         if taken[e.tie() as usize] {
             heap.pop();
         } else {
@@ -434,7 +409,7 @@ impl Scheduler for Msr {
         // Multi-device ops: keys are never below scores, so the first top whose key is
         // its score now is the group's best; tops with stale keys go back re-keyed.
         let mut from_many = false;
-        while let Some(top) = h.many.peek() {
+        while let Some(&top) = h.many.peek() {
             let v = top.tie();
             if taken[v as usize] || top.data() != ver[v as usize] {
                 h.many.pop();
