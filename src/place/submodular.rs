@@ -509,14 +509,10 @@ fn parallel_classes(problem: &Problem) -> (Vec<u32>, usize) {
     (class, count)
 }
 
-/// `x`'s place in [`cmp_f`]'s order of finite values, as an integer (`-0.0` and `0.0` alike).
+/// `x`'s place in [`cmp_f`]'s order of finite values, as an integer (`-0.0` and `0.0` alike):
+/// `total_cmp`'s order bits, with `-0.0` read as `0.0`.
 fn ordered_bits(x: f64) -> u64 {
-    let b = if x == 0.0 { 0 } else { x.to_bits() };
-    if b >> 63 == 1 {
-        !b
-    } else {
-        b | 1 << 63
-    }
+    crate::util::total_order_bits(if x == 0.0 { 0.0 } else { x })
 }
 
 /// A charged time `x` as a heap key: the smaller pops first, compared as [`cmp_f`] does.

@@ -40,6 +40,8 @@
 //!   inputs and outputs count together at its end. Exceeding a device's memory is reported
 //!   as `oom`, not prevented.
 
+use std::sync::Arc;
+
 use serde::Serialize;
 
 use crate::model::cluster::DevIx;
@@ -48,8 +50,6 @@ use crate::model::problem::{EdgeLists, Problem};
 use crate::model::LinkModel;
 use crate::schedule::{Scheduler, SimView};
 use crate::transfer::{LinkOrder, Transfer};
-use std::sync::Arc;
-
 use crate::util::{from_total_order_bits, total_order_bits, MinHeap4};
 
 pub mod critical;
