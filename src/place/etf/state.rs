@@ -2,6 +2,8 @@
 //! already sent ([`State`]), and the direct step every ready op's best start is computed in
 //! (m-SCT's steps where a device waits, and the tests' reference loop).
 
+use fixedbitset::FixedBitSet;
+
 use super::super::{assign, no_device_error, Accelerators, Groups, Loads, UNPLACED};
 use super::options::Options;
 use crate::error::Error;
@@ -39,10 +41,9 @@ pub(super) struct State<'a> {
     pub(super) problem: &'a Problem<'a>,
     pub(super) opts: Options,
     pub(super) units: Groups,
-    /// Per unit, a bit set of the devices it may use before it is placed (device rules and
-    /// Baechi's devices; `words` words a unit): what [`State::allowed`] reads.
-    may: Vec<u64>,
-    words: usize,
+    /// Bit `unit * k + d`: whether the unit may use device `d` before it is placed (device
+    /// rules and Baechi's devices): what [`State::allowed`] reads.
+    may: FixedBitSet,
     /// Each op's fastest run time over the devices it may use (m-SCT's SCT devices).
     pub(super) fastest: Vec<f64>,
     memory: Memory,
@@ -87,12 +88,11 @@ impl<'a> State<'a> {
                     .fold(f64::INFINITY, f64::min)
             })
             .collect();
-        let words = k.div_ceil(64);
-        let mut may = vec![0u64; units.len() * words];
+        let mut may = FixedBitSet::with_capacity(units.len() * k);
         for unit in 0..units.len() as u32 {
             for d in 0..k as DevIx {
                 if accelerators.usable(unit, d) && units.allowed(problem, unit, d) {
-                    may[unit as usize * words + d as usize / 64] |= 1 << (d % 64);
+                    may.insert(unit as usize * k + d as usize);
                 }
             }
         }
@@ -157,7 +157,6 @@ impl<'a> State<'a> {
             unit_device: vec![None; units.len()],
             units,
             may,
-            words,
             fastest,
             memory,
             feeds,
@@ -183,7 +182,7 @@ impl<'a> State<'a> {
         let unit = self.units.of[v as usize];
         match self.unit_device[unit as usize] {
             Some(f) => f == d,
-            None => self.may[unit as usize * self.words + d as usize / 64] >> (d % 64) & 1 != 0,
+            None => self.may[unit as usize * self.problem.device_count() + d as usize],
         }
     }
 
