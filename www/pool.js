@@ -32,6 +32,24 @@ export const engineModule = (async () => {
   }
 })();
 
+/**
+ * The file an uploaded graph's text was read from, while that text is the page's latest
+ * upload (`readFrom`). A worker that needs the text is sent the File instead and reads it
+ * itself: posting a File copies a handle, where posting the text copies it (a 19 MB text:
+ * 20-30 ms of the main thread per worker, 60-85 ms with the CPU slowed 3x, and an upload
+ * sends it to four workers: docs/bench.md, 24v).
+ * @type {{text: string, file: Blob} | null}
+ */
+let textFile = null;
+
+/**
+ * Says that `text` is the whole content of `file` (an upload read with `file.text()`), so
+ * that workers are sent the file rather than the text; the previous upload's is forgotten.
+ * @param {string} text @param {Blob} file
+ */
+export function readFrom(text, file) {
+  textFile = { text, file };
+}
 
 export class Runner {
   constructor() {
@@ -90,6 +108,9 @@ export class Runner {
     this.pending = null;
     if (m.type === 'result') p.resolve(m);
     else {
+      // The worker may not hold the text it was sent (a file it could not read): the next
+      // request sends the text again.
+      this.text = null;
       p.reject(new Error(m.message));
       if (m.fatal || m.id === null) { this.worker.terminate(); this.start(); }
     }
@@ -111,22 +132,32 @@ export class Runner {
    * worker keeps the last text it was sent: the same text again goes as `keptText: true`
    * instead, so the main thread copies a graph's text once per worker, not at every
    * request that needs it (a run's first request per worker after the preload, each
-   * timeline, each trace: 50-100 ms each on a 48,000-op graph, docs/bench.md, 24p).
+   * timeline, each trace: 50-100 ms each on a 48,000-op graph, docs/bench.md, 24p). An
+   * upload's text goes as its File (`readFrom`), which the worker reads.
    */
   run(msg, onProgress) {
     if (this.pending) this.cancel();
     const id = ++this.seq;
-    const out = { ...msg, id };
-    if (typeof msg.graphText === 'string') {
-      if (msg.graphText === this.text) {
-        out.graphText = null;
-        out.keptText = true;
-      } else this.text = msg.graphText;
-    }
+    const out = { ...msg, id, ...this.textFields(msg.graphText) };
     return new Promise((resolve, reject) => {
       this.pending = { id, resolve, reject, onProgress };
       this.worker.postMessage(out);
     });
+  }
+
+  /**
+   * A message's graph text as this worker is sent it: nothing when it keeps that text
+   * already (`keptText: true`), else the upload's File when the text is that file's
+   * (`graphFile`), else the text; the worker keeps it from then on.
+   * @param {string | null | undefined} text
+   * @returns {{graphText?: string | null, keptText?: boolean, graphFile?: Blob}}
+   */
+  textFields(text) {
+    if (typeof text !== 'string') return {};
+    if (text === this.text) return { graphText: null, keptText: true };
+    this.text = text;
+    if (textFile !== null && textFile.text === text) return { graphText: null, graphFile: textFile.file };
+    return { graphText: text };
   }
 
   get busy() { return this.pending !== null; }
@@ -140,8 +171,7 @@ export class Runner {
   keepText(text) {
     setTimeout(() => {
       if (this.text === text) return;
-      this.text = text;
-      this.worker.postMessage({ type: 'keep', graphText: text });
+      this.worker.postMessage({ type: 'keep', ...this.textFields(text) });
     }, 0);
   }
 
