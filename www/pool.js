@@ -55,7 +55,7 @@ export class Runner {
   constructor() {
     this.seq = 0;
     /** @type {{id: number, resolve: (m: any) => void, reject: (e: Error) => void,
-     *   onProgress?: (done: number, total: number) => void} | null} */
+     *   onProgress?: (done: number, total: number) => void, msg: any, resent?: boolean} | null} */
     this.pending = null;
     /** @type {number | null} */
     this.loadedRun = null;
@@ -71,6 +71,8 @@ export class Runner {
     this.lastUnit = null;
     /** @type {string | null} the graph text this worker was sent last, which it keeps (`run`) */
     this.text = null;
+    /** whether that text went as the upload's File (`textFields`) */
+    this.fromFile = false;
     this.worker = this.spawn();
   }
 
@@ -96,6 +98,7 @@ export class Runner {
     this.heldSeed = null;
     this.lastUnit = null;
     this.text = null;
+    this.fromFile = false;
     this.worker = this.spawn();
   }
 
@@ -105,12 +108,23 @@ export class Runner {
     if (!p) return;
     if (m.id !== null && m.id !== p.id) return;
     if (m.type === 'progress') { p.onProgress?.(m.done, m.total); return; }
+    if (m.type === 'error' && m.noText && !p.resent) {
+      // The worker could not read the upload's File (changed on disk since the upload, say)
+      // or lost it: the request goes again with the text itself, as the other workers' will
+      // from then on. The engine had not started.
+      textFile = null;
+      this.text = null;
+      this.fromFile = false;
+      p.resent = true;
+      this.worker.postMessage({ ...p.msg, id: p.id, ...this.textFields(p.msg.graphText) });
+      return;
+    }
     this.pending = null;
     if (m.type === 'result') p.resolve(m);
     else {
-      // The worker may not hold the text it was sent (a file it could not read): the next
-      // request sends the text again.
+      // The worker may not hold the text it was sent: the next request sends it again.
       this.text = null;
+      this.fromFile = false;
       p.reject(new Error(m.message));
       if (m.fatal || m.id === null) { this.worker.terminate(); this.start(); }
     }
@@ -140,7 +154,7 @@ export class Runner {
     const id = ++this.seq;
     const out = { ...msg, id, ...this.textFields(msg.graphText) };
     return new Promise((resolve, reject) => {
-      this.pending = { id, resolve, reject, onProgress };
+      this.pending = { id, resolve, reject, onProgress, msg };
       this.worker.postMessage(out);
     });
   }
@@ -156,7 +170,8 @@ export class Runner {
     if (typeof text !== 'string') return {};
     if (text === this.text) return { graphText: null, keptText: true };
     this.text = text;
-    if (textFile !== null && textFile.text === text) return { graphText: null, graphFile: textFile.file };
+    this.fromFile = textFile !== null && textFile.text === text;
+    if (this.fromFile) return { graphText: null, graphFile: /** @type {{file: Blob}} */ (textFile).file };
     return { graphText: text };
   }
 

@@ -41,11 +41,13 @@
 //               Any request's `graphText` may be replaced by `keptText: true`: the text this
 //                 worker was sent last (the page's Runner sends a text once, not per request),
 //                 or by `graphFile`: the uploaded File whose whole content the text is, which
-//                 this worker reads (and keeps) instead of the page copying the text to it.
+//                 this worker reads (and keeps) instead of the page copying the text to it;
+//                 when it cannot (the file changed on disk since) or has no text kept, its
+//                 error says `noText: true`, and the page sends the request again with the text.
 //               Requests are handled one at a time, in the order they came.
 // Messages out: {type: 'ready'} once the wasm is loaded, then per request
 //               {id, type: 'progress', done, total} (at most every 100 ms), and
-//               {id, type: 'result', result, ms} or {id, type: 'error', message}.
+//               {id, type: 'result', result, ms} or {id, type: 'error', message, fatal, noText}.
 // Cancelling is terminating this worker (the page starts a new one): the engine runs
 // synchronously and is never interrupted halfway otherwise.
 
@@ -251,14 +253,23 @@ async function run(msg) {
  */
 async function graphTextOf(msg) {
   if (msg.keptText) {
-    if (keptText === null) throw new Error('the graph\'s text was not received: run again');
+    if (keptText === null) throw noText(new Error('the graph\'s text was not received'));
     msg.graphText = keptText;
   } else if (msg.graphFile) {
     keptText = null;
-    msg.graphText = await msg.graphFile.text();
+    try {
+      msg.graphText = await msg.graphFile.text();
+    } catch (e) {
+      throw noText(e instanceof Error ? e : new Error(String(e)));
+    }
     msg.graphFile = null;
     keptText = msg.graphText;
   } else if (typeof msg.graphText === 'string') keptText = msg.graphText;
+}
+
+/** Marks an error as "this worker has no graph text": the page sends the request again with the text. @param {Error} e */
+function noText(e) {
+  return Object.assign(e, { noText: true });
 }
 
 /** The requests not handled yet: one at a time (reading a File awaits, as does a hash). */
@@ -293,6 +304,7 @@ async function handle(msg) {
       type: 'error',
       message: err instanceof Error ? err.message : String(err),
       fatal: err instanceof WebAssembly.RuntimeError,
+      noText: !!(/** @type {any} */ (err)?.noText),
     });
   }
 }
