@@ -41,10 +41,30 @@ function draw(ctx, id, fn) {
   }
 }
 
+/** The chart containers drawCharts draws in. */
+const CHART_IDS = ['chart-makespan', 'chart-traffic', 'chart-memory', 'chart-cdf', 'chart-ordering', 'chart-convergence'];
+
 /** The current comparison's charts, the chosen pair highlighted. @param {Context} ctx */
 export function drawCharts(ctx) {
+  // A drawing put off to after a frame (drawChartsAfterFrame) is superseded by this one.
+  ctx.chartsDue += 1;
+  $('results-body').dataset.charts = 'drawn';
+  const steps = chartSteps(ctx);
+  if (!steps.length) return;
+  // Every chart's width read at once, before any is drawn: read between two charts' DOM
+  // writes, each forced a layout of the page (a 48,000-op run's results task, docs/bench.md 24p).
+  ctx.charts?.primeWidths?.(CHART_IDS.map($));
+  for (const step of steps) step();
+}
+
+/**
+ * The current comparison's charts as steps, one chart each (the first also shows or hides
+ * the optional charts' cards): drawCharts runs them at once, drawChartsAfterFrame one per task.
+ * @param {Context} ctx @returns {(() => void)[]}
+ */
+function chartSteps(ctx) {
   const { state, current, baseline, charts } = ctx;
-  if (!current) return;
+  if (!current) return [];
   const c = current.comparison;
   const r = chosenPair(ctx);
   const highlight = r ? { placer: r.placer, scheduler: r.scheduler, link_order: r.link_order } : null;
@@ -62,28 +82,68 @@ export function drawCharts(ctx) {
   const ord = c.results.some((x) => x.ordering);
   // The optimiser's convergence: the chosen row's, else the first row whose plan has one.
   const searched = [r, ...c.results].find((x) => x && !x.error && x.plan?.history?.length);
-  $('card-cdf').hidden = !iter;
-  $('card-ordering').hidden = !ord;
-  $('chart-convergence').hidden = !searched;
-  $('convergence-caption').hidden = !searched;
-  // Every chart's width read at once, before any is drawn: read between two charts' DOM
-  // writes, each forced a layout of the page (a 48,000-op run's results task, docs/bench.md 24p).
-  charts?.primeWidths?.(['chart-makespan', 'chart-traffic', 'chart-memory', 'chart-cdf', 'chart-ordering', 'chart-convergence'].map($));
-  draw(ctx, 'chart-makespan', (el) => charts.drawMakespan(el, c, {
-    highlight, log: state.logScale, isBest: isWinner, onSelect, baseline: before,
-  }));
-  draw(ctx, 'chart-traffic', (el) => charts.drawTraffic(el, c, { baseline: before }));
   // The chosen row's memory (rows of other link orders place the same way, but are theirs).
   const mine = r ? { ...c, results: c.results.filter((x) => x.link_order === r.link_order) } : c;
-  draw(ctx, 'chart-memory', (el) => charts.drawMemory(el, mine, {
-    placer: r?.placer, scheduler: r?.scheduler, highlight, onSelect, baseline: before,
-  }));
-  if (iter) draw(ctx, 'chart-cdf', (el) => charts.drawCdf(el, c, { highlight, onSelect }));
-  if (ord) draw(ctx, 'chart-ordering', (el) => charts.drawOrdering(el, c, { highlight, onSelect }));
+  const steps = [
+    () => {
+      $('card-cdf').hidden = !iter;
+      $('card-ordering').hidden = !ord;
+      $('chart-convergence').hidden = !searched;
+      $('convergence-caption').hidden = !searched;
+      draw(ctx, 'chart-makespan', (el) => charts.drawMakespan(el, c, {
+        highlight, log: state.logScale, isBest: isWinner, onSelect, baseline: before,
+      }));
+    },
+    () => draw(ctx, 'chart-traffic', (el) => charts.drawTraffic(el, c, { baseline: before })),
+    () => draw(ctx, 'chart-memory', (el) => charts.drawMemory(el, mine, {
+      placer: r?.placer, scheduler: r?.scheduler, highlight, onSelect, baseline: before,
+    })),
+  ];
+  if (iter) steps.push(() => draw(ctx, 'chart-cdf', (el) => charts.drawCdf(el, c, { highlight, onSelect })));
+  if (ord) steps.push(() => draw(ctx, 'chart-ordering', (el) => charts.drawOrdering(el, c, { highlight, onSelect })));
   if (searched) {
-    draw(ctx, 'chart-convergence', (el) => charts.drawConvergence(el, searched));
-    $('convergence-caption').textContent = budgetWords(ctx, c, searched);
+    steps.push(() => {
+      draw(ctx, 'chart-convergence', (el) => charts.drawConvergence(el, searched));
+      $('convergence-caption').textContent = budgetWords(ctx, c, searched);
+    });
   }
+  return steps;
+}
+
+/**
+ * The current comparison's charts, drawn after the next frame, one chart per task, rather
+ * than in the results' task: that frame lays out and paints the new table, so the charts'
+ * widths are read once from a clean layout (kept for the charts' tasks: a width read after
+ * a chart's DOM writes would force a layout), and no task both builds the table and draws
+ * six charts (on the 49k-op page run's 66 rows with the main thread slowed 3x, the results'
+ * task took 66-113 ms: docs/bench.md, 24v). `#results-body[data-charts]` is 'pending' until
+ * they are drawn, then 'drawn' (the browser tests wait for it). A frame never comes while
+ * the page is hidden: they are drawn when it is shown. A later drawing (a newer comparison,
+ * or drawCharts) supersedes this one's remaining steps.
+ * @param {Context} ctx
+ */
+export function drawChartsAfterFrame(ctx) {
+  const body = $('results-body');
+  const { current } = ctx;
+  const due = ++ctx.chartsDue;
+  body.dataset.charts = 'pending';
+  const task = () => new Promise((resolve) => { setTimeout(resolve, 0); });
+  requestAnimationFrame(async () => {
+    await task();
+    if (due !== ctx.chartsDue) return; // a later drawing is on its way
+    const steps = ctx.current === current ? chartSteps(ctx) : [];
+    const release = steps.length ? ctx.charts?.primeWidths?.(CHART_IDS.map($), true) : null;
+    try {
+      for (const [i, step] of steps.entries()) {
+        if (i > 0) await task();
+        if (due !== ctx.chartsDue) return;
+        step();
+      }
+    } finally {
+      release?.();
+    }
+    body.dataset.charts = 'drawn';
+  });
 }
 
 /**

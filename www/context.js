@@ -46,6 +46,8 @@
  * @property {PairRunState | null} pairRun the chosen pair's timeline run
  * @property {PairRunState | null} pairRun2 the second timeline's run (state.pair2)
  * @property {any} charts the chart modules (www/charts/*), null when they failed to load
+ * @property {number} chartsDue the latest drawing of the charts put off to after a frame
+ *   (chart-panel.js drawChartsAfterFrame; an older one is dropped)
  * @property {any} timelineChart the first timeline chart's controller
  * @property {any} timelineChart2 the second timeline chart's controller
  * @property {{render: () => void} | null} sweepPanel the Sweep panel (www/sweep.js)
@@ -91,6 +93,7 @@ export function createContext(state, timings) {
     pairRun: null,
     pairRun2: null,
     charts: null,
+    chartsDue: 0,
     timelineChart: null,
     timelineChart2: null,
     sweepPanel: null,

@@ -10,6 +10,7 @@ import { scenarioOf } from './state.js';
 import { $, show } from './dom.js';
 import { knowUpload } from './uploads.js';
 import { renderPs } from './ps.js';
+import { readFrom } from './pool.js';
 
 /** @typedef {import('./context.js').Context} Context */
 
@@ -28,7 +29,7 @@ const importNotes = new WeakMap();
  */
 async function inspectGraph(ctx, text, name, opts = {}) {
   const m = await ctx.inspectRunner.run({
-    type: 'inspect', text, name, hash: !!opts.hash, linked: opts.linked ?? null, validate: opts.validate ?? true,
+    type: 'inspect', graphText: text, name, hash: !!opts.hash, linked: opts.linked ?? null, validate: opts.validate ?? true,
   });
   return m.result;
 }
@@ -90,14 +91,18 @@ export async function loadGraph(ctx, known) {
  * An uploaded file's graph JSON text and import notes: an ONNX model (`.onnx`, or protobuf's
  * first byte 0x08) is imported by the engine in a worker with the ONNX import options;
  * `allowUnsized`: go on when ops that carry FLOPs cannot be sized (they cost 0).
- * Graph JSON is read as text.
+ * Graph JSON is read as text; the workers are sent the file rather than that text (pool.js readFrom).
  * @param {Context} ctx @param {File} file @param {boolean} [allowUnsized]
  * @returns {Promise<{text: string, notes: string[]}>}
  */
 export async function readFile(ctx, file, allowUnsized = false) {
   if (file.size > 200 * 1024 * 1024) throw new Error(`${file.name}: larger than 200 MB`);
   const head = new Uint8Array(await file.slice(0, 1).arrayBuffer());
-  if (!/\.onnx$/i.test(file.name) && head[0] !== 0x08) return { text: await file.text(), notes: [] };
+  if (!/\.onnx$/i.test(file.name) && head[0] !== 0x08) {
+    const text = await file.text();
+    readFrom(text, file);
+    return { text, notes: [] };
+  }
   const bytes = new Uint8Array(await file.arrayBuffer());
   const batch = Number(/** @type {HTMLInputElement} */ ($('onnx-batch')).value);
   const m = await ctx.hashRunner.run({

@@ -32,12 +32,30 @@ export const engineModule = (async () => {
   }
 })();
 
+/**
+ * The file an uploaded graph's text was read from, while that text is the page's latest
+ * upload (`readFrom`). A worker that needs the text is sent the File instead and reads it
+ * itself: posting a File copies a handle, where posting the text copies it (a 19 MB text:
+ * 20-30 ms of the main thread per worker, 60-85 ms with the CPU slowed 3x, and an upload
+ * sends it to four workers: docs/bench.md, 24v).
+ * @type {{text: string, file: Blob} | null}
+ */
+let textFile = null;
+
+/**
+ * Says that `text` is the whole content of `file` (an upload read with `file.text()`), so
+ * that workers are sent the file rather than the text; the previous upload's is forgotten.
+ * @param {string} text @param {Blob} file
+ */
+export function readFrom(text, file) {
+  textFile = { text, file };
+}
 
 export class Runner {
   constructor() {
     this.seq = 0;
     /** @type {{id: number, resolve: (m: any) => void, reject: (e: Error) => void,
-     *   onProgress?: (done: number, total: number) => void} | null} */
+     *   onProgress?: (done: number, total: number) => void, msg: any, resent?: boolean} | null} */
     this.pending = null;
     /** @type {number | null} */
     this.loadedRun = null;
@@ -53,6 +71,8 @@ export class Runner {
     this.lastUnit = null;
     /** @type {string | null} the graph text this worker was sent last, which it keeps (`run`) */
     this.text = null;
+    /** whether that text went as the upload's File (`textFields`) */
+    this.fromFile = false;
     this.worker = this.spawn();
   }
 
@@ -78,6 +98,7 @@ export class Runner {
     this.heldSeed = null;
     this.lastUnit = null;
     this.text = null;
+    this.fromFile = false;
     this.worker = this.spawn();
   }
 
@@ -87,9 +108,23 @@ export class Runner {
     if (!p) return;
     if (m.id !== null && m.id !== p.id) return;
     if (m.type === 'progress') { p.onProgress?.(m.done, m.total); return; }
+    if (m.type === 'error' && m.noText && !p.resent) {
+      // The worker could not read the upload's File (changed on disk since the upload, say)
+      // or lost it: the request goes again with the text itself, as the other workers' will
+      // from then on. The engine had not started.
+      textFile = null;
+      this.text = null;
+      this.fromFile = false;
+      p.resent = true;
+      this.worker.postMessage({ ...p.msg, id: p.id, ...this.textFields(p.msg.graphText) });
+      return;
+    }
     this.pending = null;
     if (m.type === 'result') p.resolve(m);
     else {
+      // The worker may not hold the text it was sent: the next request sends it again.
+      this.text = null;
+      this.fromFile = false;
       p.reject(new Error(m.message));
       if (m.fatal || m.id === null) { this.worker.terminate(); this.start(); }
     }
@@ -111,22 +146,33 @@ export class Runner {
    * worker keeps the last text it was sent: the same text again goes as `keptText: true`
    * instead, so the main thread copies a graph's text once per worker, not at every
    * request that needs it (a run's first request per worker after the preload, each
-   * timeline, each trace: 50-100 ms each on a 48,000-op graph, docs/bench.md, 24p).
+   * timeline, each trace: 50-100 ms each on a 48,000-op graph, docs/bench.md, 24p). An
+   * upload's text goes as its File (`readFrom`), which the worker reads.
    */
   run(msg, onProgress) {
     if (this.pending) this.cancel();
     const id = ++this.seq;
-    const out = { ...msg, id };
-    if (typeof msg.graphText === 'string') {
-      if (msg.graphText === this.text) {
-        out.graphText = null;
-        out.keptText = true;
-      } else this.text = msg.graphText;
-    }
+    const out = { ...msg, id, ...this.textFields(msg.graphText) };
     return new Promise((resolve, reject) => {
-      this.pending = { id, resolve, reject, onProgress };
+      this.pending = { id, resolve, reject, onProgress, msg };
       this.worker.postMessage(out);
     });
+  }
+
+  /**
+   * A message's graph text as this worker is sent it: nothing when it keeps that text
+   * already (`keptText: true`), else the upload's File when the text is that file's
+   * (`graphFile`), else the text; the worker keeps it from then on.
+   * @param {string | null | undefined} text
+   * @returns {{graphText?: string | null, keptText?: boolean, graphFile?: Blob}}
+   */
+  textFields(text) {
+    if (typeof text !== 'string') return {};
+    if (text === this.text) return { graphText: null, keptText: true };
+    this.text = text;
+    this.fromFile = textFile !== null && textFile.text === text;
+    if (this.fromFile) return { graphText: null, graphFile: /** @type {{file: Blob}} */ (textFile).file };
+    return { graphText: text };
   }
 
   get busy() { return this.pending !== null; }
@@ -140,8 +186,7 @@ export class Runner {
   keepText(text) {
     setTimeout(() => {
       if (this.text === text) return;
-      this.text = text;
-      this.worker.postMessage({ type: 'keep', graphText: text });
+      this.worker.postMessage({ type: 'keep', ...this.textFields(text) });
     }, 0);
   }
 

@@ -12,7 +12,7 @@ import {
 } from './units.js';
 import { $, show, notice, download } from './dom.js';
 import { writeHash, syncUrl } from './link.js';
-import { drawCharts } from './chart-panel.js';
+import { drawChartsAfterFrame } from './chart-panel.js';
 import { clearStale } from './controls.js';
 import { pairKey, sameRow, manyOrders, rowLabel, bestMakespan, findPair, chosenPair, unitsOf } from './pairs.js';
 
@@ -47,7 +47,10 @@ function rowsOf(ctx, c) {
   });
 }
 
-/** Draws the current comparison: caption, bounds, answer, table, pair menus, charts. @param {Context} ctx */
+/**
+ * Draws the current comparison: caption, bounds, answer, table, pair menus; the charts after
+ * the next frame (drawChartsAfterFrame). @param {Context} ctx
+ */
 export function renderResults(ctx) {
   const { state, current } = ctx;
   if (!current) return;
@@ -75,7 +78,7 @@ export function renderResults(ctx) {
   answer.append(...orderAnswer(c));
   renderTable(ctx);
   renderPairSelect(ctx);
-  drawCharts(ctx);
+  drawChartsAfterFrame(ctx);
 }
 
 /** A difference between two makespans as a share of the smaller, in words: "24%", "0.16%". @param {number} a @param {number} b (b >= a) */

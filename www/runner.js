@@ -107,10 +107,13 @@ export async function runComparison(ctx, { auto = false, reveal = false } = {}) 
     return;
   }
   setRunning(false, `done in ${Math.round(performance.now() - t0)} ms`);
+  // After the next frame, which lays out the new results: read here, the answer's position
+  // forced that layout in this task (a 48,000-op run's longest, docs/bench.md 24p); read in
+  // the frame, before its layout, it forced it there (the frame then the longest, 24v).
+  // Asked before the results are drawn, so that it comes before the charts' drawing after
+  // that frame (drawChartsAfterFrame), which would make the layout dirty again.
+  if (reveal) requestAnimationFrame(() => { setTimeout(revealAnswer, 0); });
   renderResults(ctx);
-  // In the next frame, before its layout: read here, the answer's position forced a layout
-  // of the new results in this task (a 48,000-op run's longest, docs/bench.md 24p).
-  if (reveal) requestAnimationFrame(revealAnswer);
   runPair(ctx);
   ctx.pool.warmUp();
 }

@@ -29,7 +29,7 @@
 //                 (warm_up_case: a generated graph and cluster of that size) twice, item by
 //                 item: {[the plan's item key]: ms} of the second pass
 //               {id, type: 'sha256', text}  the SHA-256 of a graph's text (off the main thread)
-//               {id, type: 'inspect', text, name, hash, linked, validate}
+//               {id, type: 'inspect', graphText, name, hash, linked, validate}
 //                 validates a graph's text (not with `validate: false`: info null, an upload
 //                 the pool parses, Pool.parseAhead): {info, sha256, hashed}; with `hash`, its SHA-256
 //                 and whether a link names it by hash (too large to embed); with `linked`
@@ -39,10 +39,15 @@
 //                 the page's import options: training step, batch size (0: none), NAME=DIMS shapes)
 //               {type: 'keep', graphText}  a text to keep for later requests; no answer
 //               Any request's `graphText` may be replaced by `keptText: true`: the text this
-//                 worker was sent last (the page's Runner sends a text once, not per request).
+//                 worker was sent last (the page's Runner sends a text once, not per request),
+//                 or by `graphFile`: the uploaded File whose whole content the text is, which
+//                 this worker reads (and keeps) instead of the page copying the text to it;
+//                 when it cannot (the file changed on disk since) or has no text kept, its
+//                 error says `noText: true`, and the page sends the request again with the text.
+//               Requests are handled one at a time, in the order they came.
 // Messages out: {type: 'ready'} once the wasm is loaded, then per request
 //               {id, type: 'progress', done, total} (at most every 100 ms), and
-//               {id, type: 'result', result, ms} or {id, type: 'error', message}.
+//               {id, type: 'result', result, ms} or {id, type: 'error', message, fatal, noText}.
 // Cancelling is terminating this worker (the page starts a new one): the engine runs
 // synchronously and is never interrupted halfway otherwise.
 
@@ -196,15 +201,16 @@ async function run(msg) {
     return { result: { timeline: data, trace: null }, ms: performance.now() - t0, transfer };
   }
   if (msg.type === 'inspect') {
-    const info = msg.validate === false ? null : validate_graph(msg.text, msg.name);
-    if (msg.linked) check_linked_graph(msg.linked, msg.text);
+    const text = /** @type {string} */ (msg.graphText);
+    const info = msg.validate === false ? null : validate_graph(text, msg.name);
+    if (msg.linked) check_linked_graph(msg.linked, text);
     let sha = null;
     let hashed = false;
     if (msg.hash) {
-      sha = await sha256(msg.text);
+      sha = await sha256(text);
       // The engine's link writer's rule: embed the text when it deflates within the limit,
       // else name it by hash (compressing stops at the limit: cheap on a large text).
-      hashed = !graph_embeds(msg.text);
+      hashed = !graph_embeds(text);
     }
     return { result: { info, sha256: sha, hashed }, ms: performance.now() - t0 };
   }
@@ -239,17 +245,55 @@ async function run(msg) {
   throw new Error(`unknown request '${msg.type}'`);
 }
 
-onmessage = async (e) => {
+/**
+ * A request's graph text: the kept one (`keptText`), an upload's File read here (`graphFile`),
+ * or the text sent; kept for later requests. A file that cannot be read (changed on disk
+ * since the upload) leaves no text kept: a later `keptText` request fails, and the page
+ * sends the text again after a failure (pool.js Runner.receive).
+ */
+async function graphTextOf(msg) {
+  if (msg.keptText) {
+    if (keptText === null) throw noText(new Error('the graph\'s text was not received'));
+    msg.graphText = keptText;
+  } else if (msg.graphFile) {
+    keptText = null;
+    try {
+      msg.graphText = await msg.graphFile.text();
+    } catch (e) {
+      throw noText(e instanceof Error ? e : new Error(String(e)));
+    }
+    msg.graphFile = null;
+    keptText = msg.graphText;
+  } else if (typeof msg.graphText === 'string') keptText = msg.graphText;
+}
+
+/** Marks an error as "this worker has no graph text": the page sends the request again with the text. @param {Error} e */
+function noText(e) {
+  return Object.assign(e, { noText: true });
+}
+
+/** The requests not handled yet: one at a time (reading a File awaits, as does a hash). */
+let queue = Promise.resolve();
+
+onmessage = (e) => {
   const msg = e.data;
   if (msg.type === 'module') {
     gotModule(msg.module);
     return;
   }
+  queue = queue.then(() => handle(msg));
+};
+
+/** @param {any} msg */
+async function handle(msg) {
   await ready;
-  if (msg.keptText) msg.graphText = keptText;
-  else if (typeof msg.graphText === 'string') keptText = msg.graphText;
-  if (msg.type === 'keep') return; // a text sent ahead (Runner.keepText): no answer
+  if (msg.type === 'keep') {
+    // A text sent ahead (Runner.keepText): no answer.
+    try { await graphTextOf(msg); } catch { /* the request that needs it says so */ }
+    return;
+  }
   try {
+    await graphTextOf(msg);
     const { result, ms, loadMs, transfer } = await run(msg);
     postMessage({ id: msg.id, type: 'result', result, ms, loadMs: loadMs ?? 0 }, { transfer: transfer ?? [] });
   } catch (err) {
@@ -260,6 +304,7 @@ onmessage = async (e) => {
       type: 'error',
       message: err instanceof Error ? err.message : String(err),
       fatal: err instanceof WebAssembly.RuntimeError,
+      noText: !!(/** @type {any} */ (err)?.noText),
     });
   }
-};
+}

@@ -83,11 +83,15 @@ export async function openPage(browser, url) {
   return page;
 }
 
-/** Waits until the results table shows a finished run; returns its rows' data. */
+/**
+ * Waits until the results table shows a finished run and its charts are drawn (the page
+ * draws them after the table's frame: `#results-body[data-charts]`); returns its rows' data.
+ */
 export async function results(page, timeout = 120000) {
   await page.waitForFunction(() => {
     const rows = document.querySelectorAll('#results-table tbody tr');
-    return rows.length > 0 && !document.getElementById('run').disabled;
+    return rows.length > 0 && !document.getElementById('run').disabled
+      && document.getElementById('results-body')?.dataset.charts !== 'pending';
   }, null, { timeout });
   return page.$$eval('#results-table tbody tr', (rows) => rows.map((r) => ({
     placer: r.dataset.placer, scheduler: r.dataset.scheduler, makespan: r.dataset.makespan, error: r.dataset.error,

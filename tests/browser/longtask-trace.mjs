@@ -3,11 +3,15 @@
 // renderer main-thread task over 50 ms, its duration and the events inside it by self time
 // (script by function and URL, GC, style, layout, paint, message deserialization...). Not a
 // test: a tool for `make measure`'s long-task figure (docs/bench.md, issue 24m).
-//   node longtask-trace.mjs [--nodes N | --file graph.json] [--www DIR] [--out trace.json] [--full]
+// `--all-pairs`: instead of those phases, the upload of the graph on 8 generated devices,
+// which runs every default pair, until its charts and first timeline are drawn (24v).
+// Each task's thread CPU time is printed beside its wall time, and, per main thread, every
+// task over 16 ms of CPU: on a loaded machine, wall times stretch and CPU times much less.
+//   node longtask-trace.mjs [--nodes N | --file graph.json] [--all-pairs] [--www DIR] [--out trace.json] [--full]
 //   node longtask-trace.mjs --in trace.json   (a trace saved by --out)
 
 import { readFile, writeFile } from 'node:fs/promises';
-import { startServer, launch, cli, WWW } from './harness.mjs';
+import { startServer, launch, cli, results, WWW } from './harness.mjs';
 import { measureLongTasks, printLongTasks } from './longtasks.mjs';
 
 const arg = (k, d) => { const i = process.argv.indexOf(k); return i > 0 ? process.argv[i + 1] : d; };
@@ -26,9 +30,29 @@ else {
       'disabled-by-default-v8.gc', 'blink', 'toplevel', 'disabled-by-default-devtools.timeline.frame', 'loading']
     : ['devtools.timeline', 'toplevel', 'v8.execute', 'disabled-by-default-v8.cpu_profiler'];
   try {
-    await browser.startTracing(undefined, { categories });
-    printLongTasks(file ?? 'generated', await measureLongTasks(browser, server.url, text, 'big.json'));
-    trace = await browser.stopTracing();
+    if (process.argv.includes('--all-pairs')) {
+      const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+      const page = await context.newPage();
+      await page.goto(`${server.url}#v=1&devices=8`);
+      await page.waitForSelector('html[data-ready=true]', { timeout: 60000 });
+      await page.waitForFunction(() => !document.getElementById('run').disabled, null, { timeout: 600000 });
+      await browser.startTracing(undefined, { categories });
+      await page.setInputFiles('#graph-file', { name: 'big.json', mimeType: 'application/json', buffer: Buffer.from(text) });
+      await page.waitForFunction(() => window.placesim.comparison?.scenario.graph.file && !document.getElementById('run').disabled,
+        null, { timeout: 600000 });
+      const rows = await results(page, 600000);
+      await page.waitForFunction(() => document.querySelector('#chart-timeline .pc-timeline')?.getAttribute('data-ops')
+        === String(window.placesim.comparison.graph.nodes), null, { timeout: 600000 });
+      await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 500))));
+      const ms = await page.evaluate(() => window.placesim.timings.lastCompareMs);
+      console.log(`${file ?? 'generated'}: ${rows.length} pairs in ${Math.round(ms)} ms (the page's lastCompareMs)`);
+      trace = await browser.stopTracing();
+      await context.close();
+    } else {
+      await browser.startTracing(undefined, { categories });
+      printLongTasks(file ?? 'generated', await measureLongTasks(browser, server.url, text, 'big.json'));
+      trace = await browser.stopTracing();
+    }
   } finally {
     await browser.close();
     await server.close();
@@ -71,8 +95,24 @@ const samples = new Map();
     });
   }
 }
+/** A trace event's thread CPU time (tdur), else its wall time, ms. */
+const cpuMs = (e) => (e.tdur ?? e.dur) / 1000;
 for (const [key, evs] of byThread) {
   evs.sort((a, b) => a.ts - b.ts || b.dur - a.dur);
+  // Every top-level task over 16 ms of CPU (the driver's file delivery, seconds of wall
+  // time, included), in order: cpu/wall ms.
+  const top = [];
+  let end = -Infinity;
+  for (const e of evs) {
+    if ((e.name !== 'RunTask' && e.name !== 'ThreadControllerImpl::RunTask') || e.ts < end) continue;
+    top.push(e);
+    end = e.ts + e.dur;
+  }
+  const heavy = top.filter((e) => cpuMs(e) > 16);
+  if (heavy.length) {
+    console.log(`${key}: ${top.length} tasks, ${top.reduce((a, e) => a + cpuMs(e), 0).toFixed(0)} ms of CPU; over 16 ms of CPU (cpu/wall ms): `
+      + heavy.map((e) => `${cpuMs(e).toFixed(0)}/${(e.dur / 1000).toFixed(0)}`).join(' '));
+  }
   // The outermost task events only (RunTask and ThreadControllerImpl::RunTask nest).
   const tasks = evs.filter((e) => (e.name === 'RunTask' || e.name === 'ThreadControllerImpl::RunTask') && e.dur > 50000)
     .filter((e, i, a) => !a.some((o, j) => j !== i && o.ts <= e.ts && o.ts + o.dur >= e.ts + e.dur && (o.dur > e.dur || j < i)));
@@ -98,7 +138,7 @@ for (const [key, evs] of byThread) {
     const sums = new Map();
     for (const [e, us] of self) sums.set(label(e), (sums.get(label(e)) ?? 0) + us);
     const top = [...sums].sort((a, b) => b[1] - a[1]).slice(0, 14);
-    console.log(`task ${(t.dur / 1000).toFixed(1)} ms on ${key} at ${(t.ts / 1000).toFixed(0)} ms:`);
+    console.log(`task ${(t.dur / 1000).toFixed(1)} ms (CPU ${cpuMs(t).toFixed(1)} ms) on ${key} at ${(t.ts / 1000).toFixed(0)} ms:`);
     for (const [name, us] of top) if (us > 500) console.log(`  ${(us / 1000).toFixed(1).padStart(6)} ms  ${name}`);
     // The JavaScript it ran, by function (sampled: counts of samples, about 0.1 ms each).
     const js = new Map();

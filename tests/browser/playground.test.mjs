@@ -722,3 +722,29 @@ test('a pool of workers gives the bits of one worker', async () => {
     await many.context().close();
   }
 });
+
+test('an upload changed on disk afterwards: a worker that cannot read the file is sent the text; never the new content', async () => {
+  // The workers are sent an upload's File, not its text (pool.js readFrom): a worker that
+  // first needs the text after the file changed (the trace's) cannot read the file (the
+  // browser refuses a changed one), and the page sends it the text instead.
+  const graph = (p) => JSON.stringify({
+    name: 'disk',
+    nodes: [{ id: `${p}a`, cost: 4e12 }, { id: `${p}b`, cost: 2e12 }, { id: `${p}c`, cost: 3e12 }],
+    edges: [{ src: `${p}a`, dst: `${p}b`, bytes: 1e8 }, { src: `${p}a`, dst: `${p}c`, bytes: 1e8 }],
+  });
+  const dir = await mkdtemp(join(tmpdir(), 'placesim-'));
+  const file = join(dir, 'disk.json');
+  await writeFile(file, graph('old_'));
+  const page = await openPage(browser, linkDefaults());
+  await page.setInputFiles('#graph-file', file);
+  await page.waitForFunction(() => window.placesim.state.upload?.name === 'disk' && window.placesim.comparison?.graph.name === 'disk'
+    && !document.getElementById('run').disabled && window.placesim.pairRun, null, { timeout: 120000 });
+  await results(page);
+  await writeFile(file, graph('edited_longer_'));
+  const trace = await downloadText(page, () => page.click('#export-trace'));
+  assert.match(trace, /old_a/);
+  assert.doesNotMatch(trace, /edited_longer_/);
+  assert.doesNotMatch(await page.textContent('#timeline-status'), /failed/);
+  assert.deepEqual(page.errors, []);
+  await page.context().close();
+});

@@ -4,7 +4,7 @@
 //                                                 seeds), lower bound, best pairs starred,
 //                                                 linear or logarithmic axis
 //   drawTraffic(container, comparison, options)   mean bytes moved between devices
-//   primeWidths(containers)                       (svg.js's) widths read ahead of drawing
+//   primeWidths(containers, keep?)                (svg.js's) widths read ahead of drawing
 // Both draw SVG with DOM calls, redraw when the container's width changes and return a
 // controller { svg(), redraw(), destroy() }. A chart is one tab stop: the arrow keys move
 // between its bars, Enter or Space chooses one. Not here: fetching or computing any numbers.

@@ -374,12 +374,17 @@ let primed = null;
  * for `containerWidth` to use until the current script ends: drawing one chart writes the
  * DOM, so the next chart's read would force another layout. A container's width does not
  * depend on its chart (a change, e.g. a scroll bar, is redrawn by the ResizeObserver).
- * @param {(Element | null)[]} containers
+ * With `keep`, they stay until the returned function is called (charts drawn one per task).
+ * @param {(Element | null)[]} containers @param {boolean} [keep]
+ * @returns {() => void} forgets these widths (nothing when newer ones were read since)
  */
-export function primeWidths(containers) {
-  primed = new Map();
-  for (const c of containers) if (c) primed.set(c, Math.floor(c.clientWidth));
-  queueMicrotask(() => { primed = null; });
+export function primeWidths(containers, keep = false) {
+  const mine = new Map();
+  for (const c of containers) if (c) mine.set(c, Math.floor(c.clientWidth));
+  primed = mine;
+  const release = () => { if (primed === mine) primed = null; };
+  if (!keep) queueMicrotask(release);
+  return release;
 }
 
 /** Width to draw at: the container's, or a fallback while it is hidden (0 wide). */
