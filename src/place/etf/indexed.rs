@@ -58,6 +58,8 @@ pub(super) fn schedule_index(
     let mut available: Vec<f64> = (0..k as DevIx).map(|d| s.available(d)).collect();
     // Per device, a lower bound of its start (`Index::lower`, then raised by its answers).
     let mut lowers: Vec<(f64, DevIx)> = Vec::with_capacity(k);
+    // Scratch of the steps where a device waits.
+    let mut walked: Vec<NodeIx> = Vec::new();
     for _ in 0..n {
         // Each device's best (start, position), then the least over the devices: an answer
         // is `(start, position, device)`, least first. Best first: the device whose lower
@@ -71,9 +73,13 @@ pub(super) fn schedule_index(
         if sct && s.waits_for.iter().any(Option::is_some) {
             // A device waits for a favourite child (m-SCT): starts may fall as well as
             // rise, so every ready op's best start is computed (the direct loop's step).
-            chosen = s
-                .direct_step(&ready, &pos)
-                .map(|(t, p, d, i)| (t, p, d, ready[i]));
+            chosen = waiting_step(&s, &mut ix, &pos, &mut walked);
+            if check {
+                let direct = s
+                    .direct_step(&ready, &pos)
+                    .map(|(t, p, d, i)| (t, p, d, ready[i]));
+                assert_eq!(direct, chosen, "waiting step");
+            }
         } else {
             // No device waits: m-SCT's step is m-ETF's.
             lowers.extend((0..k as DevIx).map(|d| (ix.lower(&s, d), d)));
@@ -204,4 +210,96 @@ pub(super) fn schedule_index(
         }
     }
     Ok(s.placement)
+}
+
+/// m-SCT's step where some device waits (the direct step's answer, [`State::direct_step`],
+/// from the index): the least `(t, position, device)` over the ready ops, `t` and the
+/// device being the op's [`State::best`].
+///
+/// A pair's start `t` is its own start, or on a device waiting for another op's favourite
+/// child ready at `r` when the own start is `r` or later, the later of that and the op's
+/// urgent time: never earlier than its own start. The step's start is the least `t` over
+/// all pairs, and its op the least position among the pairs reaching it (an op's best is
+/// its least `t`); so:
+/// - a device that does not wait, or whose least own start is before `r`, or whose
+///   candidate at its least own start is the favourite child itself, answers what the
+///   index answers (its pairs at that start are not delayed, the others start later);
+/// - on the other waiting devices every pair but the favourite child's is delayed: they are
+///   walked in ascending own start (the index answers, each taken out and filed back after)
+///   while the own start is no later than the best `t` so far, nearest device first, each
+///   delayed pair's urgent time computed unless its floor ([`State::urgent_floor`]) is
+///   already later than the best.
+///
+/// The op found is then asked for its best directly, for its device (ranked by
+/// `(t, own start, device)`, not by position).
+fn waiting_step(
+    s: &State,
+    ix: &mut Index,
+    pos: &[u32],
+    walked: &mut Vec<NodeIx>,
+) -> Option<(f64, u32, DevIx, NodeIx)> {
+    let k = s.problem.device_count() as DevIx;
+    // The least (t, position) so far, and its op.
+    let mut best: Option<(f64, u32, NodeIx)> = None;
+    let better = |best: &Option<(f64, u32, NodeIx)>, t: f64, p: u32| {
+        best.is_none_or(|(bt, bp, _)| t < bt || (t == bt && p < bp))
+    };
+    // Waiting devices whose pairs are delayed, by their least own start.
+    let mut delayed: Vec<(f64, DevIx)> = Vec::new();
+    for d in 0..k {
+        let Best::Found(own, v) = ix.device_best(s, d, f64::INFINITY) else {
+            continue;
+        };
+        match s.waits_for[d as usize] {
+            Some((f, ready)) if f != v && ready <= own => delayed.push((own, d)),
+            _ => {
+                let p = pos[v as usize];
+                if better(&best, own, p) {
+                    best = Some((own, p, v));
+                }
+            }
+        }
+    }
+    delayed.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    for &(least, d) in &delayed {
+        if best.is_some_and(|(bt, ..)| least > bt) {
+            break;
+        }
+        let Some((f, _)) = s.waits_for[d as usize] else {
+            continue;
+        };
+        walked.clear();
+        loop {
+            let bound = best.map_or(f64::INFINITY, |(bt, ..)| bt);
+            let Best::Found(own, v) = ix.device_best(s, d, bound) else {
+                break;
+            };
+            if own > bound {
+                break;
+            }
+            ix.unfile(v, d);
+            walked.push(v);
+            let p = pos[v as usize];
+            if !better(&best, own, p) {
+                // Its `t` is its own start or later: no better.
+                continue;
+            }
+            let t = if v == f {
+                own
+            } else if s.urgent_floor(v) > bound {
+                continue;
+            } else {
+                own.max(s.urgent(v))
+            };
+            if better(&best, t, p) {
+                best = Some((t, p, v));
+            }
+        }
+        for &v in walked.iter() {
+            ix.file(s, v, d, pos[v as usize]);
+        }
+    }
+    let (_, p, v) = best?;
+    let (t, d) = s.best(v)?;
+    Some((t, p, d, v))
 }
