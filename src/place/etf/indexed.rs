@@ -58,8 +58,9 @@ pub(super) fn schedule_index(
     let mut available: Vec<f64> = (0..k as DevIx).map(|d| s.available(d)).collect();
     // Per device, a lower bound of its start (`Index::lower`, then raised by its answers).
     let mut lowers: Vec<(f64, DevIx)> = Vec::with_capacity(k);
-    // Scratch of the steps where a device waits.
-    let mut walked: Vec<NodeIx> = Vec::new();
+    // The steps where a device waits: the devices whose pairs are delayed, and scratch.
+    let mut delayed: Vec<(f64, DevIx)> = Vec::new();
+    let mut scratch = (Vec::new(), Vec::new());
     for _ in 0..n {
         // Each device's best (start, position), then the least over the devices: an answer
         // is `(start, position, device)`, least first. Best first: the device whose lower
@@ -69,21 +70,11 @@ pub(super) fn schedule_index(
         // So a device re-checks only candidates filed no later than the answer (the tests
         // ask every device, unbounded).
         lowers.clear();
+        delayed.clear();
         let mut chosen: Option<(f64, u32, DevIx, NodeIx)> = None;
-        if sct && s.waits_for.iter().any(Option::is_some) {
-            // A device waits for a favourite child (m-SCT): starts may fall as well as
-            // rise, so every ready op's best start is computed (the direct loop's step).
-            chosen = waiting_step(&s, &mut ix, &pos, &mut walked);
-            if check {
-                let direct = s
-                    .direct_step(&ready, &pos)
-                    .map(|(t, p, d, i)| (t, p, d, ready[i]));
-                assert_eq!(direct, chosen, "waiting step");
-            }
-        } else {
-            // No device waits: m-SCT's step is m-ETF's.
-            lowers.extend((0..k as DevIx).map(|d| (ix.lower(&s, d), d)));
-        }
+        // Some device waits for a favourite child (m-SCT): see `waiting_step`.
+        let waiting = sct && s.waits_for.iter().any(Option::is_some);
+        lowers.extend((0..k as DevIx).map(|d| (ix.lower(&s, d), d)));
         while !lowers.is_empty() {
             let mut i = 0;
             for j in 1..lowers.len() {
@@ -125,9 +116,27 @@ pub(super) fn schedule_index(
             if check {
                 assert_eq!(Some((t, v)), ix.direct_best(&s, d, &pos), "device {d}");
             }
+            if waiting {
+                if let Some((f, ready)) = s.waits_for[d as usize] {
+                    if f != v && ready <= t {
+                        // Every pair here but the favourite's is delayed.
+                        delayed.push((t, d));
+                        continue;
+                    }
+                }
+            }
             let p = pos[v as usize];
             if chosen.is_none_or(|(bt, bp, bd, _)| (t, p, d) < (bt, bp, bd)) {
                 chosen = Some((t, p, d, v));
+            }
+        }
+        if waiting {
+            chosen = waiting_step(&s, &mut ix, &pos, chosen, &mut delayed, &mut scratch);
+            if check {
+                let direct = s
+                    .direct_step(&ready, &pos)
+                    .map(|(t, p, d, i)| (t, p, d, ready[i]));
+                assert_eq!(direct, chosen, "waiting step");
             }
         }
         let Some((t, _, d, v)) = chosen else {
@@ -212,91 +221,83 @@ pub(super) fn schedule_index(
     Ok(s.placement)
 }
 
-/// m-SCT's step where some device waits (the direct step's answer, [`State::direct_step`],
-/// from the index): the least `(t, position, device)` over the ready ops, `t` and the
-/// device being the op's [`State::best`].
+/// m-SCT's step where some device waits: the direct step's answer ([`State::direct_step`])
+/// from the index. `chosen` is the least answer of the devices asked (best first, as in
+/// m-ETF's step) other than `delayed`: the waiting devices whose best candidate (own start
+/// `least`) is not the favourite child and starts no sooner than it is ready.
 ///
 /// A pair's start `t` is its own start, or on a device waiting for another op's favourite
-/// child ready at `r` when the own start is `r` or later, the later of that and the op's
-/// urgent time: never earlier than its own start. The step's start is the least `t` over
-/// all pairs, and its op the least position among the pairs reaching it (an op's best is
-/// its least `t`); so:
-/// - a device that does not wait, or whose least own start is before `r`, or whose
-///   candidate at its least own start is the favourite child itself, answers what the
-///   index answers (its pairs at that start are not delayed, the others start later);
-/// - on the other waiting devices every pair but the favourite child's is delayed: they are
-///   walked in ascending own start (the index answers, each taken out and filed back after)
-///   while the own start is no later than the best `t` so far, nearest device first, each
-///   delayed pair's urgent time computed unless its floor ([`State::urgent_floor`]) is
-///   already later than the best.
+/// child ready at `r`, when the own start is `r` or later, the later of that and the op's
+/// urgent time: never earlier than the own start. The step's start is the least `t` over
+/// all pairs and its op the least position among the pairs reaching it (an op's best is its
+/// least `t`); so a device whose best own start is not delayed answers what the index
+/// answers (its pairs there start no later than the others), and a device whose least bound
+/// is later than the answer cannot beat it. On a delayed device every pair but the
+/// favourite child's (its own start, computed directly) is delayed, and `(v, d)` is no
+/// better than `(v, e)` where `e` is the SCT device `v`'s urgent time comes from: `(v, e)`
+/// starts at the urgent time, delayed or not. So a delayed device's candidates that may
+/// start by the best `t` so far are visited (nearest device first, in the index's trees,
+/// nothing re-filed), and only those on one of their SCT devices, or with no SCT device
+/// that may take them (urgent time `-inf`), have their urgent time computed, unless its
+/// floor ([`State::urgent_floor`]) is already later than the best.
 ///
-/// The op found is then asked for its best directly, for its device (ranked by
-/// `(t, own start, device)`, not by position).
+/// The op found is then asked for its best directly, for its device (ranked by `(t, own
+/// start, device)`, not by position).
 fn waiting_step(
     s: &State,
     ix: &mut Index,
     pos: &[u32],
-    walked: &mut Vec<NodeIx>,
+    chosen: Option<(f64, u32, DevIx, NodeIx)>,
+    delayed: &mut [(f64, DevIx)],
+    (stack, found): &mut (Vec<u32>, Vec<u32>),
 ) -> Option<(f64, u32, DevIx, NodeIx)> {
-    let k = s.problem.device_count() as DevIx;
     // The least (t, position) so far, and its op.
-    let mut best: Option<(f64, u32, NodeIx)> = None;
+    let mut best = chosen.map(|(t, p, _, v)| (t, p, v));
     let better = |best: &Option<(f64, u32, NodeIx)>, t: f64, p: u32| {
         best.is_none_or(|(bt, bp, _)| t < bt || (t == bt && p < bp))
     };
-    // Waiting devices whose pairs are delayed, by their least own start.
-    let mut delayed: Vec<(f64, DevIx)> = Vec::new();
-    for d in 0..k {
-        let Best::Found(own, v) = ix.device_best(s, d, f64::INFINITY) else {
-            continue;
-        };
-        match s.waits_for[d as usize] {
-            Some((f, ready)) if f != v && ready <= own => delayed.push((own, d)),
-            _ => {
-                let p = pos[v as usize];
+    for &(_, d) in delayed.iter() {
+        if let Some((f, _)) = s.waits_for[d as usize] {
+            if let Some(own) = s.start(f, d) {
+                let p = pos[f as usize];
                 if better(&best, own, p) {
-                    best = Some((own, p, v));
+                    best = Some((own, p, f));
                 }
             }
         }
     }
     delayed.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-    for &(least, d) in &delayed {
-        if best.is_some_and(|(bt, ..)| least > bt) {
+    for &(least, d) in delayed.iter() {
+        let bound = best.map_or(f64::INFINITY, |(bt, ..)| bt);
+        if least > bound {
             break;
         }
         let Some((f, _)) = s.waits_for[d as usize] else {
             continue;
         };
-        walked.clear();
-        loop {
+        let base = s.free[d as usize].max(s.now);
+        found.clear();
+        ix.within(s, d, bound, stack, found);
+        for &p in found.iter() {
+            let v = ix.op_at(p);
+            if v == f || s.done[v as usize] || !s.allowed(v, d) || !s.fits(v, d) {
+                continue;
+            }
             let bound = best.map_or(f64::INFINITY, |(bt, ..)| bt);
-            let Best::Found(own, v) = ix.device_best(s, d, bound) else {
-                break;
-            };
-            if own > bound {
-                break;
+            let floor = s.urgent_floor(v);
+            if floor > bound || (floor > f64::NEG_INFINITY && !s.sct_device(v, d)) {
+                // Later than the best, or no better than on the SCT device its urgent
+                // time comes from.
+                continue;
             }
-            ix.unfile(v, d);
-            walked.push(v);
-            let p = pos[v as usize];
+            let own = ix.classify(s, v, d).2.max(base);
             if !better(&best, own, p) {
-                // Its `t` is its own start or later: no better.
                 continue;
             }
-            let t = if v == f {
-                own
-            } else if s.urgent_floor(v) > bound {
-                continue;
-            } else {
-                own.max(s.urgent(v))
-            };
+            let t = own.max(s.urgent(v));
             if better(&best, t, p) {
                 best = Some((t, p, v));
             }
-        }
-        for &v in walked.iter() {
-            ix.file(s, v, d, pos[v as usize]);
         }
     }
     let (_, p, v) = best?;
