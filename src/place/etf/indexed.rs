@@ -1,5 +1,6 @@
 //! The loop over the index: each step asks the devices best first and commits the least
-//! answer; m-ETF in every step, m-SCT in the steps where no device waits.
+//! answer; m-SCT's steps where a device waits ask the index too, then visit the waiting
+//! devices whose pairs are delayed ([`waiting_step`]).
 
 use super::index::{Best, Index, WIDE};
 use super::options::Options;
@@ -12,10 +13,11 @@ use crate::model::graph::NodeIx;
 use crate::model::problem::Problem;
 use crate::plan::Placement;
 
-/// m-ETF with each device's ready ops in an index, and m-SCT (`favourite`) with the index in
-/// the steps where no device waits: the same placements as [`schedule_simple`](super::schedule_simple). With
-/// `check` (tests), each device's answer is compared with every candidate filed there, their
-/// estimates computed directly.
+/// m-ETF with each device's ready ops in an index, and m-SCT (`favourite`) over the same
+/// index: the same placements as [`schedule_simple`](super::schedule_simple). With `check`
+/// (tests), each device's answer is compared with every candidate filed there, their
+/// estimates computed directly, and each m-SCT step where a device waits with the direct
+/// step ([`State::direct_step`]).
 pub(super) fn schedule_index(
     placer: &str,
     problem: &Problem,
@@ -43,13 +45,14 @@ pub(super) fn schedule_index(
             }
         }
     };
-    // m-SCT's ready ops (and where each is in the list), for the steps where a device waits.
+    // m-SCT's ready ops (and where each is in the list), for the checked run's direct steps.
+    let listed = sct && check;
     let mut ready: Vec<NodeIx> = Vec::new();
-    let mut at = vec![0u32; if sct { n } else { 0 }];
+    let mut at = vec![0u32; if listed { n } else { 0 }];
     for v in 0..n as NodeIx {
         if s.pending[v as usize] == 0 {
             enqueue(&s, &mut ix, v);
-            if sct {
+            if listed {
                 at[v as usize] = ready.len() as u32;
                 ready.push(v);
             }
@@ -131,6 +134,8 @@ pub(super) fn schedule_index(
             }
         }
         if waiting {
+            #[cfg(test)]
+            count(Count::Steps);
             chosen = waiting_step(&s, &mut ix, &pos, chosen, &mut delayed, &mut scratch);
             if check {
                 let direct = s
@@ -150,7 +155,7 @@ pub(super) fn schedule_index(
         for e in 0..k as DevIx {
             ix.unfile(v, e);
         }
-        if sct {
+        if listed {
             let i = at[v as usize] as usize;
             ready.swap_remove(i);
             if let Some(&moved) = ready.get(i) {
@@ -160,6 +165,8 @@ pub(super) fn schedule_index(
                 at[w as usize] = ready.len() as u32;
                 ready.push(w);
             }
+        }
+        if sct {
             s.update_waits(favourite);
         }
         // Tensors now on `d`: their other ready consumers' estimates there fall (the
@@ -275,6 +282,8 @@ fn waiting_step(
         let Some((f, _)) = s.waits_for[d as usize] else {
             continue;
         };
+        #[cfg(test)]
+        count(Count::Devices);
         let base = s.free[d as usize].max(s.now);
         found.clear();
         ix.within(s, d, bound, stack, found);
@@ -285,15 +294,21 @@ fn waiting_step(
             }
             let bound = best.map_or(f64::INFINITY, |(bt, ..)| bt);
             let floor = s.urgent_floor(v);
-            if floor > bound || (floor > f64::NEG_INFINITY && !s.sct_device(v, d)) {
-                // Later than the best, or no better than on the SCT device its urgent
-                // time comes from.
+            if floor > bound {
+                continue;
+            }
+            if floor > f64::NEG_INFINITY && !s.sct_device(v, d) {
+                // No better than on the SCT device its urgent time comes from.
+                #[cfg(test)]
+                count(Count::Elsewhere);
                 continue;
             }
             let own = ix.classify(s, v, d).2.max(base);
             if !better(&best, own, p) {
                 continue;
             }
+            #[cfg(test)]
+            count(Count::Urgent);
             let t = own.max(s.urgent(v));
             if better(&best, t, p) {
                 best = Some((t, p, v));
@@ -303,4 +318,30 @@ fn waiting_step(
     let (_, p, v) = best?;
     let (t, d) = s.best(v)?;
     Some((t, p, d, v))
+}
+
+/// What the waiting steps did (tests): steps, delayed devices visited, urgent times computed
+/// there, candidates passed over as no better than on an SCT device.
+#[cfg(test)]
+#[derive(Clone, Copy)]
+pub(super) enum Count {
+    Steps,
+    Devices,
+    Urgent,
+    Elsewhere,
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Per test thread, indexed by [`Count`].
+    pub(super) static COUNTS: std::cell::Cell<[usize; 4]> = const { std::cell::Cell::new([0; 4]) };
+}
+
+#[cfg(test)]
+fn count(what: Count) {
+    COUNTS.with(|c| {
+        let mut a = c.get();
+        a[what as usize] += 1;
+        c.set(a);
+    });
 }

@@ -1,6 +1,6 @@
 //! The loop's state: what is placed where and when, the channels, memory and the tensors
 //! already sent ([`State`]), and the direct step every ready op's best start is computed in
-//! (m-SCT's steps where a device waits, and the tests' reference loop).
+//! (the tests' reference: the direct loop, and each waiting step of m-SCT's checked run).
 
 use fixedbitset::FixedBitSet;
 

@@ -252,7 +252,7 @@ fn every_other_favourite(p: &Problem) -> Vec<Option<NodeIx>> {
         .collect()
 }
 
-/// m-SCT through the index (the direct loop only in steps where a device waits) against
+/// m-SCT through the index (waiting steps included) against
 /// the direct loop in every step: the same placement (or both an error) on random and
 /// wide instances, for every option, checked and unchecked.
 #[test]
@@ -321,4 +321,55 @@ fn heaps_match_the_direct_loop_and_legacy_matches_before() {
         }
     }
     assert!(placed > 800, "only {placed} placements compared");
+}
+
+/// Favourites for m-SCT's loop in tests: each op's last successor.
+fn last_favourite(p: &Problem) -> Vec<Option<NodeIx>> {
+    let g = p.graph;
+    (0..p.node_count() as NodeIx)
+        .map(|v| g.out_edges(v).last().map(|&e| g.edges[e as usize].dst))
+        .collect()
+}
+
+/// m-SCT's waiting steps from the index against the direct step, step by step (the checked
+/// run asserts each against `State::direct_step`) and placement by placement, with every op
+/// or every other op favouring a child, on random instances (colocation, memory, a CPU, two
+/// speeds) and wide ones (up to eight devices, sums that round), for every option. The
+/// counts show the cases were met: delayed devices visited, urgent times computed there,
+/// and candidates passed over for their SCT device.
+#[test]
+fn waiting_steps_match_the_direct_step() {
+    use super::indexed::COUNTS;
+    COUNTS.with(|c| c.set([0; 4]));
+    let mut placed = 0;
+    let instances = (0..200)
+        .map(random_instance)
+        .chain((0..8).map(|seed| wide_instance(seed + 100, false)))
+        .chain((0..8).map(|seed| wide_instance(seed + 100, true)));
+    for (i, (g, c)) in instances.enumerate() {
+        let Ok(p) = Problem::new(&g, &c) else {
+            continue;
+        };
+        for favourite in [last_favourite(&p), every_other_favourite(&p)] {
+            for opts in ALL {
+                let simple = schedule_simple("m-sct", &p, &favourite, opts);
+                let fast = schedule_index("m-sct", &p, &favourite, opts, true);
+                match (&fast, &simple) {
+                    (Ok(a), Ok(b)) => {
+                        assert_eq!(a, b, "instance {i} {opts:?}");
+                        placed += 1;
+                    }
+                    (Err(_), Err(_)) => {}
+                    _ => panic!("instance {i} {opts:?}: {fast:?} against {simple:?}"),
+                }
+            }
+        }
+    }
+    let [steps, devices, urgent, elsewhere] = COUNTS.with(|c| c.get());
+    eprintln!("{placed} placements, {steps} waiting steps, {devices} delayed devices, {urgent} urgent, {elsewhere} elsewhere");
+    assert!(placed > 800, "only {placed} placements compared");
+    assert!(steps > 4000, "only {steps} waiting steps");
+    assert!(devices > 2000, "only {devices} delayed devices visited");
+    assert!(urgent > 1000, "only {urgent} urgent times computed");
+    assert!(elsewhere > 60, "only {elsewhere} candidates passed over");
 }
