@@ -250,7 +250,7 @@ pub(super) fn schedule_index(
 ///
 /// The op found is then asked for its best directly, for its device (ranked by `(t, own
 /// start, device)`, not by position).
-fn waiting_step(
+pub(super) fn waiting_step(
     s: &State,
     ix: &mut Index,
     pos: &[u32],
