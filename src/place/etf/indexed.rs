@@ -1,5 +1,6 @@
 //! The loop over the index: each step asks the devices best first and commits the least
-//! answer; m-ETF in every step, m-SCT in the steps where no device waits.
+//! answer; m-SCT's steps where a device waits ask the index too, then visit the waiting
+//! devices whose pairs are delayed ([`waiting_step`]).
 
 use super::index::{Best, Index, WIDE};
 use super::options::Options;
@@ -12,10 +13,11 @@ use crate::model::graph::NodeIx;
 use crate::model::problem::Problem;
 use crate::plan::Placement;
 
-/// m-ETF with each device's ready ops in an index, and m-SCT (`favourite`) with the index in
-/// the steps where no device waits: the same placements as [`schedule_simple`](super::schedule_simple). With
-/// `check` (tests), each device's answer is compared with every candidate filed there, their
-/// estimates computed directly.
+/// m-ETF with each device's ready ops in an index, and m-SCT (`favourite`) over the same
+/// index: the same placements as [`schedule_simple`](super::schedule_simple). With `check`
+/// (tests), each device's answer is compared with every candidate filed there, their
+/// estimates computed directly, and each m-SCT step where a device waits with the direct
+/// step ([`State::direct_step`]).
 pub(super) fn schedule_index(
     placer: &str,
     problem: &Problem,
@@ -43,13 +45,14 @@ pub(super) fn schedule_index(
             }
         }
     };
-    // m-SCT's ready ops (and where each is in the list), for the steps where a device waits.
+    // m-SCT's ready ops (and where each is in the list), for the checked run's direct steps.
+    let listed = sct && check;
     let mut ready: Vec<NodeIx> = Vec::new();
-    let mut at = vec![0u32; if sct { n } else { 0 }];
+    let mut at = vec![0u32; if listed { n } else { 0 }];
     for v in 0..n as NodeIx {
         if s.pending[v as usize] == 0 {
             enqueue(&s, &mut ix, v);
-            if sct {
+            if listed {
                 at[v as usize] = ready.len() as u32;
                 ready.push(v);
             }
@@ -58,6 +61,9 @@ pub(super) fn schedule_index(
     let mut available: Vec<f64> = (0..k as DevIx).map(|d| s.available(d)).collect();
     // Per device, a lower bound of its start (`Index::lower`, then raised by its answers).
     let mut lowers: Vec<(f64, DevIx)> = Vec::with_capacity(k);
+    // The steps where a device waits: the devices whose pairs are delayed, and scratch.
+    let mut delayed: Vec<(f64, DevIx)> = Vec::new();
+    let mut scratch = (Vec::new(), Vec::new());
     for _ in 0..n {
         // Each device's best (start, position), then the least over the devices: an answer
         // is `(start, position, device)`, least first. Best first: the device whose lower
@@ -67,17 +73,11 @@ pub(super) fn schedule_index(
         // So a device re-checks only candidates filed no later than the answer (the tests
         // ask every device, unbounded).
         lowers.clear();
+        delayed.clear();
         let mut chosen: Option<(f64, u32, DevIx, NodeIx)> = None;
-        if sct && s.waits_for.iter().any(Option::is_some) {
-            // A device waits for a favourite child (m-SCT): starts may fall as well as
-            // rise, so every ready op's best start is computed (the direct loop's step).
-            chosen = s
-                .direct_step(&ready, &pos)
-                .map(|(t, p, d, i)| (t, p, d, ready[i]));
-        } else {
-            // No device waits: m-SCT's step is m-ETF's.
-            lowers.extend((0..k as DevIx).map(|d| (ix.lower(&s, d), d)));
-        }
+        // Some device waits for a favourite child (m-SCT): see `waiting_step`.
+        let waiting = sct && s.waits_for.iter().any(Option::is_some);
+        lowers.extend((0..k as DevIx).map(|d| (ix.lower(&s, d), d)));
         while !lowers.is_empty() {
             let mut i = 0;
             for j in 1..lowers.len() {
@@ -119,9 +119,29 @@ pub(super) fn schedule_index(
             if check {
                 assert_eq!(Some((t, v)), ix.direct_best(&s, d, &pos), "device {d}");
             }
+            if waiting {
+                if let Some((f, ready)) = s.waits_for[d as usize] {
+                    if f != v && ready <= t {
+                        // Every pair here but the favourite's is delayed.
+                        delayed.push((t, d));
+                        continue;
+                    }
+                }
+            }
             let p = pos[v as usize];
             if chosen.is_none_or(|(bt, bp, bd, _)| (t, p, d) < (bt, bp, bd)) {
                 chosen = Some((t, p, d, v));
+            }
+        }
+        if waiting {
+            #[cfg(test)]
+            count(Count::Steps);
+            chosen = waiting_step(&s, &mut ix, &pos, chosen, &mut delayed, &mut scratch);
+            if check {
+                let direct = s
+                    .direct_step(&ready, &pos)
+                    .map(|(t, p, d, i)| (t, p, d, ready[i]));
+                assert_eq!(direct, chosen, "waiting step");
             }
         }
         let Some((t, _, d, v)) = chosen else {
@@ -135,7 +155,7 @@ pub(super) fn schedule_index(
         for e in 0..k as DevIx {
             ix.unfile(v, e);
         }
-        if sct {
+        if listed {
             let i = at[v as usize] as usize;
             ready.swap_remove(i);
             if let Some(&moved) = ready.get(i) {
@@ -145,6 +165,8 @@ pub(super) fn schedule_index(
                 at[w as usize] = ready.len() as u32;
                 ready.push(w);
             }
+        }
+        if sct {
             s.update_waits(favourite);
         }
         // Tensors now on `d`: their other ready consumers' estimates there fall (the
@@ -204,4 +226,122 @@ pub(super) fn schedule_index(
         }
     }
     Ok(s.placement)
+}
+
+/// m-SCT's step where some device waits: the direct step's answer ([`State::direct_step`])
+/// from the index. `chosen` is the least answer of the devices asked (best first, as in
+/// m-ETF's step) other than `delayed`: the waiting devices whose best candidate (own start
+/// `least`) is not the favourite child and starts no sooner than it is ready.
+///
+/// A pair's start `t` is its own start, or on a device waiting for another op's favourite
+/// child ready at `r`, when the own start is `r` or later, the later of that and the op's
+/// urgent time: never earlier than the own start. The step's start is the least `t` over
+/// all pairs and its op the least position among the pairs reaching it (an op's best is its
+/// least `t`); so a device whose best own start is not delayed answers what the index
+/// answers (its pairs there start no later than the others), and a device whose least bound
+/// is later than the answer cannot beat it. On a delayed device every pair but the
+/// favourite child's (its own start, computed directly) is delayed, and `(v, d)` is no
+/// better than `(v, e)` where `e` is the SCT device `v`'s urgent time comes from: `(v, e)`
+/// starts at the urgent time, delayed or not. So a delayed device's candidates that may
+/// start by the best `t` so far are visited (nearest device first, in the index's trees,
+/// nothing re-filed), and only those on one of their SCT devices, or with no SCT device
+/// that may take them (urgent time `-inf`), have their urgent time computed, unless its
+/// floor ([`State::urgent_floor`]) is already later than the best.
+///
+/// The op found is then asked for its best directly, for its device (ranked by `(t, own
+/// start, device)`, not by position).
+pub(super) fn waiting_step(
+    s: &State,
+    ix: &mut Index,
+    pos: &[u32],
+    chosen: Option<(f64, u32, DevIx, NodeIx)>,
+    delayed: &mut [(f64, DevIx)],
+    (stack, found): &mut (Vec<u32>, Vec<u32>),
+) -> Option<(f64, u32, DevIx, NodeIx)> {
+    // The least (t, position) so far, and its op.
+    let mut best = chosen.map(|(t, p, _, v)| (t, p, v));
+    let better = |best: &Option<(f64, u32, NodeIx)>, t: f64, p: u32| {
+        best.is_none_or(|(bt, bp, _)| t < bt || (t == bt && p < bp))
+    };
+    for &(_, d) in delayed.iter() {
+        if let Some((f, _)) = s.waits_for[d as usize] {
+            if let Some(own) = s.start(f, d) {
+                let p = pos[f as usize];
+                if better(&best, own, p) {
+                    best = Some((own, p, f));
+                }
+            }
+        }
+    }
+    delayed.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    for &(least, d) in delayed.iter() {
+        let bound = best.map_or(f64::INFINITY, |(bt, ..)| bt);
+        if least > bound {
+            break;
+        }
+        let Some((f, _)) = s.waits_for[d as usize] else {
+            continue;
+        };
+        #[cfg(test)]
+        count(Count::Devices);
+        let base = s.free[d as usize].max(s.now);
+        found.clear();
+        ix.within(s, d, bound, stack, found);
+        for &p in found.iter() {
+            let v = ix.op_at(p);
+            if v == f || s.done[v as usize] || !s.allowed(v, d) || !s.fits(v, d) {
+                continue;
+            }
+            let bound = best.map_or(f64::INFINITY, |(bt, ..)| bt);
+            let floor = s.urgent_floor(v);
+            if floor > bound {
+                continue;
+            }
+            if floor > f64::NEG_INFINITY && !s.sct_device(v, d) {
+                // No better than on the SCT device its urgent time comes from.
+                #[cfg(test)]
+                count(Count::Elsewhere);
+                continue;
+            }
+            let own = ix.classify(s, v, d).2.max(base);
+            if !better(&best, own, p) {
+                continue;
+            }
+            #[cfg(test)]
+            count(Count::Urgent);
+            let t = own.max(s.urgent(v));
+            if better(&best, t, p) {
+                best = Some((t, p, v));
+            }
+        }
+    }
+    let (_, p, v) = best?;
+    let (t, d) = s.best(v)?;
+    Some((t, p, d, v))
+}
+
+/// What the waiting steps did (tests): steps, delayed devices visited, urgent times computed
+/// there, candidates passed over as no better than on an SCT device.
+#[cfg(test)]
+#[derive(Clone, Copy)]
+pub(super) enum Count {
+    Steps,
+    Devices,
+    Urgent,
+    Elsewhere,
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Per test thread, indexed by [`Count`].
+    pub(super) static COUNTS: std::cell::Cell<[usize; 4]> = const { std::cell::Cell::new([0; 4]) };
+}
+
+#[cfg(test)]
+fn count(what: Count) {
+    COUNTS.with(|c| {
+        let mut a = c.get();
+        a[what as usize] += 1;
+        c.set(a);
+    });
 }

@@ -87,13 +87,31 @@
 //! estimate's parts per device (fixed part, largest transfer per source device) until one
 //! of its tensors arrives there, so re-checking it costs `k`, not its in-degree. So
 //! `O((V + E) * k * log V)` plus one re-file per overtaking (a device's pairs that
-//! memory shuts out wait, by size, until memory is freed there). With favourites (m-SCT) a
-//! waiting device can stop waiting and starts can fall, so a step where some device waits
-//! recomputes every ready op's start (`O(ready * k * in-degree)`); in a step where none
-//! waits, m-SCT's choice is m-ETF's (`best` is then the least own start, ties to the lower
-//! device) and the index answers, kept filed through every step. So m-SCT costs m-ETF's plus
-//! `O(ready * k * in-degree)` per step where a device waits (623 of 4,908 steps on nasnet at
-//! 50 devices). The tests check the index against that direct loop on random graphs,
+//! memory shuts out wait, by size, until memory is freed there). With favourites (m-SCT),
+//! a step where no device waits is m-ETF's (`best` is then the least own start, ties to the
+//! lower device). In a step where some device waits, a pair's start is its own start or, on
+//! a device waiting for another op's favourite child and no sooner than that child is
+//! ready, the later of its own start and its urgent time: never earlier than its own start.
+//! So the devices are asked best first as in m-ETF's step; a device whose best own start is
+//! not delayed answers as in m-ETF (its other pairs start no sooner), and a waiting device
+//! whose best is delayed (every pair there is, but the favourite child's, computed
+//! directly) is set aside. Those are then visited nearest first, each only while its
+//! candidates may start by the best answer so far (their tree values, read in order,
+//! nothing re-filed). A pair `(v, d)` there is no better than `(v, e)`, `e` the SCT device
+//! `v`'s urgent time comes from (it starts at the urgent time, delayed or not, where `e`'s
+//! answer or visit finds it), so only candidates on one of their SCT devices (or with none
+//! free to take them) have their urgent time computed, and only when its floor (the
+//! latest of free time and `now` over the SCT devices, `O(k)`) is not later than the best.
+//! The op found has its best device computed directly (`O(k * in-degree)`). So a waiting
+//! step costs m-ETF's step plus, per delayed device visited, `O(k)` per candidate that may
+//! start by the step's answer there, plus `O(k * in-degree)` per urgent time computed:
+//! not a proven `O((V + E) * k * log V)` (many ready ops on a delayed device, each with an
+//! own start before the answer but a later urgent time, are each visited), but on ten
+//! NASNet copies (49,080 ops, fifo) m-SCT now takes about what m-ETF takes: 1.0 s of CPU
+//! at 50 devices against 14.8 s for the direct step (`docs/bench.md`, issue 24t). The
+//! direct step (`State::direct_step`: every ready op's best, `O(ready * k * in-degree)`)
+//! remains the tests' reference: the checked run compares every waiting step with it. The
+//! tests check the index against that direct loop on random graphs,
 //! placement for placement, and every device's answer against its filed pairs' estimates.
 //!
 //! Files: `options.rs` (what the loop is asked), `state.rs` (the loop's state, an op's

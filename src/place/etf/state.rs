@@ -1,6 +1,6 @@
 //! The loop's state: what is placed where and when, the channels, memory and the tensors
 //! already sent ([`State`]), and the direct step every ready op's best start is computed in
-//! (m-SCT's steps where a device waits, and the tests' reference loop).
+//! (the tests' reference: the direct loop, and each waiting step of m-SCT's checked run).
 
 use fixedbitset::FixedBitSet;
 
@@ -378,6 +378,26 @@ impl<'a> State<'a> {
         new
     }
 
+    /// Ready op `v`'s urgent time: its latest start over its SCT devices that may take it
+    /// now (Baechi's `urgent_ts`; `-inf` when none may).
+    pub(super) fn urgent(&self, v: NodeIx) -> f64 {
+        let k = self.problem.device_count() as DevIx;
+        (0..k)
+            .filter(|&d| self.sct_device(v, d))
+            .filter_map(|d| self.start(v, d))
+            .fold(f64::NEG_INFINITY, f64::max)
+    }
+
+    /// A lower bound of [`State::urgent`] in `O(k)`: the latest `max(free, now)` over the
+    /// SCT devices that may take `v` now (`-inf` when none may).
+    pub(super) fn urgent_floor(&self, v: NodeIx) -> f64 {
+        let k = self.problem.device_count() as DevIx;
+        (0..k)
+            .filter(|&d| self.sct_device(v, d) && self.allowed(v, d) && self.fits(v, d))
+            .map(|d| self.free[d as usize].max(self.now))
+            .fold(f64::NEG_INFINITY, f64::max)
+    }
+
     /// The earliest start of ready op `v` and its device; `None` when no device may take
     /// it. A device waiting for another op's favourite child (m-SCT) starts `v` no sooner
     /// than `v`'s urgent time; among equal starts the device whose own start is earlier
@@ -390,10 +410,7 @@ impl<'a> State<'a> {
             .iter()
             .any(|w| w.is_some_and(|(f, _)| f != v));
         let urgent = if waiting {
-            (0..k)
-                .filter(|&d| self.sct_device(v, d))
-                .filter_map(|d| self.start(v, d))
-                .fold(f64::NEG_INFINITY, f64::max)
+            self.urgent(v)
         } else {
             f64::NEG_INFINITY
         };

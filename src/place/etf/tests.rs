@@ -1,5 +1,6 @@
 use super::*;
 use crate::model::cluster::Cluster;
+use crate::model::cluster::DevIx;
 use crate::model::graph::Graph;
 use crate::rng::Rng;
 use crate::testutil::parse;
@@ -252,7 +253,7 @@ fn every_other_favourite(p: &Problem) -> Vec<Option<NodeIx>> {
         .collect()
 }
 
-/// m-SCT through the index (the direct loop only in steps where a device waits) against
+/// m-SCT through the index (waiting steps included) against
 /// the direct loop in every step: the same placement (or both an error) on random and
 /// wide instances, for every option, checked and unchecked.
 #[test]
@@ -321,4 +322,130 @@ fn heaps_match_the_direct_loop_and_legacy_matches_before() {
         }
     }
     assert!(placed > 800, "only {placed} placements compared");
+}
+
+/// Favourites for m-SCT's loop in tests: each op's last successor.
+fn last_favourite(p: &Problem) -> Vec<Option<NodeIx>> {
+    let g = p.graph;
+    (0..p.node_count() as NodeIx)
+        .map(|v| g.out_edges(v).last().map(|&e| g.edges[e as usize].dst))
+        .collect()
+}
+
+/// m-SCT's waiting steps from the index against the direct step, step by step (the checked
+/// run asserts each against `State::direct_step`) and placement by placement, with every op
+/// or every other op favouring a child, on random instances (colocation, memory, a CPU, two
+/// speeds) and wide ones (up to eight devices, sums that round), for every option. The
+/// counts show the cases were met: delayed devices visited, urgent times computed there,
+/// and candidates passed over for their SCT device.
+#[test]
+fn waiting_steps_match_the_direct_step() {
+    use super::indexed::COUNTS;
+    COUNTS.with(|c| c.set([0; 4]));
+    let mut placed = 0;
+    let instances = (0..200)
+        .map(random_instance)
+        .chain((0..8).map(|seed| wide_instance(seed + 100, false)))
+        .chain((0..8).map(|seed| wide_instance(seed + 100, true)));
+    for (i, (g, c)) in instances.enumerate() {
+        let Ok(p) = Problem::new(&g, &c) else {
+            continue;
+        };
+        for favourite in [last_favourite(&p), every_other_favourite(&p)] {
+            for opts in ALL {
+                let simple = schedule_simple("m-sct", &p, &favourite, opts);
+                let fast = schedule_index("m-sct", &p, &favourite, opts, true);
+                match (&fast, &simple) {
+                    (Ok(a), Ok(b)) => {
+                        assert_eq!(a, b, "instance {i} {opts:?}");
+                        placed += 1;
+                    }
+                    (Err(_), Err(_)) => {}
+                    _ => panic!("instance {i} {opts:?}: {fast:?} against {simple:?}"),
+                }
+            }
+        }
+    }
+    let [steps, devices, urgent, elsewhere] = COUNTS.with(|c| c.get());
+    eprintln!("{placed} placements, {steps} waiting steps, {devices} delayed devices, {urgent} urgent, {elsewhere} elsewhere");
+    assert!(placed > 800, "only {placed} placements compared");
+    assert!(steps > 4000, "only {steps} waiting steps");
+    assert!(devices > 2000, "only {devices} delayed devices visited");
+    assert!(urgent > 1000, "only {urgent} urgent times computed");
+    assert!(elsewhere > 60, "only {elsewhere} candidates passed over");
+}
+
+/// One waiting step on a hand-set state, from the index ([`indexed::waiting_step`], after
+/// the devices are asked as the loop asks them) and directly: `(start, position, device,
+/// op)`.
+fn both_steps(s: &State, pos: &[u32]) -> [Option<(f64, u32, DevIx, NodeIx)>; 2] {
+    let k = s.problem.device_count() as DevIx;
+    let mut ix = index::Index::new(s, pos, 0);
+    let ready: Vec<NodeIx> = (0..s.problem.node_count() as NodeIx)
+        .filter(|&v| s.pending[v as usize] == 0)
+        .collect();
+    for &v in &ready {
+        for d in (0..k).filter(|&d| s.allowed(v, d) && s.fits(v, d)) {
+            ix.file(s, v, d, pos[v as usize]);
+        }
+    }
+    let (mut chosen, mut delayed) = (None, Vec::new());
+    for d in 0..k {
+        let index::Best::Found(t, v) = ix.device_best(s, d, f64::INFINITY) else {
+            continue;
+        };
+        match s.waits_for[d as usize] {
+            Some((f, ready)) if f != v && ready <= t => delayed.push((t, d)),
+            _ => {
+                let p = pos[v as usize];
+                if chosen.is_none_or(|(bt, bp, bd, _)| (t, p, d) < (bt, bp, bd)) {
+                    chosen = Some((t, p, d, v));
+                }
+            }
+        }
+    }
+    let mut scratch = (Vec::new(), Vec::new());
+    let fast = indexed::waiting_step(s, &mut ix, pos, chosen, &mut delayed, &mut scratch);
+    let direct = s
+        .direct_step(&ready, pos)
+        .map(|(t, p, d, i)| (t, p, d, ready[i]));
+    [fast, direct]
+}
+
+/// Hand-made waiting steps. Ops x0, x1, p and f, all ready, cost 1, on two identical devices;
+/// d1 is busy until 3, d0 is free and waits for f (which may only use d1) from time 0.
+/// - x0 may use d0 only: its urgent time is its start there, 0, so it is not delayed (the
+///   answer comes from visiting d0, whose best pair is delayed): x0 at 0 on d0. x1 and p
+///   would start at 0 on d0 but their urgent time is 3 (d1).
+/// - x0 may use d1 only: everything starts at 3 (x1 and p delayed on d0 to their urgent time
+///   3), x0 first in order, on d1.
+/// - d0 waits for x1 itself (the favourite is not delayed), x0 free to go anywhere: x0's
+///   urgent time is 3, x1 starts at 0 on d0.
+#[test]
+fn hand_made_waiting_steps() {
+    let cluster = r#"{"devices":[{"id":"d0","kind":"gpu","speed":1},{"id":"d1","kind":"gpu","speed":1}],"bandwidth":1,"latency":0}"#;
+    let graph = |pin: &str| {
+        format!(
+            r#"{{"nodes":[{{"id":"x0","cost":1{pin}}},{{"id":"x1","cost":1}},{{"id":"p","cost":1}},{{"id":"f","cost":1,"device":"d1"}}],
+                "edges":[]}}"#
+        )
+    };
+    let cases = [
+        (r#","device":"d0""#, 3, (0.0, 0, 0)),
+        (r#","device":"d1""#, 3, (3.0, 0, 1)),
+        ("", 1, (0.0, 1, 0)),
+    ];
+    for (pin, waits, (t, v, d)) in cases {
+        let (g, c) = parse(&graph(pin), cluster);
+        let p = Problem::new(&g, &c).expect("a valid instance");
+        let pos = topo_position(&p);
+        for opts in ALL {
+            let mut s = State::new(&p, opts);
+            s.free = vec![0.0, 3.0];
+            s.waits_for[0] = Some((waits, 0.0));
+            let [fast, direct] = both_steps(&s, &pos);
+            assert_eq!(fast, direct, "{pin} {opts:?}");
+            assert_eq!(fast, Some((t, pos[v as usize], d, v)), "{pin} {opts:?}");
+        }
+    }
 }
