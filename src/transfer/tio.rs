@@ -98,7 +98,16 @@ mod tests {
     /// ties, infinities, both zeros and NaNs.
     #[test]
     fn competition_ranks_count_the_values_below() {
-        let pool = [0.0, -0.0, 1.0, 2.5, f64::INFINITY, f64::NEG_INFINITY, f64::NAN, 7.0];
+        let pool = [
+            0.0,
+            -0.0,
+            1.0,
+            2.5,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+            7.0,
+        ];
         let mut rng = Rng::new(7);
         for len in 0..40 {
             let values: Vec<f64> = (0..len)
