@@ -546,7 +546,11 @@ fn growth(input: &str, n: usize, devices: usize, skip: &[String]) {
     if !skip.iter().any(|x| x == "coarsen") {
         let t = now();
         let coarse = placesim::transform::coarsen::coarsen(&p, 200);
-        line("coarsen", &format!("200->{},{}rounds", coarse.len(), coarse.rounds.len()), ms(t));
+        line(
+            "coarsen",
+            &format!("200->{},{}rounds", coarse.len(), coarse.rounds.len()),
+            ms(t),
+        );
     }
     let (Some(hash), Some(plan)) = (ix("hash"), plans.get("hash")) else {
         return;
