@@ -23,6 +23,16 @@
 //! `-- file PATH` the whole default comparison of a graph file on 8 generated devices (least
 //! of `repeat R` runs), and of it the placers' time and the simulations' (the rest), and each
 //! placer's time (`-- devices D` another generated cluster, `-- placers` the placers only).
+//!
+//! `-- growth INPUT N` times every strategy alone on one input, for docs/cost.md's growth
+//! ratios (run it at N, 2N, 4N): INPUT is `shape0`..`shape3` (the shapes above, N ops) or a
+//! graph file (N side-by-side copies of it, ids prefixed `cI/`); on 8 generated devices
+//! (`devices D`), CPU ms, one line per item, printed as it ends: the load (`Graph::from_json`
+//! with its validation, `Problem::new`), every placer but `pinned`, `coarsen` to 200
+//! vertices (Pesto21 §3.3), `prepare` (the simulator's per-placement set-up), then under
+//! fcfs links every scheduler with the `fifo` link order and every link order with the
+//! `fifo` scheduler, on `hash`'s placement (random, so most edges cross devices), `given`
+//! replaying `heft`'s plan. `skip a,b` leaves strategies out (say, one that is quadratic).
 
 use std::collections::BTreeMap;
 use std::time::Instant;
@@ -449,6 +459,149 @@ fn bench_sims(path: &str, repeat: usize, devices: usize) {
     );
 }
 
+/// N side-by-side copies of a graph file's JSON (ids and colocation groups prefixed `cI/`).
+fn copies(path: &str, n: usize) -> String {
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let prefix = |x: &serde_json::Value, c: usize| {
+        serde_json::Value::from(format!("c{c}/{}", x.as_str().unwrap()))
+    };
+    let mut nodes = vec![];
+    let mut edges = vec![];
+    for c in 0..n {
+        for node in v["nodes"].as_array().unwrap() {
+            let mut m = node.clone();
+            for key in ["id", "colocate"] {
+                if let Some(x) = node.get(key) {
+                    m[key] = prefix(x, c);
+                }
+            }
+            nodes.push(m);
+        }
+        for edge in v["edges"].as_array().unwrap() {
+            let mut m = edge.clone();
+            for key in ["src", "dst"] {
+                m[key] = prefix(&edge[key], c);
+            }
+            edges.push(m);
+        }
+    }
+    let mut out = v.clone();
+    out["nodes"] = nodes.into();
+    out["edges"] = edges.into();
+    out.to_string()
+}
+
+/// `-- growth INPUT N`: every strategy alone on one input (see the header), CPU ms.
+fn growth(input: &str, n: usize, devices: usize, skip: &[String]) {
+    let json = match input
+        .strip_prefix("shape")
+        .and_then(|i| i.parse::<usize>().ok())
+    {
+        Some(i) => shapes(n).swap_remove(i).1,
+        None => copies(input, n),
+    };
+    let line = |kind: &str, name: &str, t: f64| println!("growth {input} {n} {kind} {name} {t:.1}");
+    let t = now();
+    let g = Graph::from_json(&json, "growth").unwrap();
+    line("load", "from_json", ms(t));
+    println!(
+        "growth {input} {n} size ops={} edges={}",
+        g.node_count(),
+        g.edge_count()
+    );
+    let c = common::cluster(devices);
+    let t = now();
+    let p = Problem::new(&g, &c).unwrap();
+    line("load", "problem", ms(t));
+    let mut s = Scenario::new(
+        GraphSource::File("growth.json".into()),
+        ClusterSource::File("cluster.json".into()),
+    );
+    s.placers = placesim::place::PLACERS
+        .iter()
+        .map(|p| p.name.to_string())
+        .filter(|x| x != "pinned" && !skip.contains(x))
+        .collect();
+    s.schedulers = placesim::schedule::SCHEDULERS
+        .iter()
+        .map(|x| x.name.to_string())
+        .collect();
+    s.link_order = placesim::transfer::LINK_ORDERS
+        .iter()
+        .map(|x| x.name.to_string())
+        .collect();
+    s.links = LinkModel::Fcfs;
+    let resolved = s.resolve().unwrap();
+    let ix = |name: &str| resolved.placers.iter().position(|x| x.info.name == name);
+    let mut plans = BTreeMap::new();
+    for (pi, placer) in resolved.placers.iter().enumerate() {
+        let t = now();
+        let plan = compare::place(&p, &resolved, pi, 0, &mut |_| true);
+        line("place", placer.info.name, ms(t));
+        if let Ok((plan, _)) = plan {
+            plans.insert(placer.info.name, plan);
+        }
+    }
+    if !skip.iter().any(|x| x == "coarsen") {
+        let t = now();
+        let coarse = placesim::transform::coarsen::coarsen(&p, 200);
+        line(
+            "coarsen",
+            &format!("200->{},{}rounds", coarse.len(), coarse.rounds.len()),
+            ms(t),
+        );
+    }
+    let (Some(hash), Some(plan)) = (ix("hash"), plans.get("hash")) else {
+        return;
+    };
+    let t = now();
+    let _ = placesim::sim::prepare(&p, &plan.placement);
+    line("sim", "prepare", ms(t));
+    let sched_fifo = resolved
+        .schedulers
+        .iter()
+        .position(|x| x.info.name == "fifo")
+        .unwrap();
+    let order_fifo = resolved
+        .link_orders
+        .iter()
+        .position(|x| x.info.name == "fifo")
+        .unwrap();
+    let given = |name: &str| name == "given";
+    let with = |name: &str| match (given(name), ix("heft"), plans.get("heft")) {
+        (true, Some(h), Some(plan)) => Some((h, plan)),
+        (true, ..) => None,
+        _ => Some((hash, plan)),
+    };
+    for (si, sched) in resolved.schedulers.iter().enumerate() {
+        let name = sched.info.name;
+        let Some((pi, plan)) = with(name).filter(|_| !skip.iter().any(|x| x == name)) else {
+            continue;
+        };
+        let t = now();
+        let r = compare::simulate(&p, &resolved, plan, (pi, si, order_fifo), 0, false);
+        line("sched", name, ms(t));
+        if let Err(e) = r {
+            println!("growth {input} {n} error sched {name}: {e}");
+        }
+    }
+    for (oi, order) in resolved.link_orders.iter().enumerate() {
+        let name = order.info.name;
+        let Some((pi, plan)) =
+            with(name).filter(|_| !skip.iter().any(|x| x == format!("order-{name}").as_str()))
+        else {
+            continue;
+        };
+        let t = now();
+        let r = compare::simulate(&p, &resolved, plan, (pi, sched_fifo, oi), 0, false);
+        line("order", name, ms(t));
+        if let Err(e) = r {
+            println!("growth {input} {n} error order {name}: {e}");
+        }
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let has = |a: &str| args.iter().any(|x| x == a);
@@ -466,6 +619,20 @@ fn main() {
             .and_then(|s| s.parse().ok())
             .unwrap_or(2);
         shape_pairs(n.parse().unwrap(), which);
+        return;
+    }
+    if let Some(input) = after("growth") {
+        let n = args
+            .iter()
+            .position(|x| x == "growth")
+            .and_then(|i| args.get(i + 2))
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(1);
+        let devices = after("devices").and_then(|s| s.parse().ok()).unwrap_or(8);
+        let skip: Vec<String> = after("skip")
+            .map(|x| x.split(',').map(String::from).collect())
+            .unwrap_or_default();
+        growth(&input, n, devices, &skip);
         return;
     }
     let only = after("only");

@@ -5,7 +5,8 @@
 //! downward rank [eq. 5, 6]. Then, we sort vertices by total rank in descending order and
 //! assign them independently to the fastest feasible device." The batches are what memory
 //! makes of this: the fastest device takes the highest-ranked vertices until it is full,
-//! then the next fastest takes the next ones, and so on. O(n log n + n x devices).
+//! then the next fastest takes the next ones, and so on. O(V log V + E + V x devices): the
+//! ranks are two longest-path passes, the sort `V log V`, each unit's devices `members x k`.
 //!
 //! Choices where the paper is ambiguous:
 //! - **Fastest** means the least run time `exec(v, d)` of that vertex, not the largest

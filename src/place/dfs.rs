@@ -4,7 +4,7 @@
 //! "The DFS algorithm starts at the source vertex with the highest total rank ... Whenever a
 //! vertex is visited, it is assigned to the device that minimizes
 //! `dfsScore(v, d) = traffic(v, d) x execTime(v, d)`", with traffic (eq. 10) and execution
-//! time scores as in MITE. Both scores come from `mite.rs` ([`UnitScores`]), with the same
+//! time scores as in MITE. Both scores come from `scores.rs` ([`UnitScores`]), with the same
 //! choices documented there: transfer time `latency + bytes / bandwidth` per tensor from an
 //! already placed predecessor on another device, plus a floor (`traffic_floor`, default
 //! 0.001 x the mean slowest op run time) so a device that needs no transfer does not zero

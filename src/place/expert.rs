@@ -148,6 +148,10 @@ fn branches(problem: &Problem, layer: &[i64], gpus: &[DevIx], place: &mut [DevIx
         let one_succ = succs.next().is_some_and(|first| succs.all(|w| w == first));
         has_pred && one_succ
     };
+    // Once per node, O(V + E): asked again for each neighbour a component search meets, a
+    // node of high degree cost its degree each time (O(sum of squared degrees)).
+    let inner: Vec<bool> = (0..n).map(inner).collect();
+    let inner = |v: usize| inner[v];
     let mut by_layer: std::collections::BTreeMap<i64, Vec<usize>> = Default::default();
     for (v, &l) in layer.iter().enumerate() {
         by_layer.entry(l).or_default().push(v);

@@ -9,8 +9,8 @@
 //! execTime(v, d) = exec(v, d) / max over allowed devices of exec(v, .)
 //! ```
 //!
-//! among the devices it may use that have memory left for it. This file also holds the
-//! traffic and execution-time scores that `dfs` (§3.3.2, eq. 11) shares.
+//! among the devices it may use that have memory left for it. The traffic and execution-time
+//! scores, which `dfs` (§3.3.2, eq. 11) shares, are in `scores.rs`.
 //!
 //! Choices where the paper is ambiguous:
 //! - **Visiting order.** Vertices in descending total rank (upward + downward rank, eq. 5

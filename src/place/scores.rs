@@ -69,7 +69,8 @@ impl UnitScores {
 
     /// Fills [`UnitScores::traffic`] (eq. 10): `floor` plus, for every tensor that reaches
     /// a member from a placed node, its transfer time from that node's device. Costs
-    /// O(in-edges x devices).
+    /// O(in-edges x log(in-edges) + distinct tensors x devices): the tensors are sorted to
+    /// count each once.
     pub fn fill_traffic(
         &mut self,
         problem: &Problem,

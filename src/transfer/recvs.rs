@@ -141,12 +141,16 @@ impl DeviceRecvs {
                 .collect();
             // dep over the whole graph in topological order: a node's set is the union of
             // its producers' sets, plus the recv that carries an input edge into d.
+            // A node without recv ancestors keeps no set (`None`, the empty set): on one op
+            // with many inputs only that op has one, where a set per node was `O(V x |R|)`.
             let nr = recv.len();
-            let mut dep_all: Vec<Bits> = vec![Bits::new(nr); if nr == 0 { 0 } else { n }];
+            let mut dep_all: Vec<Option<Bits>> = vec![None; if nr == 0 { 0 } else { n }];
             if nr > 0 {
                 for (i, &x) in recv.iter().enumerate() {
                     for &w in &transfers[x as usize].consumers {
-                        dep_all[w as usize].insert(i);
+                        dep_all[w as usize]
+                            .get_or_insert_with(|| Bits::new(nr))
+                            .insert(i);
                     }
                 }
                 for &v in g.topo_order() {
@@ -160,7 +164,9 @@ impl DeviceRecvs {
                                 let (lo, hi) = dep_all.split_at_mut(u);
                                 (&mut lo[v as usize], &hi[0])
                             };
-                            a.union_with(b);
+                            if let Some(b) = b {
+                                a.get_or_insert_with(|| Bits::new(nr)).union_with(b);
+                            }
                         }
                     }
                 }
@@ -178,7 +184,9 @@ impl DeviceRecvs {
             let dep = if nr == 0 {
                 vec![Bits::new(0); ops.len()]
             } else {
-                ops.iter().map(|&v| dep_all[v as usize].clone()).collect()
+                ops.iter()
+                    .map(|&v| dep_all[v as usize].clone().unwrap_or_else(|| Bits::new(nr)))
+                    .collect()
             };
             out.push(DeviceRecvs {
                 recv,

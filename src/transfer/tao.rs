@@ -18,7 +18,9 @@
 //! - Ranks are normalized per link (reading A6) and enforced per §3 ([`RankedLinks`]: least rank
 //!   first, ties and unranked transfers at random). Computed once per run, in `init`.
 //!
-//! Cost: `O(|R| x (ops x |R| / 64 + dependencies))` per device.
+//! Cost: `O(|R| x (ops x |R| / 64 + dependencies))` per device, after `DeviceRecvs::of_run`'s
+//! dependency sets, `O((V + E) x |R| / 64)` per device: super-linear by Algorithm 2's
+//! definition (`|R|` rounds, each a scan of the outstanding recvs; docs/cost.md).
 
 use super::recvs::{Bits, DeviceRecvs, Oracle, RankedLinks};
 use super::{LinkOrderInfo, Transfer};

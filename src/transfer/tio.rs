@@ -37,12 +37,25 @@ pub fn tio_ranks(
     for dev in DeviceRecvs::of_run(problem, placement, transfers, Oracle::General) {
         let all = vec![true; dev.recv.len()];
         let (_, _, m_plus) = dev.properties(&all);
-        for (i, &x) in dev.recv.iter().enumerate() {
-            let below = m_plus.iter().filter(|&&m| m < m_plus[i]).count();
+        for (&x, below) in dev.recv.iter().zip(competition_ranks(&m_plus)) {
             rank[x as usize] = Some(below as f64);
         }
     }
     rank
+}
+
+/// The competition rank of each value: how many values are below it (`<`). A binary search
+/// in the sorted values, `O(n log n)` (a count over all of them, as before, was `O(n^2)`
+/// per device: 0.4 s for the 40,000 recvs of one op with 40,000 inputs). A NaN is below
+/// nothing and nothing is below it, so the sorted list leaves NaNs out; `-0.0` and `0.0`
+/// sort apart but are not below each other, which `<` in the search respects.
+fn competition_ranks(values: &[f64]) -> Vec<usize> {
+    let mut sorted: Vec<f64> = values.iter().copied().filter(|m| !m.is_nan()).collect();
+    sorted.sort_unstable_by(f64::total_cmp);
+    values
+        .iter()
+        .map(|&x| sorted.partition_point(|&m| m < x))
+        .collect()
 }
 
 #[cfg(test)]
@@ -79,6 +92,33 @@ mod tests {
         a.sort_by(|x, y| x.0.cmp(&y.0));
         b.sort_by(|x, y| x.0.cmp(&y.0));
         (a, b)
+    }
+
+    /// The binary search counts what a scan over every value counts, on values with many
+    /// ties, infinities, both zeros and NaNs.
+    #[test]
+    fn competition_ranks_count_the_values_below() {
+        let pool = [
+            0.0,
+            -0.0,
+            1.0,
+            2.5,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+            7.0,
+        ];
+        let mut rng = Rng::new(7);
+        for len in 0..40 {
+            let values: Vec<f64> = (0..len)
+                .map(|_| pool[rng.below(pool.len() as u64) as usize])
+                .collect();
+            let scan: Vec<usize> = values
+                .iter()
+                .map(|&x| values.iter().filter(|&&m| m < x).count())
+                .collect();
+            assert_eq!(competition_ranks(&values), scan, "{values:?}");
+        }
     }
 
     fn named<T: Copy>(v: &[(&str, T)]) -> Vec<(String, T)> {

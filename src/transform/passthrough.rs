@@ -24,6 +24,8 @@
 //! Applied by [`super::replicate`] before it builds a replica (TicTac19 training runs), and to
 //! any graph by `placesim split`.
 
+use std::collections::BTreeMap;
+
 use crate::error::{Error, Result};
 use crate::model::graph::{Graph, GraphBuilder, NodeIx, NodeSpec, TensorIx};
 
@@ -47,11 +49,21 @@ enum Plan {
     Copy,
     Pieces {
         n: usize,
-        /// Input tensor -> piece.
-        ins: Vec<(TensorIx, usize)>,
-        /// Output tensor -> piece.
-        outs: Vec<(TensorIx, usize)>,
+        /// Input tensor -> piece (a map: each edge looks its tensor up, and a search of a
+        /// list was `O(pieces)` per edge, `O(pieces^2)` for an IdentityN's edges).
+        ins: BTreeMap<TensorIx, usize>,
+        /// Output tensor -> piece (the first piece a tensor appears at).
+        outs: BTreeMap<TensorIx, usize>,
     },
+}
+
+/// Each tensor's first position in `tensors`.
+fn first_positions(tensors: Vec<TensorIx>) -> BTreeMap<TensorIx, usize> {
+    let mut map = BTreeMap::new();
+    for (i, t) in tensors.into_iter().enumerate() {
+        map.entry(t).or_insert(i);
+    }
+    map
 }
 
 fn piece_id(graph: &Graph, v: NodeIx, i: usize) -> String {
@@ -64,6 +76,9 @@ pub fn split_passthrough(graph: &Graph, ops: &[String]) -> Result<Split> {
     let mut plans: Vec<Plan> = (0..n).map(|_| Plan::Copy).collect();
     let mut split = Vec::new();
     let mut left = Vec::new();
+    // Tensors already listed in `ins` (reset after each op): a search of `ins` for each
+    // in-edge was `O(in-degree^2)`, and an optimizer's IdentityN joins every gradient.
+    let mut listed = vec![false; graph.tensors.len()];
     for v in 0..n as NodeIx {
         let node = &graph.nodes[v as usize];
         if !ops.contains(&node.op) {
@@ -72,9 +87,13 @@ pub fn split_passthrough(graph: &Graph, ops: &[String]) -> Result<Split> {
         let mut ins: Vec<TensorIx> = Vec::new();
         for &e in graph.in_edges(v) {
             let t = graph.edges[e as usize].tensor;
-            if graph.tensors[t as usize].bytes > 0.0 && !ins.contains(&t) {
+            if graph.tensors[t as usize].bytes > 0.0 && !listed[t as usize] {
+                listed[t as usize] = true;
                 ins.push(t);
             }
+        }
+        for &t in &ins {
+            listed[t as usize] = false;
         }
         let outs: Vec<TensorIx> = graph
             .out_tensors(v)
@@ -108,8 +127,8 @@ pub fn split_passthrough(graph: &Graph, ops: &[String]) -> Result<Split> {
         split.push((node.id.clone(), ins.len()));
         plans[v as usize] = Plan::Pieces {
             n: ins.len(),
-            ins: ins.into_iter().enumerate().map(|(i, t)| (t, i)).collect(),
-            outs: outs.into_iter().enumerate().map(|(i, t)| (t, i)).collect(),
+            ins: first_positions(ins),
+            outs: first_positions(outs),
         };
     }
 
@@ -147,8 +166,8 @@ pub fn split_passthrough(graph: &Graph, ops: &[String]) -> Result<Split> {
             Plan::Copy => vec![graph.nodes[v as usize].id.clone()],
             Plan::Pieces { n: k, ins, outs } => {
                 let side = if outgoing { outs } else { ins };
-                match side.iter().find(|(x, _)| *x == t) {
-                    Some(&(_, i)) => vec![piece_id(graph, v, i)],
+                match side.get(&t) {
+                    Some(&i) => vec![piece_id(graph, v, i)],
                     None => (0..*k).map(|i| piece_id(graph, v, i)).collect(),
                 }
             }
