@@ -120,7 +120,7 @@ fn sub_instance(
         let u = members.len() as u32;
         if whole {
             group_unit[gr] = u;
-            members.push(ms.clone());
+            members.push(ms.to_vec());
         } else {
             members.push(vec![v]);
         }

@@ -310,7 +310,7 @@ pub fn local(
             if rng.below(2) == 0 {
                 units.members[units.of[v as usize] as usize].clone()
             } else {
-                groups.members[groups.of[v as usize] as usize].clone()
+                groups.members[groups.of[v as usize] as usize].to_vec()
             }
         };
         // A branch to the device where it runs fastest (ties at random), but not its own.
