@@ -82,7 +82,9 @@ export async function loadGraph(ctx, known) {
       + (state.upload ? (importNotes.get(state.upload) ?? []).map((n) => `\n${n}`).join('') : '');
     return true;
   } catch (e) {
-    show($('graph-error'), e.message);
+    // Cancelled: a newer load's validation replaced this one's (inspectRunner runs one at a
+    // time), and that load reports for itself; its cleared error box stays clear.
+    if (!e.cancelled) show($('graph-error'), e.message);
     return false;
   }
 }
