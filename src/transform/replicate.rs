@@ -146,13 +146,18 @@ pub fn replicate(base: &Graph, spec: &ReplicaSpec) -> Result<Replica> {
         for m in members {
             server[m as usize].get_or_insert(ps);
         }
-        // The read's ancestors (handles) sit with it and cost nothing.
+        // The read's ancestors (handles) sit with it and cost nothing. A node is marked when
+        // it is pushed, so each is pushed once and the walks cost `O(V + E)` in all (marked on
+        // pop, a node pushed by several children rescanned its in-edges once per push; the
+        // same nodes are marked and given the same server either way, as one walk gives one
+        // `ps` and ends with its whole stack popped).
+        zero_cost[v] = true;
         let mut stack = vec![v as NodeIx];
         while let Some(u) = stack.pop() {
-            zero_cost[u as usize] = true;
             for &e in g.in_edges(u) {
                 let a = g.edges[e as usize].src;
                 if !zero_cost[a as usize] {
+                    zero_cost[a as usize] = true;
                     server[a as usize].get_or_insert(ps);
                     stack.push(a);
                 }
