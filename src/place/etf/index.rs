@@ -217,13 +217,9 @@ impl Index {
     pub(super) fn lower(&self, s: &State, d: DevIx) -> f64 {
         let k = self.k;
         let own = s.channel[d as usize];
-        let low = self.trees.least_first(d as usize, |term, key| {
-            if term == k {
-                key
-            } else {
-                s.channel[term].max(own) + key
-            }
-        });
+        let low = self
+            .trees
+            .least_first(d as usize, |term, key| tree_value(s, k, own, term, key));
         low.max(s.free[d as usize]).max(s.now)
     }
 
@@ -245,15 +241,8 @@ impl Index {
         self.trees.live_trees(d as usize, &mut live);
         for &term in &live {
             let tree = d as usize * (k + 1) + term;
-            let value = |key: f64| {
-                if term == k {
-                    key
-                } else {
-                    s.channel[term].max(own) + key
-                }
-            };
-            self.trees
-                .each_within(tree, |key| value(key) <= bound, stack, out);
+            let fits = |key: f64| tree_value(s, k, own, term, key) <= bound;
+            self.trees.each_within(tree, fits, stack, out);
         }
         self.live = live;
     }
@@ -278,15 +267,7 @@ impl Index {
         let own = s.channel[d as usize];
         let first = d as usize * (k + 1);
         let mut live = std::mem::take(&mut self.live);
-        // The value of a tree's key now: its channel (the sender's or `d`'s, whichever is
-        // later) plus the key, or the key itself (the fixed part).
-        let value = |term: usize, key: f64| {
-            if term == k {
-                key
-            } else {
-                s.channel[term].max(own) + key
-            }
-        };
+        let value = |term: usize, key: f64| tree_value(s, k, own, term, key);
         loop {
             // Those that may be ready by `base`: the least position wins. Else the least
             // lower bound, and the least position among those that reach it.
@@ -385,4 +366,16 @@ fn summarise(
         from_w[entry.0 as usize] = -1.0;
     }
     fixed
+}
+
+/// The value now of key `key` in the tree of term `term` of a device whose channel is free at
+/// `own`: the channel (the sender's `term` or the device's, whichever is later) plus the key,
+/// or the key itself for the fixed part (`term == k`, `k` devices).
+#[inline]
+fn tree_value(s: &State, k: usize, own: f64, term: usize, key: f64) -> f64 {
+    if term == k {
+        key
+    } else {
+        s.channel[term].max(own) + key
+    }
 }
