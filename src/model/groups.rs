@@ -62,9 +62,8 @@ impl<'a> Iterator for MembersIter<'a> {
         if self.unit >= m.len() {
             return None;
         }
-        let u = self.unit;
         self.unit += 1;
-        Some(&m.list[m.start[u] as usize..m.start[u + 1] as usize])
+        Some(&m[self.unit - 1])
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
