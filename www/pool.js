@@ -71,8 +71,6 @@ export class Runner {
     this.lastUnit = null;
     /** @type {string | null} the graph text this worker was sent last, which it keeps (`run`) */
     this.text = null;
-    /** whether that text went as the upload's File (`textFields`) */
-    this.fromFile = false;
     this.worker = this.spawn();
   }
 
@@ -98,7 +96,6 @@ export class Runner {
     this.heldSeed = null;
     this.lastUnit = null;
     this.text = null;
-    this.fromFile = false;
     this.worker = this.spawn();
   }
 
@@ -114,7 +111,6 @@ export class Runner {
       // from then on. The engine had not started.
       textFile = null;
       this.text = null;
-      this.fromFile = false;
       p.resent = true;
       this.worker.postMessage({ ...p.msg, id: p.id, ...this.textFields(p.msg.graphText) });
       return;
@@ -124,7 +120,6 @@ export class Runner {
     else {
       // The worker may not hold the text it was sent: the next request sends it again.
       this.text = null;
-      this.fromFile = false;
       p.reject(new Error(m.message));
       if (m.fatal || m.id === null) { this.worker.terminate(); this.start(); }
     }
@@ -170,8 +165,7 @@ export class Runner {
     if (typeof text !== 'string') return {};
     if (text === this.text) return { graphText: null, keptText: true };
     this.text = text;
-    this.fromFile = textFile !== null && textFile.text === text;
-    if (this.fromFile) return { graphText: null, graphFile: /** @type {{file: Blob}} */ (textFile).file };
+    if (textFile !== null && textFile.text === text) return { graphText: null, graphFile: textFile.file };
     return { graphText: text };
   }
 
