@@ -474,7 +474,7 @@ fn every_rule_can_fail() {
             "compare/seed.rs",
             "let r = crate::sim::simulate(p, &pl, s, q, o);",
         ),
-        ("pair", "place/heft.rs", "use crate::sim::*;"),
+        ("pair", "place/heft/mod.rs", "use crate::sim::*;"),
         (
             "pair",
             "place/pesto.rs",

@@ -14,7 +14,7 @@
 //! - The simulator never leaves a device idle while it has an executable op, so the run
 //!   may differ from the placer's insertion-based plan: an op that HEFT slotted into a
 //!   later gap may run earlier here if its device is free, and vice versa. The plan is
-//!   available from the `heft` placer's `heft_schedule` (`place/heft.rs`).
+//!   available from the `heft` placer's `heft_schedule` (`place/heft/mod.rs`).
 
 use super::{ReadyHeaps, Scheduler, SchedulerInfo, SimView};
 use std::sync::Arc;

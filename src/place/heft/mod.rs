@@ -31,11 +31,15 @@
 //!   `bytes / bandwidth`).
 //!
 //! Cost: ranks `O(V·k + E + k²)`; sorting `O(V log V)`; data-ready times `O(E·k)`; the
-//! gap search per (op, device) is `O(log C + B + C_d)` with gap lists kept in chunks of
-//! `B` = 64 gaps, each chunk knowing its longest gap so chunks with no gap as long as
-//! the op are skipped without a scan (`C_d` chunks on device `d`, at most `V / B` in
-//! all). Worst case `O(V·(k·B + V/B))`; the pure insertion search it replaces is
-//! `O(V)` per device per op, `O(V²·k)` in all.
+//! gap search per (op, device) and the occupation of the chosen gap are `O(log V)`
+//! expected: each device's gaps are a treap keyed by start whose subtrees know their
+//! longest gap ([`gaps`]). In all `O(V log V + E·k + V·k·log V)`. (The pure insertion
+//! search is `O(V)` per device per op, `O(V²·k)` in all; the chunked lists before this
+//! tree, 64 gaps a chunk, were `O(V·(k·64 + V/64))` in the worst case.)
+
+mod gaps;
+
+use gaps::{FreeTime, Slot};
 
 use super::{assign, no_device_error, Groups, Loads, PlaceContext, Placer, PlacerInfo};
 use crate::analysis::{shared_rank_u, shared_topo_position, topo_position};
@@ -179,121 +183,6 @@ impl Placer for Heft {
     }
 }
 
-/// Gaps per chunk before a chunk is split in two.
-const CHUNK: usize = 64;
-
-/// A gap found by [`FreeTime::find`]: chunk, index in it, and the start time chosen.
-#[derive(Debug, Clone, Copy)]
-struct Slot {
-    chunk: usize,
-    index: usize,
-    time: f64,
-}
-
-#[derive(Debug, Clone)]
-struct Chunk {
-    /// Disjoint `(start, end)` gaps, ascending.
-    gaps: Vec<(f64, f64)>,
-    /// Length of the longest gap in the chunk.
-    longest: f64,
-}
-
-impl Chunk {
-    fn refresh(&mut self) {
-        self.longest = self.gaps.iter().map(|&(s, e)| e - s).fold(0.0, f64::max);
-    }
-}
-
-/// The idle time of one device as sorted gaps, in chunks; the last gap is
-/// `(end of the last op, ∞)`.
-#[derive(Debug, Clone)]
-struct FreeTime {
-    chunks: Vec<Chunk>,
-}
-
-impl FreeTime {
-    fn new() -> FreeTime {
-        FreeTime {
-            chunks: vec![Chunk {
-                gaps: vec![(0.0, f64::INFINITY)],
-                longest: f64::INFINITY,
-            }],
-        }
-    }
-
-    /// The earliest start `t >= ready` with `[t, t + run]` idle (insertion policy).
-    /// A zero-length op still waits for an idle instant.
-    fn find(&self, ready: f64, run: f64) -> Slot {
-        let last = |c: &Chunk| c.gaps.last().map_or(f64::NEG_INFINITY, |g| g.1);
-        let first = self.chunks.partition_point(|c| last(c) <= ready);
-        for (ci, chunk) in self.chunks.iter().enumerate().skip(first) {
-            // A gap's usable part is never longer than the gap.
-            if chunk.longest < run {
-                continue;
-            }
-            let from = if ci == first {
-                chunk.gaps.partition_point(|g| g.1 <= ready)
-            } else {
-                0
-            };
-            for (i, &(s, e)) in chunk.gaps.iter().enumerate().skip(from) {
-                let t = s.max(ready);
-                if e - t >= run {
-                    return Slot {
-                        chunk: ci,
-                        index: i,
-                        time: t,
-                    };
-                }
-            }
-        }
-        // Unreachable for finite `run`: the last gap is unbounded.
-        let ci = self.chunks.len() - 1;
-        let i = self.chunks[ci].gaps.len() - 1;
-        Slot {
-            chunk: ci,
-            index: i,
-            time: self.chunks[ci].gaps[i].0.max(ready),
-        }
-    }
-
-    /// Marks `[slot.time, slot.time + run]` busy inside the gap `find` returned. A
-    /// zero-length op splits its gap at its instant: a device runs one op at a time, so no
-    /// later op may span that instant (otherwise the plan would run the zero-length op in
-    /// the middle of another, which no non-preemptive device, and no replay, can do).
-    fn occupy(&mut self, slot: Slot, run: f64) {
-        let chunk = &mut self.chunks[slot.chunk];
-        let (s, e) = chunk.gaps[slot.index];
-        let end = slot.time + run;
-        let mut parts = [(0.0, 0.0); 2];
-        let mut count = 0;
-        if slot.time > s {
-            parts[count] = (s, slot.time);
-            count += 1;
-        }
-        if end < e {
-            parts[count] = (end, e);
-            count += 1;
-        }
-        chunk
-            .gaps
-            .splice(slot.index..slot.index + 1, parts[..count].iter().copied());
-        chunk.refresh();
-        if chunk.gaps.is_empty() {
-            self.chunks.remove(slot.chunk);
-        } else if chunk.gaps.len() > 2 * CHUNK {
-            let tail = chunk.gaps.split_off(CHUNK);
-            chunk.refresh();
-            let mut next = Chunk {
-                gaps: tail,
-                longest: 0.0,
-            };
-            next.refresh();
-            self.chunks.insert(slot.chunk + 1, next);
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -369,35 +258,56 @@ mod tests {
         assert_eq!(f.find(1.0, 9.0).time, 13.0);
         // Zero-length op ready inside a busy interval waits for it to end.
         assert_eq!(f.find(11.0, 0.0).time, 13.0);
+        // An 8-long op fills [2, 10) exactly: the gap goes; a zero-length one splits the
+        // last gap at its instant, and a later op may not span it.
+        assert_eq!(f.len(), 2);
+        let s = f.find(1.0, 8.0);
+        assert_eq!(s.time, 2.0);
+        f.occupy(s, 8.0);
+        assert_eq!(f.len(), 1);
+        let s = f.find(15.0, 0.0);
+        f.occupy(s, 0.0);
+        assert_eq!(f.len(), 2);
+        assert_eq!(f.find(0.0, 2.0).time, 13.0);
+        assert_eq!(f.find(0.0, 3.0).time, 15.0);
     }
 
+    /// The gap tree against a plain scan of the busy intervals: short ops at sparse ready
+    /// times first (most fit where they are ready, leaving gaps of every length), then
+    /// longer ones that pass over many gaps too short (the search walks the tree's longest
+    /// gaps), zero-length ops included.
     #[test]
     fn free_time_matches_a_plain_scan() {
-        let mut rng = Rng::new(5);
-        let mut f = FreeTime::new();
-        let mut busy: Vec<(f64, f64)> = Vec::new();
-        for _ in 0..3000 {
-            let ready = rng.below(40_000) as f64;
-            let run = rng.below(20) as f64;
-            // Plain scan: earliest t >= ready that overlaps no busy interval or instant.
-            busy.sort_by(|a, b| a.0.total_cmp(&b.0));
-            let mut t = ready;
-            for &(s, e) in &busy {
-                if e <= t {
-                    continue;
+        for (seed, span) in [(5, 40_000), (6, 20_000)] {
+            let mut rng = Rng::new(seed);
+            let mut f = FreeTime::new();
+            let mut busy: Vec<(f64, f64)> = Vec::new();
+            let mut later = 0;
+            for i in 0..3000 {
+                let ready = rng.below(span) as f64;
+                let run = rng.below(if i < 2000 { 20 } else { 120 }) as f64;
+                // Plain scan: earliest t >= ready that overlaps no busy interval or instant.
+                busy.sort_by(|a, b| a.0.total_cmp(&b.0));
+                let mut t = ready;
+                for &(s, e) in &busy {
+                    if e <= t {
+                        continue;
+                    }
+                    if t < s && t + run <= s {
+                        break;
+                    }
+                    t = e;
                 }
-                if t < s && t + run <= s {
-                    break;
-                }
-                t = e;
+                let slot = f.find(ready, run);
+                assert_eq!(slot.time, t, "seed {seed} ready {ready} run {run}");
+                f.occupy(slot, run);
+                // A zero-length op is a busy instant: nothing may span it.
+                busy.push((t, t + run));
+                later += usize::from(t > ready);
             }
-            let slot = f.find(ready, run);
-            assert_eq!(slot.time, t, "ready {ready} run {run}");
-            f.occupy(slot, run);
-            // A zero-length op is a busy instant: nothing may span it.
-            busy.push((t, t + run));
+            assert!(f.len() > 400, "many gaps: {}", f.len());
+            assert!(later > 1000, "many ops start later than ready: {later}");
         }
-        assert!(f.chunks.len() > 1, "the test exercises chunk splits");
     }
 
     #[test]
