@@ -31,12 +31,30 @@
 //! isolated vertices are merged among themselves, by the devices they may use, under the
 //! same cap.
 //!
-//! Cost: `O(rounds x ((V + E) log E + V x devices))`: each round rebuilds the whole coarse
-//! graph, its heights and its sorted candidate list. A round merges a matching, so on a star
-//! it merges one pair, and `rounds` is `Theta(V)` there (one op with 20,000 inputs: 2,002
-//! rounds, 7 s); NASNet x10 takes 576 rounds, most of them merging one pair per copy
-//! (docs/cost.md). Updating only the merged pairs' neighbourhoods would be exact and faster;
-//! not done.
+//! Rounds are updated in place, not rebuilt (issue 24x; same result, bit for bit, as the
+//! rebuild it replaced, which the tests keep in `coarsen/reference.rs` and compare on random
+//! graphs and every bundled graph):
+//! - a vertex is keyed by its first member's topological position; the final numbering is
+//!   in that order, so keys order the candidates `(bytes desc, src, dst)` exactly as the
+//!   renumbered ids did, and the vertices are renumbered once, after the rounds;
+//! - each coarse edge keeps its distinct tensors (sorted ids); a merge re-points only the
+//!   edges whose ends move or that a moved edge joins, unites their tensor lists and re-sums
+//!   them in id order, sorts those changed edges and merges them into the kept candidate
+//!   list (still sorted); members, work (summed over the members in topological order) and
+//!   allowed devices change only for the merged pairs;
+//! - heights come from one Kahn pass over the contracted graph, which is also the cycle
+//!   check (the petgraph check before), so the fallback (undo the batch, merge its first
+//!   pair) is decided exactly as before.
+//!
+//! Cost: `O(rounds x (V + E) + c log c + merged members)` for `c` changed edges per round:
+//! each round still passes over the live vertices and edges (counting, adjacency, heights,
+//! the contraction and the scan), but no longer sorts every edge of the original graph
+//! twice, renumbers every op, or builds the `O(V x devices)` allowed table and a petgraph
+//! copy. A round merges a matching, so on a star it merges one pair and `rounds` is
+//! `Theta(V)` there: still quadratic on a fan-in star (one op with 20,000 inputs: 2,002
+//! rounds, 0.42 s, was 5.5-7 s), 10-12x faster on NASNet x10 (576 rounds, 0.10 s, was 1.1 s;
+//! docs/cost.md). Rounds that cost only what they change (heights updated downstream of the
+//! merges, the scan skipping edges of a used end) are not done.
 //!
 //! Choices:
 //! - Priority: the paper's "estimated communication time" of the edge. Any per-pair mean of
@@ -605,7 +623,7 @@ pub fn coarsen(problem: &Problem, target: usize) -> Coarse {
         .iter()
         .map(|e| (id[e.src as usize], id[e.dst as usize], e.bytes))
         .collect();
-    edges.sort_unstable_by(|x, y| (x.0, x.1).cmp(&(y.0, y.1)));
+    edges.sort_unstable_by_key(|e| (e.0, e.1));
     merge_isolated(problem, cap, of, members, edges, rounds)
 }
 
