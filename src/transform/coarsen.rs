@@ -236,8 +236,9 @@ fn tensor_sum(problem: &Problem, tensors: &[u32]) -> f64 {
 /// The edges after merging each vertex `x` into `group[x]` (identity outside the batch;
 /// `touched[x]` for every vertex of the batch), in candidate order. An edge neither of
 /// whose ends moves and that no moved edge joins keeps its place and its tensor slot;
-/// the others are joined per (src, dst), their tensor lists united and re-summed (new
-/// slots are pushed on `tensors`), sorted and merged in: `O(E + c log c)` for `c` changed
+/// the others are joined per (src, dst), their tensor lists united and re-summed (a new
+/// slot pushed on `tensors` for each joined pair, the joined edges' slots listed in
+/// `retired`; an edge that only moved keeps its slot), sorted and merged in: `O(E + c log c)` for `c` changed
 /// edges, against a sort of every edge of the original graph per round before.
 fn contract(
     problem: &Problem,
@@ -245,6 +246,7 @@ fn contract(
     group: &[u32],
     touched: &[bool],
     tensors: &mut Vec<Vec<u32>>,
+    retired: &mut Vec<u32>,
 ) -> Vec<Edge> {
     let mut kept: Vec<Edge> = Vec::with_capacity(edges.len());
     let mut changed: Vec<(u32, u32, u32)> = Vec::new();
@@ -278,24 +280,35 @@ fn contract(
     let mut fresh: Vec<Edge> = Vec::new();
     let mut i = 0;
     while i < changed.len() {
-        let (a, b, _) = changed[i];
-        let mut j = i;
-        let mut ts: Vec<u32> = Vec::new();
+        let (a, b, slot) = changed[i];
+        let mut j = i + 1;
         while j < changed.len() && changed[j].0 == a && changed[j].1 == b {
-            ts.extend_from_slice(&tensors[changed[j].2 as usize]);
             j += 1;
         }
-        if j - i > 1 {
+        if j - i == 1 {
+            // Only its ends moved: same tensors, same slot, same sum.
+            fresh.push(Edge {
+                src: a,
+                dst: b,
+                bytes: tensor_sum(problem, &tensors[slot as usize]),
+                slot,
+            });
+        } else {
+            let mut ts: Vec<u32> = Vec::new();
+            for &(_, _, old) in &changed[i..j] {
+                ts.extend_from_slice(&tensors[old as usize]);
+                retired.push(old);
+            }
             ts.sort_unstable();
             ts.dedup();
+            fresh.push(Edge {
+                src: a,
+                dst: b,
+                bytes: tensor_sum(problem, &ts),
+                slot: tensors.len() as u32,
+            });
+            tensors.push(ts);
         }
-        fresh.push(Edge {
-            src: a,
-            dst: b,
-            bytes: tensor_sum(problem, &ts),
-            slot: tensors.len() as u32,
-        });
-        tensors.push(ts);
         i = j;
     }
     fresh.sort_unstable_by(priority);
@@ -523,6 +536,7 @@ pub fn coarsen(problem: &Problem, target: usize) -> Coarse {
         }
         let before = edges.len();
         let slots = tensors.len();
+        let mut retired: Vec<u32> = Vec::new();
         let mut fallback = false;
         let mut pairs: &[(u32, u32)] = &batch;
         let (next, next_succ, next_h) = loop {
@@ -533,7 +547,15 @@ pub fn coarsen(problem: &Problem, target: usize) -> Coarse {
                 touched[u as usize] = true;
                 touched[v as usize] = true;
             }
-            let next = contract(problem, &edges, &group, &touched, &mut tensors);
+            retired.clear();
+            let next = contract(
+                problem,
+                &edges,
+                &group,
+                &touched,
+                &mut tensors,
+                &mut retired,
+            );
             for &(u, v) in pairs {
                 group[u as usize] = u;
                 group[v as usize] = v;
@@ -588,6 +610,10 @@ pub fn coarsen(problem: &Problem, target: usize) -> Coarse {
             for (a, b) in allowed[m].iter_mut().zip(other) {
                 *a = *a && b;
             }
+        }
+        // Joined edges' tensor lists are no longer read (a new list holds their union).
+        for &slot in &retired {
+            tensors[slot as usize] = Vec::new();
         }
         edges = next;
         succ = next_succ;
