@@ -346,3 +346,41 @@ fn incremental_rounds_match_the_rebuild_on_bundled_graphs() {
     }
     assert!(graphs >= 15, "{graphs} graphs");
 }
+
+/// Stars whose hub's first member changes every round (the leaf merged next always comes
+/// earlier in topological order: every hub edge moves each round), fan-in and fan-out, with
+/// a second tensor from some leaves, at several targets.
+#[test]
+fn incremental_rounds_match_the_rebuild_on_stars_whose_key_moves() {
+    use crate::model::cluster::Cluster;
+    use crate::testutil::joined;
+    let c = Cluster::uniform(&[1.0, 1.0], 1.0, 0.0);
+    for fan_in in [true, false] {
+        let n = 300;
+        let mut nodes: Vec<String> = (0..n)
+            .map(|i| format!(r#"{{"id":"l{i}","cost":{}}}"#, 1 + i % 3))
+            .collect();
+        nodes.push(r#"{"id":"hub","cost":1}"#.to_string());
+        let mut edges = Vec::new();
+        for i in 0..n {
+            let bytes = if fan_in { 1 + i } else { n - i } as f64 * 0.3;
+            let (a, b) = if fan_in {
+                (format!("l{i}"), "hub".to_string())
+            } else {
+                ("hub".to_string(), format!("l{i}"))
+            };
+            edges.push(format!(r#"{{"src":"{a}","dst":"{b}","bytes":{bytes}}}"#));
+            if i % 7 == 0 {
+                edges.push(format!(
+                    r#"{{"src":"{a}","dst":"{b}","bytes":0.7,"tensor":"x"}}"#
+                ));
+            }
+        }
+        let g = joined(&nodes, &edges);
+        let p = Problem::new(&g, &c).unwrap();
+        for target in [1, 2, 20, 64, 200] {
+            assert_same(&p, target, &format!("fan_in {fan_in}"));
+        }
+        assert!(super::coarsen(&p, 1).rounds.len() > 20);
+    }
+}
