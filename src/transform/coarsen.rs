@@ -31,12 +31,30 @@
 //! isolated vertices are merged among themselves, by the devices they may use, under the
 //! same cap.
 //!
-//! Cost: `O(rounds x ((V + E) log E + V x devices))`: each round rebuilds the whole coarse
-//! graph, its heights and its sorted candidate list. A round merges a matching, so on a star
-//! it merges one pair, and `rounds` is `Theta(V)` there (one op with 20,000 inputs: 2,002
-//! rounds, 7 s); NASNet x10 takes 576 rounds, most of them merging one pair per copy
-//! (docs/cost.md). Updating only the merged pairs' neighbourhoods would be exact and faster;
-//! not done.
+//! Rounds are updated in place, not rebuilt (issue 24x; same result, bit for bit, as the
+//! rebuild it replaced, which the tests keep in `coarsen/reference.rs` and compare on random
+//! graphs and every bundled graph):
+//! - a vertex is keyed by its first member's topological position; the final numbering is
+//!   in that order, so keys order the candidates `(bytes desc, src, dst)` exactly as the
+//!   renumbered ids did, and the vertices are renumbered once, after the rounds;
+//! - each coarse edge keeps its distinct tensors (sorted ids); a merge re-points only the
+//!   edges whose ends move or that a moved edge joins, unites their tensor lists and re-sums
+//!   them in id order, sorts those changed edges and merges them into the kept candidate
+//!   list (still sorted); members, work (summed over the members in topological order) and
+//!   allowed devices change only for the merged pairs;
+//! - heights come from one Kahn pass over the contracted graph, which is also the cycle
+//!   check (the petgraph check before), so the fallback (undo the batch, merge its first
+//!   pair) is decided exactly as before.
+//!
+//! Cost: `O(rounds x (V + E) + c log c + merged members)` for `c` changed edges per round:
+//! each round still passes over the live vertices and edges (counting, adjacency, heights,
+//! the contraction and the scan), but no longer sorts every edge of the original graph
+//! twice, renumbers every op, or builds the `O(V x devices)` allowed table and a petgraph
+//! copy. A round merges a matching, so on a star it merges one pair and `rounds` is
+//! `Theta(V)` there: still quadratic on a fan-in star (one op with 20,000 inputs: 2,002
+//! rounds, 0.42 s, was 5.5-7 s), 10-12x faster on NASNet x10 (576 rounds, 0.10 s, was 1.1 s;
+//! docs/cost.md). Rounds that cost only what they change (heights updated downstream of the
+//! merges, the scan skipping edges of a used end) are not done.
 //!
 //! Choices:
 //! - Priority: the paper's "estimated communication time" of the edge. Any per-pair mean of
@@ -47,8 +65,6 @@
 //! - Members of a coarse vertex are kept in topological order; expanding a coarse placement
 //!   gives each member its vertex's device ([`Coarse::expand`]).
 
-use petgraph::algo::is_cyclic_directed;
-use petgraph::graph::DiGraph;
 use serde::Serialize;
 
 use crate::model::cluster::DevIx;
@@ -191,73 +207,289 @@ fn counted(n: usize, edges: &[(u32, u32, f64)], work: &[f64]) -> usize {
     (0..n).filter(|&x| linked[x] && work[x] > 0.0).count()
 }
 
+/// One coarse edge during the rounds: its ends are vertex keys (the topological position
+/// of the vertex's first member, which orders vertices as the final numbering does), its
+/// distinct tensors are `tensors[slot]` in increasing id order, and `bytes` is their sum
+/// in that order (as [`coarse_edges`] sums them).
+#[derive(Debug, Clone, Copy)]
+struct Edge {
+    src: u32,
+    dst: u32,
+    bytes: f64,
+    slot: u32,
+}
+
+/// Candidate order: summed bytes, highest first, ties by lower (src, dst).
+fn priority(x: &Edge, y: &Edge) -> std::cmp::Ordering {
+    y.bytes
+        .total_cmp(&x.bytes)
+        .then((x.src, x.dst).cmp(&(y.src, y.dst)))
+}
+
+/// Summed bytes of distinct tensors, in the order given (increasing id).
+fn tensor_sum(problem: &Problem, tensors: &[u32]) -> f64 {
+    let mut it = tensors.iter().map(|&t| problem.tensor_bytes[t as usize]);
+    let first = it.next().unwrap_or(0.0);
+    it.fold(first, |s, b| s + b)
+}
+
+/// The edges after merging each vertex `x` into `group[x]` (identity outside the batch;
+/// `touched[x]` for every vertex of the batch), in candidate order. An edge neither of
+/// whose ends moves and that no moved edge joins keeps its place and its tensor slot;
+/// the others are joined per (src, dst), their tensor lists united and re-summed (a new
+/// slot pushed on `tensors` for each joined pair, the joined edges' slots listed in
+/// `retired`; an edge that only moved keeps its slot), sorted and merged in: `O(E + c log c)` for `c` changed
+/// edges, against a sort of every edge of the original graph per round before.
+fn contract(
+    problem: &Problem,
+    edges: &[Edge],
+    group: &[u32],
+    touched: &[bool],
+    tensors: &mut Vec<Vec<u32>>,
+    retired: &mut Vec<u32>,
+) -> Vec<Edge> {
+    let mut kept: Vec<Edge> = Vec::with_capacity(edges.len());
+    let mut changed: Vec<(u32, u32, u32)> = Vec::new();
+    for e in edges {
+        let (a, b) = (group[e.src as usize], group[e.dst as usize]);
+        if a == b {
+            continue;
+        }
+        if a != e.src || b != e.dst {
+            changed.push((a, b, e.slot));
+        } else {
+            kept.push(*e);
+        }
+    }
+    if changed.is_empty() {
+        return kept;
+    }
+    let mut pairs: Vec<(u32, u32)> = changed.iter().map(|&(a, b, _)| (a, b)).collect();
+    pairs.sort_unstable();
+    pairs.dedup();
+    // A kept edge between two vertices a moved edge now joins changes its bytes.
+    kept.retain(|e| {
+        let join = (touched[e.src as usize] || touched[e.dst as usize])
+            && pairs.binary_search(&(e.src, e.dst)).is_ok();
+        if join {
+            changed.push((e.src, e.dst, e.slot));
+        }
+        !join
+    });
+    changed.sort_unstable();
+    let mut fresh: Vec<Edge> = Vec::new();
+    let mut i = 0;
+    while i < changed.len() {
+        let (a, b, slot) = changed[i];
+        let mut j = i + 1;
+        while j < changed.len() && changed[j].0 == a && changed[j].1 == b {
+            j += 1;
+        }
+        if j - i == 1 {
+            // Only its ends moved: same tensors, same slot, same sum.
+            fresh.push(Edge {
+                src: a,
+                dst: b,
+                bytes: tensor_sum(problem, &tensors[slot as usize]),
+                slot,
+            });
+        } else {
+            let mut ts: Vec<u32> = Vec::new();
+            for &(_, _, old) in &changed[i..j] {
+                ts.extend_from_slice(&tensors[old as usize]);
+                retired.push(old);
+            }
+            ts.sort_unstable();
+            ts.dedup();
+            fresh.push(Edge {
+                src: a,
+                dst: b,
+                bytes: tensor_sum(problem, &ts),
+                slot: tensors.len() as u32,
+            });
+            tensors.push(ts);
+        }
+        i = j;
+    }
+    fresh.sort_unstable_by(priority);
+    let mut out = Vec::with_capacity(kept.len() + fresh.len());
+    let (mut x, mut y) = (0, 0);
+    while x < kept.len() && y < fresh.len() {
+        if priority(&kept[x], &fresh[y]).is_le() {
+            out.push(kept[x]);
+            x += 1;
+        } else {
+            out.push(fresh[y]);
+            y += 1;
+        }
+    }
+    out.extend_from_slice(&kept[x..]);
+    out.extend_from_slice(&fresh[y..]);
+    out
+}
+
+/// Heights (Definition 3.4) of the live vertices (`live`, keys below `n`) under `edges`;
+/// `None` when the graph has a cycle (Kahn's algorithm: the cycle check and the heights in
+/// one pass).
+fn live_heights(n: usize, live: &[u32], edges: &[Edge], succ: &Adjacency) -> Option<Vec<u32>> {
+    let mut indeg = vec![0u32; n];
+    for e in edges {
+        indeg[e.dst as usize] += 1;
+    }
+    let mut h = vec![1u32; n];
+    let mut queue: Vec<u32> = live
+        .iter()
+        .copied()
+        .filter(|&v| indeg[v as usize] == 0)
+        .collect();
+    let mut head = 0;
+    while head < queue.len() {
+        let v = queue[head] as usize;
+        head += 1;
+        for &w in succ.of(v) {
+            h[w as usize] = h[w as usize].max(h[v] + 1);
+            indeg[w as usize] -= 1;
+            if indeg[w as usize] == 0 {
+                queue.push(w);
+            }
+        }
+    }
+    (queue.len() == live.len()).then_some(h)
+}
+
+/// Neighbour lists of keys below `n`, in one array (compressed rows).
+struct Adjacency {
+    start: Vec<u32>,
+    list: Vec<u32>,
+}
+
+impl Adjacency {
+    /// Successors (`forward`) or predecessors of every vertex.
+    fn new(n: usize, edges: &[Edge], forward: bool) -> Adjacency {
+        let mut start = vec![0u32; n + 1];
+        let end = |e: &Edge| {
+            if forward {
+                (e.src, e.dst)
+            } else {
+                (e.dst, e.src)
+            }
+        };
+        for e in edges {
+            start[end(e).0 as usize + 1] += 1;
+        }
+        for i in 0..n {
+            start[i + 1] += start[i];
+        }
+        let mut fill = start.clone();
+        let mut list = vec![0u32; edges.len()];
+        for e in edges {
+            let (a, b) = end(e);
+            list[fill[a as usize] as usize] = b;
+            fill[a as usize] += 1;
+        }
+        Adjacency { start, list }
+    }
+
+    fn of(&self, v: usize) -> &[u32] {
+        &self.list[self.start[v] as usize..self.start[v + 1] as usize]
+    }
+}
+
 /// Coarsens `problem`'s graph towards `target` vertices (Pesto21 uses about 200), counting
 /// only vertices with work and edges; no vertex takes more than [`WORK_SHARE`] of the work
 /// (unless one op does); isolated vertices are merged among themselves at the end, by the
 /// devices they may use, under the same share.
 pub fn coarsen(problem: &Problem, target: usize) -> Coarse {
+    let g = problem.graph;
     let k = problem.device_count();
     let op_work = op_work(problem);
     let cap = work_cap(problem, target);
-    let vertex_work = |members: &[Vec<NodeIx>]| -> Vec<f64> {
-        members
+    let n = g.node_count();
+    let topo = g.topo_order();
+    let mut pos = vec![0u32; n];
+    for (i, &v) in topo.iter().enumerate() {
+        pos[v as usize] = i as u32;
+    }
+    // Vertices by key: the topological position of their first member.
+    let mut members: Vec<Vec<NodeIx>> = topo.iter().map(|&v| vec![v]).collect();
+    let mut work: Vec<f64> = topo.iter().map(|&v| op_work[v as usize]).collect();
+    let mut allowed: Vec<Vec<bool>> = topo
+        .iter()
+        .map(|&v| (0..k as DevIx).map(|d| problem.allowed(v, d)).collect())
+        .collect();
+    let mut live: Vec<u32> = (0..n as u32).collect();
+    let mut tensors: Vec<Vec<u32>> = Vec::new();
+    let mut edges: Vec<Edge> = {
+        let mut keyed: Vec<(u32, u32, u32)> = g
+            .edges
             .iter()
-            .map(|ms| ms.iter().map(|&v| op_work[v as usize]).sum())
-            .collect()
+            .filter(|e| e.src != e.dst)
+            .map(|e| (pos[e.src as usize], pos[e.dst as usize], e.tensor))
+            .collect();
+        keyed.sort_unstable();
+        keyed.dedup();
+        let mut out: Vec<Edge> = Vec::new();
+        for (a, b, t) in keyed {
+            match out.last_mut() {
+                Some(last) if last.src == a && last.dst == b => {
+                    tensors[last.slot as usize].push(t);
+                    last.bytes += problem.tensor_bytes[t as usize];
+                }
+                _ => {
+                    out.push(Edge {
+                        src: a,
+                        dst: b,
+                        bytes: problem.tensor_bytes[t as usize],
+                        slot: tensors.len() as u32,
+                    });
+                    tensors.push(vec![t]);
+                }
+            }
+        }
+        out.sort_unstable_by(priority);
+        out
     };
-    let (mut of, mut members) = renumber(
-        problem,
-        &(0..problem.node_count() as u32).collect::<Vec<_>>(),
-    );
-    let mut edges = coarse_edges(problem, &of);
     let mut rounds = vec![Round {
-        vertices: members.len(),
+        vertices: live.len(),
         edges: edges.len(),
         merged: 0,
         edges_removed_pct: 0.0,
         fallback: false,
     }];
     let target = target.max(1);
+    let mut succ = Adjacency::new(n, &edges, true);
+    let mut h = live_heights(n, &live, &edges, &succ).expect("the graph is acyclic");
+    let mut group: Vec<u32> = (0..n as u32).collect();
+    let mut touched = vec![false; n];
+    let mut tail_of = vec![u32::MAX; n]; // tail_of[u] = v
+    let mut head_of = vec![u32::MAX; n]; // head_of[v] = u
+    let mut linked = vec![false; n];
+    let mut dead = vec![false; n];
     loop {
-        let n = members.len();
-        let work = vertex_work(&members);
-        let active = counted(n, &edges, &work);
+        for e in &edges {
+            linked[e.src as usize] = true;
+            linked[e.dst as usize] = true;
+        }
+        let active = live
+            .iter()
+            .filter(|&&x| linked[x as usize] && work[x as usize] > 0.0)
+            .count();
+        for e in &edges {
+            linked[e.src as usize] = false;
+            linked[e.dst as usize] = false;
+        }
         if active <= target {
             break;
         }
-        let h = heights(n, &edges).expect("coarse graphs stay acyclic");
-        let mut succ: Vec<Vec<u32>> = vec![Vec::new(); n];
-        let mut pred: Vec<Vec<u32>> = vec![Vec::new(); n];
-        for &(a, b, _) in &edges {
-            succ[a as usize].push(b);
-            pred[b as usize].push(a);
-        }
-        let allowed: Vec<Vec<bool>> = members
-            .iter()
-            .map(|ms| {
-                (0..k as DevIx)
-                    .map(|d| ms.iter().all(|&v| problem.allowed(v, d)))
-                    .collect()
-            })
-            .collect();
-        let mut order: Vec<usize> = (0..edges.len()).collect();
-        order.sort_by(|&x, &y| {
-            edges[y]
-                .2
-                .total_cmp(&edges[x].2)
-                .then((edges[x].0, edges[x].1).cmp(&(edges[y].0, edges[y].1)))
-        });
-        // Pair partner of each vertex in M: as tail (u) or head (v).
-        let mut tail_of = vec![u32::MAX; n]; // tail_of[u] = v
-        let mut head_of = vec![u32::MAX; n]; // head_of[v] = u
+        let pred = Adjacency::new(n, &edges, false);
         let mut batch: Vec<(u32, u32)> = Vec::new();
         // Counted vertices the batch removes (a merge with a zero-work vertex removes none).
         let mut removed = 0usize;
-        for &i in &order {
+        for e in &edges {
             if active - removed <= target {
                 break;
             }
-            let (u, v, _) = edges[i];
+            let (u, v) = (e.src, e.dst);
             let (ui, vi) = (u as usize, v as usize);
             let used = |x: usize| tail_of[x] != u32::MAX || head_of[x] != u32::MAX;
             if used(ui) || used(vi) {
@@ -266,18 +498,19 @@ pub fn coarsen(problem: &Problem, target: usize) -> Coarse {
             if work[ui] + work[vi] > cap {
                 continue;
             }
-            let only_path = succ[ui].len() == 1
-                || pred[vi].len() == 1
+            let su = succ.of(ui);
+            let only_path = su.len() == 1
+                || pred.of(vi).len() == 1
                 || h[vi] == h[ui] + 1
-                || succ[ui].iter().all(|&w| w == v || h[w as usize] > h[vi]);
+                || su.iter().all(|&w| w == v || h[w as usize] > h[vi]);
             if !only_path {
                 continue;
             }
             // Corrected (iii): no cross edge u -> v_j or u_j -> v at v's height.
-            let cross_out = succ[ui]
+            let cross_out = su
                 .iter()
                 .any(|&w| head_of[w as usize] != u32::MAX && h[w as usize] == h[vi]);
-            let cross_in = pred[vi].iter().any(|&x| {
+            let cross_in = pred.of(vi).iter().any(|&x| {
                 let vj = tail_of[x as usize];
                 vj != u32::MAX && h[vj as usize] == h[vi]
             });
@@ -294,34 +527,101 @@ pub fn coarsen(problem: &Problem, target: usize) -> Coarse {
                 removed += 1;
             }
         }
+        for &(u, v) in &batch {
+            tail_of[u as usize] = u32::MAX;
+            head_of[v as usize] = u32::MAX;
+        }
         if batch.is_empty() {
             break;
         }
-        let contract = |pairs: &[(u32, u32)]| -> Vec<u32> {
-            let mut group: Vec<u32> = (0..n as u32).collect();
-            for &(u, v) in pairs {
-                group[v as usize] = u;
-            }
-            of.iter().map(|&c| group[c as usize]).collect()
-        };
         let before = edges.len();
+        let slots = tensors.len();
+        let mut retired: Vec<u32> = Vec::new();
         let mut fallback = false;
-        let mut merged = batch.len();
-        let (mut next_of, mut next_members) = renumber(problem, &contract(&batch));
-        let mut next_edges = coarse_edges(problem, &next_of);
-        if is_cyclic(next_members.len(), &next_edges) {
-            fallback = true;
-            merged = 1;
-            (next_of, next_members) = renumber(problem, &contract(&batch[..1]));
-            next_edges = coarse_edges(problem, &next_of);
+        let mut pairs: &[(u32, u32)] = &batch;
+        let (next, next_succ, next_h) = loop {
+            for &(u, v) in pairs {
+                let m = u.min(v);
+                group[u as usize] = m;
+                group[v as usize] = m;
+                touched[u as usize] = true;
+                touched[v as usize] = true;
+            }
+            retired.clear();
+            let next = contract(
+                problem,
+                &edges,
+                &group,
+                &touched,
+                &mut tensors,
+                &mut retired,
+            );
+            for &(u, v) in pairs {
+                group[u as usize] = u;
+                group[v as usize] = v;
+                touched[u as usize] = false;
+                touched[v as usize] = false;
+            }
+            for &(u, v) in pairs {
+                dead[u.max(v) as usize] = true;
+            }
+            let next_live: Vec<u32> = live
+                .iter()
+                .copied()
+                .filter(|&x| !dead[x as usize])
+                .collect();
+            for &(u, v) in pairs {
+                dead[u.max(v) as usize] = false;
+            }
+            let next_succ = Adjacency::new(n, &next, true);
+            match live_heights(n, &next_live, &next, &next_succ) {
+                Some(next_h) => {
+                    live = next_live;
+                    break (next, next_succ, next_h);
+                }
+                None => {
+                    assert!(!fallback, "one pair is safe (Theorem 3.2)");
+                    tensors.truncate(slots);
+                    fallback = true;
+                    pairs = &batch[..1];
+                }
+            }
+        };
+        for &(u, v) in pairs {
+            let (m, o) = (u.min(v) as usize, u.max(v) as usize);
+            let gone = std::mem::take(&mut members[o]);
+            let mut joined = Vec::with_capacity(members[m].len() + gone.len());
+            let (mut x, mut y) = (0, 0);
+            let kept = &members[m];
+            while x < kept.len() && y < gone.len() {
+                if pos[kept[x] as usize] < pos[gone[y] as usize] {
+                    joined.push(kept[x]);
+                    x += 1;
+                } else {
+                    joined.push(gone[y]);
+                    y += 1;
+                }
+            }
+            joined.extend_from_slice(&kept[x..]);
+            joined.extend_from_slice(&gone[y..]);
+            work[m] = joined.iter().map(|&v| op_work[v as usize]).sum();
+            members[m] = joined;
+            let other = std::mem::take(&mut allowed[o]);
+            for (a, b) in allowed[m].iter_mut().zip(other) {
+                *a = *a && b;
+            }
         }
-        of = next_of;
-        members = next_members;
-        edges = next_edges;
+        // Joined edges' tensor lists are no longer read (a new list holds their union).
+        for &slot in &retired {
+            tensors[slot as usize] = Vec::new();
+        }
+        edges = next;
+        succ = next_succ;
+        h = next_h;
         rounds.push(Round {
-            vertices: members.len(),
+            vertices: live.len(),
             edges: edges.len(),
-            merged,
+            merged: pairs.len(),
             edges_removed_pct: if before > 0 {
                 100.0 * (before - edges.len()) as f64 / before as f64
             } else {
@@ -330,15 +630,51 @@ pub fn coarsen(problem: &Problem, target: usize) -> Coarse {
             fallback,
         });
     }
-    // Isolated vertices: merged among themselves, by the devices they may use, in
-    // topological order, each group under the work share (no edge, so no cycle).
+    // Renumber once: ids in key order.
+    let mut id = vec![u32::MAX; n];
+    for (i, &x) in live.iter().enumerate() {
+        id[x as usize] = i as u32;
+    }
+    let mut of = vec![0u32; n];
+    let members: Vec<Vec<NodeIx>> = live
+        .iter()
+        .map(|&x| std::mem::take(&mut members[x as usize]))
+        .collect();
+    for (i, ms) in members.iter().enumerate() {
+        for &v in ms {
+            of[v as usize] = i as u32;
+        }
+    }
+    let mut edges: Vec<(u32, u32, f64)> = edges
+        .iter()
+        .map(|e| (id[e.src as usize], id[e.dst as usize], e.bytes))
+        .collect();
+    edges.sort_unstable_by_key(|e| (e.0, e.1));
+    merge_isolated(problem, cap, of, members, edges, rounds)
+}
+
+/// After the rounds: isolated vertices merged among themselves, by the devices they may
+/// use, in topological order, each group under the work share (no edge, so no cycle).
+fn merge_isolated(
+    problem: &Problem,
+    cap: f64,
+    mut of: Vec<u32>,
+    mut members: Vec<Vec<NodeIx>>,
+    mut edges: Vec<(u32, u32, f64)>,
+    mut rounds: Vec<Round>,
+) -> Coarse {
+    let k = problem.device_count();
+    let op_work = op_work(problem);
     let n = members.len();
     let mut linked = vec![false; n];
     for &(a, b, _) in &edges {
         linked[a as usize] = true;
         linked[b as usize] = true;
     }
-    let work = vertex_work(&members);
+    let work: Vec<f64> = members
+        .iter()
+        .map(|ms| ms.iter().map(|&v| op_work[v as usize]).sum())
+        .collect();
     let mut group: Vec<u32> = (0..n as u32).collect();
     // (allowed devices, head vertex, work so far) of each open group.
     let mut open: Vec<(Vec<bool>, u32, f64)> = Vec::new();
@@ -375,18 +711,6 @@ pub fn coarsen(problem: &Problem, target: usize) -> Coarse {
         edges,
         rounds,
     }
-}
-
-/// Whether a graph of `n` vertices with these edges has a cycle (petgraph's DFS check).
-fn is_cyclic(n: usize, edges: &[(u32, u32, f64)]) -> bool {
-    let mut g = DiGraph::<(), (), u32>::with_capacity(n, edges.len());
-    for _ in 0..n {
-        g.add_node(());
-    }
-    for &(a, b, _) in edges {
-        g.add_edge(a.into(), b.into(), ());
-    }
-    is_cyclic_directed(&g)
 }
 
 /// What `placesim coarsen` prints.
@@ -619,6 +943,9 @@ impl Coarse {
         self.of.iter().map(|&x| coarse[x as usize]).collect()
     }
 }
+
+#[cfg(test)]
+mod reference;
 
 #[cfg(test)]
 mod tests {
