@@ -223,6 +223,35 @@ impl Index {
         low.max(s.free[d as usize]).max(s.now)
     }
 
+    /// Appends to `out` the positions of the candidates filed on `d` whose tree value (a
+    /// lower bound of their estimate) is at most `bound`, a superset of those whose
+    /// estimate is (candidates that ran or may not use `d` now included); `stack` is
+    /// scratch. Nothing is re-filed.
+    pub(super) fn within(
+        &mut self,
+        s: &State,
+        d: DevIx,
+        bound: f64,
+        stack: &mut Vec<u32>,
+        out: &mut Vec<u32>,
+    ) {
+        let k = self.k;
+        let own = s.channel[d as usize];
+        let mut live = std::mem::take(&mut self.live);
+        self.trees.live_trees(d as usize, &mut live);
+        for &term in &live {
+            let tree = d as usize * (k + 1) + term;
+            let fits = |key: f64| tree_value(s, k, own, term, key) <= bound;
+            self.trees.each_within(tree, fits, stack, out);
+        }
+        self.live = live;
+    }
+
+    /// The op at topological position `p`.
+    pub(super) fn op_at(&self, p: u32) -> NodeIx {
+        self.order[p as usize]
+    }
+
     /// Device `d`'s best candidate and its start: the first in topological order among
     /// those whose data is ready by the time `d` is free, else the earliest data-ready time
     /// (ties to the earlier position). Each tree's value `channel + key` (or `key`) is a

@@ -63,7 +63,7 @@ pub(super) fn schedule_index(
     let mut lowers: Vec<(f64, DevIx)> = Vec::with_capacity(k);
     // The steps where a device waits: the devices whose pairs are delayed, and scratch.
     let mut delayed: Vec<(f64, DevIx)> = Vec::new();
-    let mut taken = Vec::new();
+    let mut scratch = (Vec::new(), (Vec::new(), Vec::new()));
     for _ in 0..n {
         // Each device's best (start, position), then the least over the devices: an answer
         // is `(start, position, device)`, least first. Best first: the device whose lower
@@ -136,7 +136,7 @@ pub(super) fn schedule_index(
         if waiting {
             #[cfg(test)]
             count(Count::Steps);
-            chosen = waiting_step(&s, &mut ix, &pos, chosen, &mut delayed, &mut taken);
+            chosen = waiting_step(&s, &mut ix, &pos, chosen, &mut delayed, &mut scratch);
             if check {
                 let direct = s
                     .direct_step(&ready, &pos)
@@ -263,7 +263,7 @@ pub(super) fn waiting_step(
     pos: &[u32],
     chosen: Option<(f64, u32, DevIx, NodeIx)>,
     delayed: &mut [(f64, DevIx)],
-    taken: &mut Vec<NodeIx>,
+    (taken, scratch): &mut (Vec<NodeIx>, (Vec<u32>, Vec<u32>)),
 ) -> Option<(f64, u32, DevIx, NodeIx)> {
     // The least (t, position) so far, and its op.
     let mut best = chosen.map(|(t, p, _, v)| (t, p, v));
@@ -291,6 +291,7 @@ pub(super) fn waiting_step(
         #[cfg(test)]
         count(Count::Devices);
         taken.clear();
+        let mut walk = false;
         loop {
             let bound = best.map_or(f64::INFINITY, |(bt, ..)| bt);
             // The next candidate by (own start, position); those after it start no sooner.
@@ -301,6 +302,10 @@ pub(super) fn waiting_step(
             if !better(&best, own, p) {
                 break;
             }
+            if taken.len() > VISITS {
+                walk = true;
+                break;
+            }
             ix.unfile(v, d);
             taken.push(v);
             if v == f {
@@ -309,7 +314,8 @@ pub(super) fn waiting_step(
             }
             let floor = s.urgent_floor(v);
             if floor > bound {
-                continue;
+                walk = true;
+                break;
             }
             if floor > f64::NEG_INFINITY && !s.sct_device(v, d) {
                 // No better than on the SCT device its urgent time comes from.
@@ -331,10 +337,75 @@ pub(super) fn waiting_step(
         for &v in taken.iter() {
             ix.file(s, v, d, pos[v as usize]);
         }
+        if walk {
+            #[cfg(test)]
+            count(Count::Walks);
+            walk_within(s, ix, d, f, &mut best, scratch);
+        }
     }
     let (_, p, v) = best?;
     let (t, d) = s.best(v)?;
     Some((t, p, d, v))
+}
+
+/// How many candidates a delayed device's visit takes out before it walks the device
+/// instead ([`walk_within`]), as it does at the first candidate passed over by its urgent
+/// floor.
+const VISITS: usize = 8;
+
+/// The best `(t, position, op)` over delayed device `d`'s candidates (waiting for `f`) and
+/// `best`, by a walk over every candidate whose tree value is at most the best start
+/// ([`Index::within`], nothing re-filed), each passed over first by its urgent floor
+/// (`O(k)`), then by its SCT devices, then by its own start. Where most candidates that
+/// beat the best on their own start have an urgent floor later than it (devices alike, one
+/// of them busy past the answer), this costs `O(k)` per candidate against a visit's
+/// re-filing; it is exact either way.
+fn walk_within(
+    s: &State,
+    ix: &mut Index,
+    d: DevIx,
+    f: NodeIx,
+    best: &mut Option<(f64, u32, NodeIx)>,
+    (stack, found): &mut (Vec<u32>, Vec<u32>),
+) {
+    let better = |best: &Option<(f64, u32, NodeIx)>, t: f64, p: u32| {
+        best.is_none_or(|(bt, bp, _)| t < bt || (t == bt && p < bp))
+    };
+    let base = s.free[d as usize].max(s.now);
+    found.clear();
+    ix.within(
+        s,
+        d,
+        best.map_or(f64::INFINITY, |(bt, ..)| bt),
+        stack,
+        found,
+    );
+    for &p in found.iter() {
+        let v = ix.op_at(p);
+        if v == f || s.done[v as usize] || !s.allowed(v, d) || !s.fits(v, d) {
+            continue;
+        }
+        let bound = best.map_or(f64::INFINITY, |(bt, ..)| bt);
+        let floor = s.urgent_floor(v);
+        if floor > bound {
+            continue;
+        }
+        if floor > f64::NEG_INFINITY && !s.sct_device(v, d) {
+            #[cfg(test)]
+            count(Count::Elsewhere);
+            continue;
+        }
+        let own = ix.classify(s, v, d).2.max(base);
+        if !better(best, own, p) {
+            continue;
+        }
+        #[cfg(test)]
+        count(Count::Urgent);
+        let t = own.max(s.urgent(v));
+        if better(best, t, p) {
+            *best = Some((t, p, v));
+        }
+    }
 }
 
 /// What the waiting steps did (tests): steps, delayed devices visited, urgent times computed
@@ -348,12 +419,13 @@ pub(super) enum Count {
     Urgent,
     Elsewhere,
     Visits,
+    Walks,
 }
 
 #[cfg(test)]
 thread_local! {
     /// Per test thread, indexed by [`Count`].
-    pub(super) static COUNTS: std::cell::Cell<[usize; 5]> = const { std::cell::Cell::new([0; 5]) };
+    pub(super) static COUNTS: std::cell::Cell<[usize; 6]> = const { std::cell::Cell::new([0; 6]) };
 }
 
 #[cfg(test)]

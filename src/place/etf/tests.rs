@@ -341,7 +341,7 @@ fn last_favourite(p: &Problem) -> Vec<Option<NodeIx>> {
 #[test]
 fn waiting_steps_match_the_direct_step() {
     use super::indexed::COUNTS;
-    COUNTS.with(|c| c.set([0; 5]));
+    COUNTS.with(|c| c.set([0; 6]));
     let mut placed = 0;
     let instances = (0..200)
         .map(random_instance)
@@ -366,16 +366,22 @@ fn waiting_steps_match_the_direct_step() {
             }
         }
     }
-    let [steps, devices, urgent, elsewhere, visits] = COUNTS.with(|c| c.get());
-    eprintln!("{placed} placements, {steps} waiting steps, {devices} delayed devices, {urgent} urgent, {elsewhere} elsewhere, {visits} visits");
+    let [steps, devices, urgent, elsewhere, visits, walks] = COUNTS.with(|c| c.get());
+    eprintln!("{placed} placements, {steps} waiting steps, {devices} delayed devices, {urgent} urgent, {elsewhere} elsewhere, {visits} visits, {walks} walks");
     assert!(placed > 800, "only {placed} placements compared");
     assert!(steps > 4000, "only {steps} waiting steps");
     assert!(devices > 2000, "only {devices} delayed devices visited");
     assert!(urgent > 1000, "only {urgent} urgent times computed");
     assert!(elsewhere > 30, "only {elsewhere} candidates passed over");
     // A visit takes a candidate out that beats the best so far on its own start: each
-    // becomes the best, or is delayed, passed over, or the favourite child.
-    assert!(visits > urgent, "{visits} visits, {urgent} urgent times");
+    // becomes the best, or is delayed, passed over, or the favourite child (urgent times
+    // are computed in walks too).
+    assert!(
+        visits > urgent / 2,
+        "{visits} visits, {urgent} urgent times"
+    );
+    // Visits that met a candidate passed over by its urgent floor, or too many, walked.
+    assert!(walks > 500, "only {walks} walks");
 }
 
 /// One waiting step on a hand-set state, from the index ([`indexed::waiting_step`], after
@@ -407,8 +413,8 @@ fn both_steps(s: &State, pos: &[u32]) -> [Option<(f64, u32, DevIx, NodeIx)>; 2] 
             }
         }
     }
-    let mut taken = Vec::new();
-    let fast = indexed::waiting_step(s, &mut ix, pos, chosen, &mut delayed, &mut taken);
+    let mut scratch = (Vec::new(), (Vec::new(), Vec::new()));
+    let fast = indexed::waiting_step(s, &mut ix, pos, chosen, &mut delayed, &mut scratch);
     let direct = s
         .direct_step(&ready, pos)
         .map(|(t, p, d, i)| (t, p, d, ready[i]));
@@ -480,9 +486,9 @@ fn a_delayed_device_visits_only_what_beats_the_answer() {
         let mut s = State::new(&p, opts);
         s.free = vec![0.0, 3.0];
         s.waits_for[0] = Some((f, 0.0));
-        COUNTS.with(|c| c.set([0; 5]));
+        COUNTS.with(|c| c.set([0; 6]));
         let [fast, direct] = both_steps(&s, &pos);
-        let [_, devices, urgent, _, visits] = COUNTS.with(|c| c.get());
+        let [_, devices, urgent, _, visits, _] = COUNTS.with(|c| c.get());
         assert_eq!(fast, direct, "{opts:?}");
         assert_eq!(fast, Some((0.0, pos[x0 as usize], 0, x0)), "{opts:?}");
         assert_eq!((devices, urgent, visits), (1, 2, 2), "{opts:?}");

@@ -251,6 +251,37 @@ impl Treaps {
         self.free.push(id);
     }
 
+    /// Appends to `out` the positions of the nodes of `tree` whose key passes `fits`, which
+    /// holds for every key up to some bound and none beyond, in key order; `stack` is
+    /// scratch. Costs the number found plus the tree's depth.
+    pub(super) fn each_within(
+        &self,
+        tree: usize,
+        fits: impl Fn(f64) -> bool,
+        stack: &mut Vec<u32>,
+        out: &mut Vec<u32>,
+    ) {
+        stack.clear();
+        let mut t = self.roots[tree];
+        loop {
+            // Down the left spine; a node whose key fails is followed only to the left.
+            while t != NIL {
+                stack.push(t);
+                t = self.nodes[t as usize].left;
+            }
+            let Some(top) = stack.pop() else {
+                return;
+            };
+            let n = &self.nodes[top as usize];
+            if !fits(n.key) {
+                // Every node after it fails too.
+                return;
+            }
+            out.push(n.pos);
+            t = n.right;
+        }
+    }
+
     /// The least of `below` and the positions of the nodes of `tree` whose key passes
     /// `fits`, which holds for every key up to some bound and none beyond (`NIL`: none
     /// passes). A subtree whose least position is not below the best so far is not entered.
