@@ -60,8 +60,9 @@
 //!   is delayed, each in the order of its candidates' own starts and only while one beats
 //!   the step's best so far, computing urgent times only for those on one of their SCT
 //!   devices (`etf/mod.rs` says what this bounds and what it does not). On NASNet copies
-//!   at 8 devices it takes what m-ETF takes (40 copies, 196k ops: 2.0 s of CPU, m-ETF 1.9
-//!   s; `docs/bench.md`, issues 24t and 24y).
+//!   over 8 generated devices it takes what m-ETF takes (40 copies, 196k ops: 2.0 s of
+//!   CPU, m-ETF 1.9 s); on 8 identical devices it is still super-linear (10 copies: 4.6 s,
+//!   m-ETF 0.2 s; `docs/bench.md`, issues 24t and 24y).
 
 use super::{etf, gpus, Placer, PlacerInfo};
 use crate::analysis::{mean_exec, MeanLink};

@@ -253,7 +253,11 @@ pub(super) fn schedule_index(
 /// their urgent time computed, unless its floor ([`State::urgent_floor`]) is already later
 /// than the best. A candidate visited thus either becomes the best or is delayed to a later
 /// time (or passed over): the visits are the candidates that beat the step's answer on
-/// their own start, and not every one that may start by it.
+/// their own start, and not every one that may start by it. A visit that meets a candidate
+/// passed over by its floor, or takes out more than [`VISITS`], walks the device instead
+/// ([`walk_within`]: every candidate that may start by the best, at `O(k)` each before its
+/// own start is computed, nothing re-filed), which is cheaper where many candidates are
+/// delayed (devices alike, one of them busy).
 ///
 /// The op found is then asked for its best directly, for its device (ranked by `(t, own
 /// start, device)`, not by position).
