@@ -57,10 +57,12 @@
 //!   placements in TensorFlow).
 //! - Cost: the steps where no device waits are m-ETF's (its index, `etf/`); a step where
 //!   some device waits asks the same index, then visits the waiting devices whose best pair
-//!   is delayed, computing urgent times only for candidates that may start by the step's
-//!   answer on one of their SCT devices (`etf/mod.rs` says what this bounds and what it
-//!   does not). On ten NASNet copies at 50 devices: 1.0 s of CPU, against 14.8 s when each
-//!   such step recomputed every ready op's start (`docs/bench.md`, issue 24t).
+//!   is delayed, each in the order of its candidates' own starts and only while one beats
+//!   the step's best so far, computing urgent times only for those on one of their SCT
+//!   devices (`etf/mod.rs` says what this bounds and what it does not). On NASNet copies
+//!   over 8 generated devices it takes what m-ETF takes (40 copies, 196k ops: 2.0 s of
+//!   CPU, m-ETF 1.9 s); on 8 identical devices it is still super-linear (10 copies: 4.6 s,
+//!   m-ETF 0.2 s; `docs/bench.md`, issues 24t and 24y).
 
 use super::{etf, gpus, Placer, PlacerInfo};
 use crate::analysis::{mean_exec, MeanLink};

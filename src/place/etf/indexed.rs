@@ -63,7 +63,7 @@ pub(super) fn schedule_index(
     let mut lowers: Vec<(f64, DevIx)> = Vec::with_capacity(k);
     // The steps where a device waits: the devices whose pairs are delayed, and scratch.
     let mut delayed: Vec<(f64, DevIx)> = Vec::new();
-    let mut scratch = (Vec::new(), Vec::new());
+    let mut scratch = (Vec::new(), (Vec::new(), Vec::new()));
     for _ in 0..n {
         // Each device's best (start, position), then the least over the devices: an answer
         // is `(start, position, device)`, least first. Best first: the device whose lower
@@ -242,11 +242,22 @@ pub(super) fn schedule_index(
 /// is later than the answer cannot beat it. On a delayed device every pair but the
 /// favourite child's (its own start, computed directly) is delayed, and `(v, d)` is no
 /// better than `(v, e)` where `e` is the SCT device `v`'s urgent time comes from: `(v, e)`
-/// starts at the urgent time, delayed or not. So a delayed device's candidates that may
-/// start by the best `t` so far are visited (nearest device first, in the index's trees,
-/// nothing re-filed), and only those on one of their SCT devices, or with no SCT device
-/// that may take them (urgent time `-inf`), have their urgent time computed, unless its
-/// floor ([`State::urgent_floor`]) is already later than the best.
+/// starts at the urgent time, delayed or not.
+///
+/// So the delayed devices are visited nearest first, each answering its candidates in the
+/// order of their own start, then position (the index's answer, [`Index::device_best`], each
+/// candidate taken out while the step lasts and filed anew after it), only while that pair
+/// `(own start, position)` beats the best `(t, position)` so far: a pair's `t` is never
+/// earlier than its own start, so the ones after cannot beat it. Only candidates on one of
+/// their SCT devices, or with no SCT device that may take them (urgent time `-inf`), have
+/// their urgent time computed, unless its floor ([`State::urgent_floor`]) is already later
+/// than the best. A candidate visited thus either becomes the best or is delayed to a later
+/// time (or passed over): the visits are the candidates that beat the step's answer on
+/// their own start, and not every one that may start by it. A visit that meets a candidate
+/// passed over by its floor, or takes out more than [`VISITS`], walks the device instead
+/// ([`walk_within`]: every candidate that may start by the best, at `O(k)` each before its
+/// own start is computed, nothing re-filed), which is cheaper where many candidates are
+/// delayed (devices alike, one of them busy).
 ///
 /// The op found is then asked for its best directly, for its device (ranked by `(t, own
 /// start, device)`, not by position).
@@ -256,7 +267,7 @@ pub(super) fn waiting_step(
     pos: &[u32],
     chosen: Option<(f64, u32, DevIx, NodeIx)>,
     delayed: &mut [(f64, DevIx)],
-    (stack, found): &mut (Vec<u32>, Vec<u32>),
+    (taken, scratch): &mut (Vec<NodeIx>, (Vec<u32>, Vec<u32>)),
 ) -> Option<(f64, u32, DevIx, NodeIx)> {
     // The least (t, position) so far, and its op.
     let mut best = chosen.map(|(t, p, _, v)| (t, p, v));
@@ -275,8 +286,7 @@ pub(super) fn waiting_step(
     }
     delayed.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
     for &(least, d) in delayed.iter() {
-        let bound = best.map_or(f64::INFINITY, |(bt, ..)| bt);
-        if least > bound {
+        if best.is_some_and(|(bt, ..)| least > bt) {
             break;
         }
         let Some((f, _)) = s.waits_for[d as usize] else {
@@ -284,27 +294,37 @@ pub(super) fn waiting_step(
         };
         #[cfg(test)]
         count(Count::Devices);
-        let base = s.free[d as usize].max(s.now);
-        found.clear();
-        ix.within(s, d, bound, stack, found);
-        for &p in found.iter() {
-            let v = ix.op_at(p);
-            if v == f || s.done[v as usize] || !s.allowed(v, d) || !s.fits(v, d) {
+        taken.clear();
+        let mut walk = false;
+        loop {
+            let bound = best.map_or(f64::INFINITY, |(bt, ..)| bt);
+            // The next candidate by (own start, position); those after it start no sooner.
+            let Best::Found(own, v) = ix.device_best(s, d, bound) else {
+                break;
+            };
+            let p = pos[v as usize];
+            if !better(&best, own, p) {
+                break;
+            }
+            if taken.len() > VISITS {
+                walk = true;
+                break;
+            }
+            ix.unfile(v, d);
+            taken.push(v);
+            if v == f {
+                // Its own start, counted above.
                 continue;
             }
-            let bound = best.map_or(f64::INFINITY, |(bt, ..)| bt);
             let floor = s.urgent_floor(v);
             if floor > bound {
-                continue;
+                walk = true;
+                break;
             }
             if floor > f64::NEG_INFINITY && !s.sct_device(v, d) {
                 // No better than on the SCT device its urgent time comes from.
                 #[cfg(test)]
                 count(Count::Elsewhere);
-                continue;
-            }
-            let own = ix.classify(s, v, d).2.max(base);
-            if !better(&best, own, p) {
                 continue;
             }
             #[cfg(test)]
@@ -314,14 +334,87 @@ pub(super) fn waiting_step(
                 best = Some((t, p, v));
             }
         }
+        #[cfg(test)]
+        for _ in 0..taken.len() {
+            count(Count::Visits);
+        }
+        for &v in taken.iter() {
+            ix.file(s, v, d, pos[v as usize]);
+        }
+        if walk {
+            #[cfg(test)]
+            count(Count::Walks);
+            walk_within(s, ix, d, f, &mut best, scratch);
+        }
     }
     let (_, p, v) = best?;
     let (t, d) = s.best(v)?;
     Some((t, p, d, v))
 }
 
+/// How many candidates a delayed device's visit takes out before it walks the device
+/// instead ([`walk_within`]), as it does at the first candidate passed over by its urgent
+/// floor.
+const VISITS: usize = 8;
+
+/// The best `(t, position, op)` over delayed device `d`'s candidates (waiting for `f`) and
+/// `best`, by a walk over every candidate whose tree value is at most the best start
+/// ([`Index::within`], nothing re-filed), each passed over first by its urgent floor
+/// (`O(k)`), then by its SCT devices, then by its own start. Where most candidates that
+/// beat the best on their own start have an urgent floor later than it (devices alike, one
+/// of them busy past the answer), this costs `O(k)` per candidate against a visit's
+/// re-filing; it is exact either way.
+fn walk_within(
+    s: &State,
+    ix: &mut Index,
+    d: DevIx,
+    f: NodeIx,
+    best: &mut Option<(f64, u32, NodeIx)>,
+    (stack, found): &mut (Vec<u32>, Vec<u32>),
+) {
+    let better = |best: &Option<(f64, u32, NodeIx)>, t: f64, p: u32| {
+        best.is_none_or(|(bt, bp, _)| t < bt || (t == bt && p < bp))
+    };
+    let base = s.free[d as usize].max(s.now);
+    found.clear();
+    ix.within(
+        s,
+        d,
+        best.map_or(f64::INFINITY, |(bt, ..)| bt),
+        stack,
+        found,
+    );
+    for &p in found.iter() {
+        let v = ix.op_at(p);
+        if v == f || s.done[v as usize] || !s.allowed(v, d) || !s.fits(v, d) {
+            continue;
+        }
+        let bound = best.map_or(f64::INFINITY, |(bt, ..)| bt);
+        let floor = s.urgent_floor(v);
+        if floor > bound {
+            continue;
+        }
+        if floor > f64::NEG_INFINITY && !s.sct_device(v, d) {
+            #[cfg(test)]
+            count(Count::Elsewhere);
+            continue;
+        }
+        let own = ix.classify(s, v, d).2.max(base);
+        if !better(best, own, p) {
+            continue;
+        }
+        #[cfg(test)]
+        count(Count::Urgent);
+        let t = own.max(s.urgent(v));
+        if better(best, t, p) {
+            *best = Some((t, p, v));
+        }
+    }
+}
+
 /// What the waiting steps did (tests): steps, delayed devices visited, urgent times computed
-/// there, candidates passed over as no better than on an SCT device.
+/// there, candidates passed over as no better than on an SCT device, candidates taken out
+/// of a delayed device's trees.
 #[cfg(test)]
 #[derive(Clone, Copy)]
 pub(super) enum Count {
@@ -329,12 +422,14 @@ pub(super) enum Count {
     Devices,
     Urgent,
     Elsewhere,
+    Visits,
+    Walks,
 }
 
 #[cfg(test)]
 thread_local! {
     /// Per test thread, indexed by [`Count`].
-    pub(super) static COUNTS: std::cell::Cell<[usize; 4]> = const { std::cell::Cell::new([0; 4]) };
+    pub(super) static COUNTS: std::cell::Cell<[usize; 6]> = const { std::cell::Cell::new([0; 6]) };
 }
 
 #[cfg(test)]

@@ -95,20 +95,29 @@
 //! So the devices are asked best first as in m-ETF's step; a device whose best own start is
 //! not delayed answers as in m-ETF (its other pairs start no sooner), and a waiting device
 //! whose best is delayed (every pair there is, but the favourite child's, computed
-//! directly) is set aside. Those are then visited nearest first, each only while its
-//! candidates may start by the best answer so far (their tree values, read in order,
-//! nothing re-filed). A pair `(v, d)` there is no better than `(v, e)`, `e` the SCT device
-//! `v`'s urgent time comes from (it starts at the urgent time, delayed or not, where `e`'s
-//! answer or visit finds it), so only candidates on one of their SCT devices (or with none
-//! free to take them) have their urgent time computed, and only when its floor (the
-//! latest of free time and `now` over the SCT devices, `O(k)`) is not later than the best.
-//! The op found has its best device computed directly (`O(k * in-degree)`). So a waiting
-//! step costs m-ETF's step plus, per delayed device visited, `O(k)` per candidate that may
-//! start by the step's answer there, plus `O(k * in-degree)` per urgent time computed:
-//! not a proven `O((V + E) * k * log V)` (many ready ops on a delayed device, each with an
-//! own start before the answer but a later urgent time, are each visited), but on ten
-//! NASNet copies (49,080 ops, fifo) m-SCT now takes about what m-ETF takes: 1.0 s of CPU
-//! at 50 devices against 14.8 s for the direct step (`docs/bench.md`, issue 24t). The
+//! directly) is set aside. Those are then visited nearest first, each answering its
+//! candidates in the order of their own start, then position (its index answer, each
+//! candidate taken out while the step lasts and filed back after it), only while one beats
+//! the best `(start, position)` so far on its own start (a pair's start is never earlier).
+//! A pair `(v, d)` there is no better than `(v, e)`, `e` the SCT device `v`'s urgent time
+//! comes from (it starts at the urgent time, delayed or not, where `e`'s answer or visit
+//! finds it), so only candidates on one of their SCT devices (or with none free to take
+//! them) have their urgent time computed, and only when its floor (the latest of free time
+//! and `now` over the SCT devices, `O(k)`) is not later than the best. A visit thus either
+//! becomes the best or is delayed past it (or passed over); once one is passed over by its
+//! floor, or more than 8 are taken out, the device is walked instead (every candidate
+//! whose tree value is at most the best, floor first, nothing re-filed: cheaper where most
+//! are delayed). The op found has its best
+//! device computed directly (`O(k * in-degree)`). So a waiting step costs m-ETF's step
+//! plus, per delayed device visited, `O(log V)` and a re-check per candidate that beats the
+//! best on its own start, plus `O(k * in-degree)` per urgent time computed: not a proven
+//! `O((V + E) * k * log V)` (many ready ops on a delayed device, each with an own start
+//! before the answer but a later urgent time, are each visited, in every such step). On
+//! NASNet copies over generated devices (fifo, 8 devices) the visits are one per 35 ops and
+//! m-SCT takes what m-ETF takes: 2.0 s of CPU on 40 copies (196k ops) against m-ETF's 1.9
+//! s, where visiting every candidate that may start by the answer took 6.3 s. On identical
+//! devices that worst case is met: ten copies take 4.6 s (m-ETF 0.2 s), 8.5 million urgent
+//! times computed (`docs/bench.md`, issue 24y). The
 //! direct step (`State::direct_step`: every ready op's best, `O(ready * k * in-degree)`)
 //! remains the tests' reference: the checked run compares every waiting step with it. The
 //! tests check the index against that direct loop on random graphs,

@@ -341,7 +341,7 @@ fn last_favourite(p: &Problem) -> Vec<Option<NodeIx>> {
 #[test]
 fn waiting_steps_match_the_direct_step() {
     use super::indexed::COUNTS;
-    COUNTS.with(|c| c.set([0; 4]));
+    COUNTS.with(|c| c.set([0; 6]));
     let mut placed = 0;
     let instances = (0..200)
         .map(random_instance)
@@ -366,13 +366,22 @@ fn waiting_steps_match_the_direct_step() {
             }
         }
     }
-    let [steps, devices, urgent, elsewhere] = COUNTS.with(|c| c.get());
-    eprintln!("{placed} placements, {steps} waiting steps, {devices} delayed devices, {urgent} urgent, {elsewhere} elsewhere");
+    let [steps, devices, urgent, elsewhere, visits, walks] = COUNTS.with(|c| c.get());
+    eprintln!("{placed} placements, {steps} waiting steps, {devices} delayed devices, {urgent} urgent, {elsewhere} elsewhere, {visits} visits, {walks} walks");
     assert!(placed > 800, "only {placed} placements compared");
     assert!(steps > 4000, "only {steps} waiting steps");
     assert!(devices > 2000, "only {devices} delayed devices visited");
     assert!(urgent > 1000, "only {urgent} urgent times computed");
-    assert!(elsewhere > 60, "only {elsewhere} candidates passed over");
+    assert!(elsewhere > 30, "only {elsewhere} candidates passed over");
+    // A visit takes a candidate out that beats the best so far on its own start: each
+    // becomes the best, or is delayed, passed over, or the favourite child (urgent times
+    // are computed in walks too).
+    assert!(
+        visits > urgent / 2,
+        "{visits} visits, {urgent} urgent times"
+    );
+    // Visits that met a candidate passed over by its urgent floor, or too many, walked.
+    assert!(walks > 500, "only {walks} walks");
 }
 
 /// One waiting step on a hand-set state, from the index ([`indexed::waiting_step`], after
@@ -404,7 +413,7 @@ fn both_steps(s: &State, pos: &[u32]) -> [Option<(f64, u32, DevIx, NodeIx)>; 2] 
             }
         }
     }
-    let mut scratch = (Vec::new(), Vec::new());
+    let mut scratch = (Vec::new(), (Vec::new(), Vec::new()));
     let fast = indexed::waiting_step(s, &mut ix, pos, chosen, &mut delayed, &mut scratch);
     let direct = s
         .direct_step(&ready, pos)
@@ -447,5 +456,41 @@ fn hand_made_waiting_steps() {
             assert_eq!(fast, direct, "{pin} {opts:?}");
             assert_eq!(fast, Some((t, pos[v as usize], d, v)), "{pin} {opts:?}");
         }
+    }
+}
+
+/// A delayed device with many candidates that start when the answer does: only those that
+/// beat the best so far by their own start are visited. Devices d0 and d1 alike, d1 busy
+/// until 3, d0 free and waiting for f (which may only use d1) from time 0. Op a may go
+/// anywhere: its urgent time is 3 (d1), so on d0 it is delayed to 3. Ops x0..x39 may only
+/// use d0: their urgent time is their start there, 0. The answer is x0 at 0 on d0, and d0's
+/// visit takes out a (delayed), x0 (the answer), and no other: x1..x39 start at 0 too, but
+/// after x0 in order. (Visiting every candidate that may start by the answer took all 41.)
+#[test]
+fn a_delayed_device_visits_only_what_beats_the_answer() {
+    use super::indexed::COUNTS;
+    let cluster = r#"{"devices":[{"id":"d0","kind":"gpu","speed":1},{"id":"d1","kind":"gpu","speed":1}],"bandwidth":1,"latency":0}"#;
+    let xs: Vec<String> = (0..40)
+        .map(|i| format!(r#"{{"id":"x{i}","cost":1,"device":"d0"}}"#))
+        .collect();
+    let graph = format!(
+        r#"{{"nodes":[{{"id":"a","cost":1}},{},{{"id":"f","cost":1,"device":"d1"}}],"edges":[]}}"#,
+        xs.join(",")
+    );
+    let (g, c) = parse(&graph, cluster);
+    let p = Problem::new(&g, &c).expect("a valid instance");
+    let pos = topo_position(&p);
+    let f = 41;
+    let x0 = 1;
+    for opts in ALL {
+        let mut s = State::new(&p, opts);
+        s.free = vec![0.0, 3.0];
+        s.waits_for[0] = Some((f, 0.0));
+        COUNTS.with(|c| c.set([0; 6]));
+        let [fast, direct] = both_steps(&s, &pos);
+        let [_, devices, urgent, _, visits, _] = COUNTS.with(|c| c.get());
+        assert_eq!(fast, direct, "{opts:?}");
+        assert_eq!(fast, Some((0.0, pos[x0 as usize], 0, x0)), "{opts:?}");
+        assert_eq!((devices, urgent, visits), (1, 2, 2), "{opts:?}");
     }
 }
