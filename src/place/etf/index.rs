@@ -58,7 +58,14 @@ pub(super) struct Index {
     order: Vec<NodeIx>,
     /// Scratch: a device's non-empty trees.
     live: Vec<usize>,
+    /// m-SCT: per op, the urgent time last computed and the SCT device it came from
+    /// ([`Index::urgent`]; `NO_DEVICE`: none), a lower bound of its urgent time while that
+    /// device may take it ([`Index::seen_urgent`]).
+    urgent_seen: Vec<(f64, DevIx)>,
 }
+
+/// No device (`Index::urgent_seen`).
+const NO_DEVICE: DevIx = DevIx::MAX;
 
 impl Index {
     /// `wide`: ops with more producers than this keep their estimate's parts.
@@ -117,6 +124,7 @@ impl Index {
             from_w: vec![-1.0; k],
             from_seen: Vec::new(),
             order,
+            urgent_seen: vec![(f64::NEG_INFINITY, NO_DEVICE); n],
         }
     }
 
@@ -166,6 +174,32 @@ impl Index {
             if wide != NIL {
                 self.sums[wide as usize * self.k + d as usize] = None;
             }
+        }
+    }
+
+    /// Ready op `v`'s urgent time ([`State::urgent`]), remembered with the SCT device it
+    /// came from.
+    pub(super) fn urgent(&mut self, s: &State, v: NodeIx) -> f64 {
+        let (t, at) = s.urgent_at(v);
+        self.urgent_seen[v as usize] = (t, at.unwrap_or(NO_DEVICE));
+        t
+    }
+
+    /// A lower bound of `v`'s urgent time in `O(1)` (`-inf` when none is known): the one
+    /// last computed, while the SCT device `e` it came from may still take `v`. Then `e`
+    /// is among the devices the urgent time is the latest start over, and `v`'s start on
+    /// `e` has not fallen since: a start is the latest of `e`'s free time, the clock and the
+    /// data-ready time, the first two only grow, and so does the data-ready time while `v`
+    /// is ready (its producers are placed; with channels, a tensor of `v`'s arriving on `e`
+    /// arrives when the estimate said, and what is left of the feed goes out after it on
+    /// channels that only grow; without, the estimate reads no arrival). The checked run
+    /// asserts the bound at every waiting step.
+    pub(super) fn seen_urgent(&self, s: &State, v: NodeIx) -> f64 {
+        let (t, e) = self.urgent_seen[v as usize];
+        if e != NO_DEVICE && s.allowed(v, e) && s.fits(v, e) {
+            t
+        } else {
+            f64::NEG_INFINITY
         }
     }
 

@@ -142,6 +142,10 @@ pub(super) fn schedule_index(
                     .direct_step(&ready, &pos)
                     .map(|(t, p, d, i)| (t, p, d, ready[i]));
                 assert_eq!(direct, chosen, "waiting step");
+                for &v in &ready {
+                    let (seen, urgent) = (ix.seen_urgent(&s, v), s.urgent(v));
+                    assert!(seen <= urgent, "op {v}: urgent time seen {seen} > {urgent}");
+                }
             }
         }
         let Some((t, _, d, v)) = chosen else {
@@ -316,7 +320,7 @@ pub(super) fn waiting_step(
                 // Its own start, counted above.
                 continue;
             }
-            let floor = s.urgent_floor(v);
+            let floor = urgent_floor(s, ix, v, bound);
             if floor > bound {
                 walk = true;
                 break;
@@ -329,7 +333,7 @@ pub(super) fn waiting_step(
             }
             #[cfg(test)]
             count(Count::Urgent);
-            let t = own.max(s.urgent(v));
+            let t = own.max(ix.urgent(s, v));
             if better(&best, t, p) {
                 best = Some((t, p, v));
             }
@@ -350,6 +354,24 @@ pub(super) fn waiting_step(
     let (_, p, v) = best?;
     let (t, d) = s.best(v)?;
     Some((t, p, d, v))
+}
+
+/// A lower bound of ready op `v`'s urgent time: the later of [`State::urgent_floor`]
+/// (`-inf` exactly when no SCT device may take `v`) and the one last computed, while it
+/// still holds ([`Index::seen_urgent`]): on devices alike, most candidates a waiting step
+/// meets had their urgent time computed in an earlier step, and it has not fallen.
+/// When the one seen is later than `bound` (the best start so far), it is returned alone.
+fn urgent_floor(s: &State, ix: &Index, v: NodeIx, bound: f64) -> f64 {
+    let seen = ix.seen_urgent(s, v);
+    if seen > bound {
+        // Later than the best: the `O(k)` floor is not needed.
+        #[cfg(test)]
+        if s.urgent_floor(v) <= bound {
+            count(Count::Seen);
+        }
+        return seen;
+    }
+    s.urgent_floor(v).max(seen)
 }
 
 /// How many candidates a delayed device's visit takes out before it walks the device
@@ -390,7 +412,7 @@ fn walk_within(
             continue;
         }
         let bound = best.map_or(f64::INFINITY, |(bt, ..)| bt);
-        let floor = s.urgent_floor(v);
+        let floor = urgent_floor(s, ix, v, bound);
         if floor > bound {
             continue;
         }
@@ -405,7 +427,7 @@ fn walk_within(
         }
         #[cfg(test)]
         count(Count::Urgent);
-        let t = own.max(s.urgent(v));
+        let t = own.max(ix.urgent(s, v));
         if better(best, t, p) {
             *best = Some((t, p, v));
         }
@@ -424,12 +446,13 @@ pub(super) enum Count {
     Elsewhere,
     Visits,
     Walks,
+    Seen,
 }
 
 #[cfg(test)]
 thread_local! {
     /// Per test thread, indexed by [`Count`].
-    pub(super) static COUNTS: std::cell::Cell<[usize; 6]> = const { std::cell::Cell::new([0; 6]) };
+    pub(super) static COUNTS: std::cell::Cell<[usize; 7]> = const { std::cell::Cell::new([0; 7]) };
 }
 
 #[cfg(test)]

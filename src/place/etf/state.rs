@@ -381,11 +381,24 @@ impl<'a> State<'a> {
     /// Ready op `v`'s urgent time: its latest start over its SCT devices that may take it
     /// now (Baechi's `urgent_ts`; `-inf` when none may).
     pub(super) fn urgent(&self, v: NodeIx) -> f64 {
+        self.urgent_at(v).0
+    }
+
+    /// [`State::urgent`] and an SCT device where `v` starts then (`None` when none may
+    /// take it).
+    pub(super) fn urgent_at(&self, v: NodeIx) -> (f64, Option<DevIx>) {
         let k = self.problem.device_count() as DevIx;
-        (0..k)
+        let mut at = None;
+        let urgent = (0..k)
             .filter(|&d| self.sct_device(v, d))
-            .filter_map(|d| self.start(v, d))
-            .fold(f64::NEG_INFINITY, f64::max)
+            .filter_map(|d| self.start(v, d).map(|t| (t, d)))
+            .fold(f64::NEG_INFINITY, |u, (t, d)| {
+                if at.is_none() || t > u {
+                    at = Some(d);
+                }
+                u.max(t)
+            });
+        (urgent, at)
     }
 
     /// A lower bound of [`State::urgent`] in `O(k)`: the latest `max(free, now)` over the

@@ -337,11 +337,12 @@ fn last_favourite(p: &Problem) -> Vec<Option<NodeIx>> {
 /// or every other op favouring a child, on random instances (colocation, memory, a CPU, two
 /// speeds) and wide ones (up to eight devices, sums that round), for every option. The
 /// counts show the cases were met: delayed devices visited, urgent times computed there,
-/// and candidates passed over for their SCT device.
+/// candidates passed over for their SCT device, and those passed over by an urgent time seen
+/// in an earlier step.
 #[test]
 fn waiting_steps_match_the_direct_step() {
     use super::indexed::COUNTS;
-    COUNTS.with(|c| c.set([0; 6]));
+    COUNTS.with(|c| c.set([0; 7]));
     let mut placed = 0;
     let instances = (0..200)
         .map(random_instance)
@@ -366,8 +367,8 @@ fn waiting_steps_match_the_direct_step() {
             }
         }
     }
-    let [steps, devices, urgent, elsewhere, visits, walks] = COUNTS.with(|c| c.get());
-    eprintln!("{placed} placements, {steps} waiting steps, {devices} delayed devices, {urgent} urgent, {elsewhere} elsewhere, {visits} visits, {walks} walks");
+    let [steps, devices, urgent, elsewhere, visits, walks, seen] = COUNTS.with(|c| c.get());
+    eprintln!("{placed} placements, {steps} waiting steps, {devices} delayed devices, {urgent} urgent, {elsewhere} elsewhere, {visits} visits, {walks} walks, {seen} seen");
     assert!(placed > 800, "only {placed} placements compared");
     assert!(steps > 4000, "only {steps} waiting steps");
     assert!(devices > 2000, "only {devices} delayed devices visited");
@@ -382,6 +383,12 @@ fn waiting_steps_match_the_direct_step() {
     );
     // Visits that met a candidate passed over by its urgent floor, or too many, walked.
     assert!(walks > 500, "only {walks} walks");
+    // Candidates passed over by the urgent time seen in an earlier step where the floor
+    // alone would not have passed them.
+    assert!(
+        seen > 100,
+        "only {seen} passed over by an urgent time seen before"
+    );
 }
 
 /// One waiting step on a hand-set state, from the index ([`indexed::waiting_step`], after
@@ -486,11 +493,72 @@ fn a_delayed_device_visits_only_what_beats_the_answer() {
         let mut s = State::new(&p, opts);
         s.free = vec![0.0, 3.0];
         s.waits_for[0] = Some((f, 0.0));
-        COUNTS.with(|c| c.set([0; 6]));
+        COUNTS.with(|c| c.set([0; 7]));
         let [fast, direct] = both_steps(&s, &pos);
-        let [_, devices, urgent, _, visits, _] = COUNTS.with(|c| c.get());
+        let [_, devices, urgent, _, visits, _, _] = COUNTS.with(|c| c.get());
         assert_eq!(fast, direct, "{opts:?}");
         assert_eq!(fast, Some((0.0, pos[x0 as usize], 0, x0)), "{opts:?}");
         assert_eq!((devices, urgent, visits), (1, 2, 2), "{opts:?}");
+    }
+}
+
+/// The urgent time a waiting step remembers ([`index::Index::seen_urgent`]) stays a lower
+/// bound when one of the op's tensors arrives on its device: `u` sends `v` two tensors, `a`
+/// and `b`, and `w` (no run time) only `a`; `v`'s urgent time is its start on d1 (d0 holds
+/// `u`). Placing `w` on d1 brings `a` there; with channels, `b` then goes out after `a` on
+/// channels that moved, so `v`'s start on d1 does not fall; without, the estimate reads no
+/// arrival.
+#[test]
+fn an_arrival_keeps_the_urgent_time_seen_a_lower_bound() {
+    let cluster = r#"{"devices":[{"id":"d0","kind":"gpu","speed":1},{"id":"d1","kind":"gpu","speed":1}],"bandwidth":1,"latency":0}"#;
+    let graph = r#"{"nodes":[{"id":"u","cost":1},{"id":"v","cost":1},{"id":"w","cost":0}],
+        "edges":[{"src":"u","dst":"v","bytes":2,"tensor":"a"},{"src":"u","dst":"v","bytes":3,"tensor":"b"},
+                 {"src":"u","dst":"w","bytes":2,"tensor":"a"}]}"#;
+    let (g, c) = parse(graph, cluster);
+    let p = Problem::new(&g, &c).expect("a valid instance");
+    let pos = topo_position(&p);
+    let (u, v, w) = (0, 1, 2);
+    for opts in ALL {
+        let mut s = State::new(&p, opts);
+        let mut ix = index::Index::new(&s, &pos, 0);
+        s.commit(u, 0, 0.0);
+        let before = ix.urgent(&s, v);
+        assert_eq!(s.urgent_at(v), (before, Some(1)), "{opts:?}");
+        assert_eq!(ix.seen_urgent(&s, v), before, "{opts:?}");
+        let start = s.start(w, 1).expect("w fits on d1");
+        s.commit(w, 1, start);
+        assert_eq!(s.arrival(0, 1).is_some(), opts.channel, "{opts:?}: a on d1");
+        for t in std::mem::take(&mut s.sent) {
+            ix.arrived(t, 1);
+        }
+        let after = s.urgent(v);
+        assert!(after >= before, "{opts:?}: {after} against {before}");
+        assert_eq!(ix.seen_urgent(&s, v), before, "{opts:?}");
+    }
+}
+
+/// The urgent time seen is forgotten once its device may no longer take the op: `v`'s
+/// urgent time is its start on d1 (d0 holds its producer `u`), then `x`, colocated with
+/// `v`, goes to d0, so `v` may only use d0, where it starts sooner.
+#[test]
+fn a_device_shut_out_forgets_the_urgent_time_seen() {
+    let cluster = r#"{"devices":[{"id":"d0","kind":"gpu","speed":1},{"id":"d1","kind":"gpu","speed":1}],"bandwidth":1,"latency":0}"#;
+    let graph = r#"{"nodes":[{"id":"u","cost":1},{"id":"v","cost":1,"colocate":"g"},{"id":"x","cost":0,"colocate":"g"}],
+        "edges":[{"src":"u","dst":"v","bytes":4}]}"#;
+    let (g, c) = parse(graph, cluster);
+    let p = Problem::new(&g, &c).expect("a valid instance");
+    let pos = topo_position(&p);
+    let (u, v, x) = (0, 1, 2);
+    for opts in ALL {
+        let mut s = State::new(&p, opts);
+        let mut ix = index::Index::new(&s, &pos, 0);
+        s.commit(u, 0, 0.0);
+        let before = ix.urgent(&s, v);
+        assert_eq!(s.urgent_at(v), (before, Some(1)), "{opts:?}");
+        let start = s.start(x, 0).expect("x fits on d0");
+        s.commit(x, 0, start);
+        let after = s.urgent(v);
+        assert!(after < before, "{opts:?}: {after} against {before}");
+        assert_eq!(ix.seen_urgent(&s, v), f64::NEG_INFINITY, "{opts:?}");
     }
 }
