@@ -502,63 +502,50 @@ fn a_delayed_device_visits_only_what_beats_the_answer() {
     }
 }
 
-/// The urgent time a waiting step remembers ([`index::Index::seen_urgent`]) stays a lower
-/// bound when one of the op's tensors arrives on its device: `u` sends `v` two tensors, `a`
-/// and `b`, and `w` (no run time) only `a`; `v`'s urgent time is its start on d1 (d0 holds
-/// `u`). Placing `w` on d1 brings `a` there; with channels, `b` then goes out after `a` on
-/// channels that moved, so `v`'s start on d1 does not fall; without, the estimate reads no
-/// arrival.
+/// The urgent time a waiting step remembers ([`index::Index::seen_urgent`]) is a lower
+/// bound while its device may take the op. In both cases `v`'s urgent time is its start on
+/// d1 (d0 holds its producer `u`), and then one more op is placed:
+/// - `w` (no run time), which takes only `a` of `u`'s two tensors `a` and `b` to `v`, on
+///   d1: `a` arrives there; with channels, `b` then goes out after it on channels that
+///   moved, so `v`'s start on d1 does not fall (without, the estimate reads no arrival),
+///   and the time seen holds;
+/// - `x`, colocated with `v`, on d0: `v` may only use d0 now, where it starts sooner, and
+///   the time seen is forgotten.
 #[test]
-fn an_arrival_keeps_the_urgent_time_seen_a_lower_bound() {
+fn the_urgent_time_seen_stays_a_lower_bound() {
     let cluster = r#"{"devices":[{"id":"d0","kind":"gpu","speed":1},{"id":"d1","kind":"gpu","speed":1}],"bandwidth":1,"latency":0}"#;
-    let graph = r#"{"nodes":[{"id":"u","cost":1},{"id":"v","cost":1},{"id":"w","cost":0}],
+    let arrival = r#"{"nodes":[{"id":"u","cost":1},{"id":"v","cost":1},{"id":"w","cost":0}],
         "edges":[{"src":"u","dst":"v","bytes":2,"tensor":"a"},{"src":"u","dst":"v","bytes":3,"tensor":"b"},
                  {"src":"u","dst":"w","bytes":2,"tensor":"a"}]}"#;
-    let (g, c) = parse(graph, cluster);
-    let p = Problem::new(&g, &c).expect("a valid instance");
-    let pos = topo_position(&p);
-    let (u, v, w) = (0, 1, 2);
-    for opts in ALL {
-        let mut s = State::new(&p, opts);
-        let mut ix = index::Index::new(&s, &pos, 0);
-        s.commit(u, 0, 0.0);
-        let before = ix.urgent(&s, v);
-        assert_eq!(s.urgent_at(v), (before, Some(1)), "{opts:?}");
-        assert_eq!(ix.seen_urgent(&s, v), before, "{opts:?}");
-        let start = s.start(w, 1).expect("w fits on d1");
-        s.commit(w, 1, start);
-        assert_eq!(s.arrival(0, 1).is_some(), opts.channel, "{opts:?}: a on d1");
-        for t in std::mem::take(&mut s.sent) {
-            ix.arrived(t, 1);
-        }
-        let after = s.urgent(v);
-        assert!(after >= before, "{opts:?}: {after} against {before}");
-        assert_eq!(ix.seen_urgent(&s, v), before, "{opts:?}");
-    }
-}
-
-/// The urgent time seen is forgotten once its device may no longer take the op: `v`'s
-/// urgent time is its start on d1 (d0 holds its producer `u`), then `x`, colocated with
-/// `v`, goes to d0, so `v` may only use d0, where it starts sooner.
-#[test]
-fn a_device_shut_out_forgets_the_urgent_time_seen() {
-    let cluster = r#"{"devices":[{"id":"d0","kind":"gpu","speed":1},{"id":"d1","kind":"gpu","speed":1}],"bandwidth":1,"latency":0}"#;
-    let graph = r#"{"nodes":[{"id":"u","cost":1},{"id":"v","cost":1,"colocate":"g"},{"id":"x","cost":0,"colocate":"g"}],
+    let shut_out = r#"{"nodes":[{"id":"u","cost":1},{"id":"v","cost":1,"colocate":"g"},{"id":"x","cost":0,"colocate":"g"}],
         "edges":[{"src":"u","dst":"v","bytes":4}]}"#;
-    let (g, c) = parse(graph, cluster);
-    let p = Problem::new(&g, &c).expect("a valid instance");
-    let pos = topo_position(&p);
-    let (u, v, x) = (0, 1, 2);
-    for opts in ALL {
-        let mut s = State::new(&p, opts);
-        let mut ix = index::Index::new(&s, &pos, 0);
-        s.commit(u, 0, 0.0);
-        let before = ix.urgent(&s, v);
-        assert_eq!(s.urgent_at(v), (before, Some(1)), "{opts:?}");
-        let start = s.start(x, 0).expect("x fits on d0");
-        s.commit(x, 0, start);
-        let after = s.urgent(v);
-        assert!(after < before, "{opts:?}: {after} against {before}");
-        assert_eq!(ix.seen_urgent(&s, v), f64::NEG_INFINITY, "{opts:?}");
+    for (graph, device, holds) in [(arrival, 1, true), (shut_out, 0, false)] {
+        let (g, c) = parse(graph, cluster);
+        let p = Problem::new(&g, &c).expect("a valid instance");
+        let pos = topo_position(&p);
+        let (u, v, other) = (0, 1, 2);
+        for opts in ALL {
+            let mut s = State::new(&p, opts);
+            let mut ix = index::Index::new(&s, &pos, 0);
+            s.commit(u, 0, 0.0);
+            let before = ix.urgent(&s, v);
+            assert_eq!(s.urgent_at(v), (before, Some(1)), "{opts:?}");
+            assert_eq!(ix.seen_urgent(&s, v), before, "{opts:?}");
+            let start = s.start(other, device).expect("it fits");
+            s.commit(other, device, start);
+            let arrived = s.arrival(0, 1).is_some();
+            assert_eq!(arrived, holds && opts.channel, "{opts:?}: a tensor on d1");
+            for t in std::mem::take(&mut s.sent) {
+                ix.arrived(t, device);
+            }
+            let (after, seen) = (s.urgent(v), ix.seen_urgent(&s, v));
+            if holds {
+                assert!(after >= before, "{opts:?}: {after} against {before}");
+                assert_eq!(seen, before, "{opts:?}");
+            } else {
+                assert!(after < before, "{opts:?}: {after} against {before}");
+                assert_eq!(seen, f64::NEG_INFINITY, "{opts:?}");
+            }
+        }
     }
 }
