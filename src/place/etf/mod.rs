@@ -103,7 +103,9 @@
 //! comes from (it starts at the urgent time, delayed or not, where `e`'s answer or visit
 //! finds it), so only candidates on one of their SCT devices (or with none free to take
 //! them) have their urgent time computed, and only when its floor (the latest of free time
-//! and `now` over the SCT devices, `O(k)`) is not later than the best. A visit thus either
+//! and `now` over the SCT devices, `O(k)`), nor the urgent time computed in an earlier step
+//! (`Index::seen_urgent`, `O(1)`: a lower bound while the SCT device it came from may take
+//! the op, since a ready op's start there never falls), is later than the best. A visit thus either
 //! becomes the best or is delayed past it (or passed over); once one is passed over by its
 //! floor, or more than 8 are taken out, the device is walked instead (every candidate
 //! whose tree value is at most the best, floor first, nothing re-filed: cheaper where most
@@ -116,8 +118,8 @@
 //! NASNet copies over generated devices (fifo, 8 devices) the visits are one per 35 ops and
 //! m-SCT takes what m-ETF takes: 2.0 s of CPU on 40 copies (196k ops) against m-ETF's 1.9
 //! s, where visiting every candidate that may start by the answer took 6.3 s. On identical
-//! devices that worst case is met: ten copies take 4.6 s (m-ETF 0.2 s), 8.5 million urgent
-//! times computed (`docs/bench.md`, issue 24y). The
+//! devices that worst case is met: ten copies took 4.6 s (m-ETF 0.2 s), 8.5 million urgent
+//! times computed (`docs/bench.md`, issue 24y); 2.6 s with the urgent times seen before. The
 //! direct step (`State::direct_step`: every ready op's best, `O(ready * k * in-degree)`)
 //! remains the tests' reference: the checked run compares every waiting step with it. The
 //! tests check the index against that direct loop on random graphs,
