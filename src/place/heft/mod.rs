@@ -33,7 +33,7 @@
 //! Cost: ranks `O(V·k + E + k²)`; sorting `O(V log V)`; data-ready times `O(E·k)`; the
 //! gap search per (op, device) and the occupation of the chosen gap are `O(log V)`
 //! expected: each device's gaps are a treap keyed by start whose subtrees know their
-//! longest gap ([`gaps`]). In all `O(V log V + E·k + V·k·log V)`. (The pure insertion
+//! longest gap (`gaps.rs`). In all `O(V log V + E·k + V·k·log V)`. (The pure insertion
 //! search is `O(V)` per device per op, `O(V²·k)` in all; the chunked lists before this
 //! tree, 64 gaps a chunk, were `O(V·(k·64 + V/64))` in the worst case.)
 
