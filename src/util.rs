@@ -64,6 +64,25 @@ pub fn from_total_order_bits(b: u64) -> f64 {
     f64::from_bits(if b >> 63 == 1 { b & !(1 << 63) } else { !b })
 }
 
+/// Two sequences, each already in order, merged into one: at each step `a`'s next item is
+/// taken when `first(a's next, b's next)` holds, else `b`'s (so `first` decides ties).
+pub fn merge_sorted<T: Copy>(a: &[T], b: &[T], first: impl Fn(&T, &T) -> bool) -> Vec<T> {
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        if first(&a[i], &b[j]) {
+            out.push(a[i]);
+            i += 1;
+        } else {
+            out.push(b[j]);
+            j += 1;
+        }
+    }
+    out.extend_from_slice(&a[i..]);
+    out.extend_from_slice(&b[j..]);
+    out
+}
+
 /// A min-heap of plain `Ord` values: the least pops first. `dary_heap`'s 4-ary heap (half
 /// the levels of [`std::collections::BinaryHeap`], a level's four children in a cache line
 /// or two) over `Reverse`d values, for small `Copy` keys (packed integers). Among equal
@@ -130,6 +149,43 @@ impl<T: Ord + Copy> MinHeap4<T> {
 mod tests {
     use super::*;
     use std::collections::BinaryHeap;
+
+    #[test]
+    fn merge_sorted_keeps_order_and_lets_first_decide_ties() {
+        // Pairs ordered by key; the tag says which side an item came from.
+        let a = [(1, 'a'), (3, 'a'), (3, 'a'), (7, 'a')];
+        let b = [(0, 'b'), (3, 'b'), (8, 'b'), (9, 'b')];
+        let a_first = merge_sorted(&a, &b, |x, y| x.0 <= y.0);
+        assert_eq!(
+            a_first,
+            [
+                (0, 'b'),
+                (1, 'a'),
+                (3, 'a'),
+                (3, 'a'),
+                (3, 'b'),
+                (7, 'a'),
+                (8, 'b'),
+                (9, 'b')
+            ]
+        );
+        let b_first = merge_sorted(&a, &b, |x, y| x.0 < y.0);
+        assert_eq!(
+            b_first,
+            [
+                (0, 'b'),
+                (1, 'a'),
+                (3, 'b'),
+                (3, 'a'),
+                (3, 'a'),
+                (7, 'a'),
+                (8, 'b'),
+                (9, 'b')
+            ]
+        );
+        assert_eq!(merge_sorted(&[], &b, |x, y| x.0 <= y.0), b);
+        assert_eq!(merge_sorted(&a, &[], |x, y| x.0 <= y.0), a);
+    }
 
     #[test]
     fn largest_key_then_smallest_tie_and_data_ignored() {

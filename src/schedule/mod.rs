@@ -28,7 +28,7 @@ use crate::model::problem::Problem;
 use crate::params::{ParamSpec, Params};
 use crate::plan::Order;
 use crate::rng::Rng;
-use crate::util::{total_order_bits, MinHeap4};
+use crate::util::{merge_sorted, total_order_bits, MinHeap4};
 
 pub mod fifo;
 pub mod given;
@@ -126,21 +126,7 @@ impl ReadyDev {
             self.run = add;
             return;
         }
-        let old = std::mem::take(&mut self.run);
-        let mut out = Vec::with_capacity(old.len() + add.len());
-        let (mut i, mut j) = (0, 0);
-        while i < old.len() && j < add.len() {
-            if old[i] > add[j] {
-                out.push(old[i]);
-                i += 1;
-            } else {
-                out.push(add[j]);
-                j += 1;
-            }
-        }
-        out.extend_from_slice(&old[i..]);
-        out.extend_from_slice(&add[j..]);
-        self.run = out;
+        self.run = merge_sorted(&self.run, &add, |o, a| o > a);
     }
 
     fn pop(&mut self) -> Option<NodeIx> {

@@ -70,6 +70,7 @@ use serde::Serialize;
 use crate::model::cluster::DevIx;
 use crate::model::graph::NodeIx;
 use crate::model::problem::Problem;
+use crate::util::merge_sorted;
 
 mod rounds;
 use rounds::{contract, live_heights, priority, Adjacency, Edge};
@@ -405,20 +406,9 @@ pub fn coarsen(problem: &Problem, target: usize) -> Coarse {
         for &(u, v) in pairs {
             let (m, o) = (u.min(v) as usize, u.max(v) as usize);
             let gone = std::mem::take(&mut members[o]);
-            let mut joined = Vec::with_capacity(members[m].len() + gone.len());
-            let (mut x, mut y) = (0, 0);
-            let kept = &members[m];
-            while x < kept.len() && y < gone.len() {
-                if pos[kept[x] as usize] < pos[gone[y] as usize] {
-                    joined.push(kept[x]);
-                    x += 1;
-                } else {
-                    joined.push(gone[y]);
-                    y += 1;
-                }
-            }
-            joined.extend_from_slice(&kept[x..]);
-            joined.extend_from_slice(&gone[y..]);
+            let joined = merge_sorted(&members[m], &gone, |&k, &g| {
+                pos[k as usize] < pos[g as usize]
+            });
             work[m] = joined.iter().map(|&v| op_work[v as usize]).sum();
             members[m] = joined;
             let other = std::mem::take(&mut allowed[o]);

@@ -3,6 +3,7 @@
 //! heights over the live vertices.
 
 use crate::model::problem::Problem;
+use crate::util::merge_sorted;
 
 /// One coarse edge during the rounds: its ends are vertex keys (the topological position
 /// of the vertex's first member, which orders vertices as the final numbering does), its
@@ -109,20 +110,7 @@ pub(super) fn contract(
         i = j;
     }
     fresh.sort_unstable_by(priority);
-    let mut out = Vec::with_capacity(kept.len() + fresh.len());
-    let (mut x, mut y) = (0, 0);
-    while x < kept.len() && y < fresh.len() {
-        if priority(&kept[x], &fresh[y]).is_le() {
-            out.push(kept[x]);
-            x += 1;
-        } else {
-            out.push(fresh[y]);
-            y += 1;
-        }
-    }
-    out.extend_from_slice(&kept[x..]);
-    out.extend_from_slice(&fresh[y..]);
-    out
+    merge_sorted(&kept, &fresh, |k, f| priority(k, f).is_le())
 }
 
 /// Heights (Definition 3.4) of the live vertices (`live`, keys below `n`) under `edges`;
