@@ -275,14 +275,11 @@ pub(super) fn waiting_step(
 ) -> Option<(f64, u32, DevIx, NodeIx)> {
     // The least (t, position) so far, and its op.
     let mut best = chosen.map(|(t, p, _, v)| (t, p, v));
-    let better = |best: &Option<(f64, u32, NodeIx)>, t: f64, p: u32| {
-        best.is_none_or(|(bt, bp, _)| t < bt || (t == bt && p < bp))
-    };
     for &(_, d) in delayed.iter() {
         if let Some((f, _)) = s.waits_for[d as usize] {
             if let Some(own) = s.start(f, d) {
                 let p = pos[f as usize];
-                if better(&best, own, p) {
+                if better(best, own, p) {
                     best = Some((own, p, f));
                 }
             }
@@ -307,7 +304,7 @@ pub(super) fn waiting_step(
                 break;
             };
             let p = pos[v as usize];
-            if !better(&best, own, p) {
+            if !better(best, own, p) {
                 break;
             }
             if taken.len() > VISITS {
@@ -334,7 +331,7 @@ pub(super) fn waiting_step(
             #[cfg(test)]
             count(Count::Urgent);
             let t = own.max(ix.urgent(s, v));
-            if better(&best, t, p) {
+            if better(best, t, p) {
                 best = Some((t, p, v));
             }
         }
@@ -379,6 +376,12 @@ fn urgent_floor(s: &State, ix: &Index, v: NodeIx, bound: f64) -> f64 {
 /// floor.
 const VISITS: usize = 8;
 
+/// Whether a pair starting at `t`, its op at position `p`, beats `best` (the least `(t,
+/// position)` so far, and its op).
+fn better(best: Option<(f64, u32, NodeIx)>, t: f64, p: u32) -> bool {
+    best.is_none_or(|(bt, bp, _)| t < bt || (t == bt && p < bp))
+}
+
 /// The best `(t, position, op)` over delayed device `d`'s candidates (waiting for `f`) and
 /// `best`, by a walk over every candidate whose tree value is at most the best start
 /// ([`Index::within`], nothing re-filed), each passed over first by its urgent floor
@@ -394,9 +397,6 @@ fn walk_within(
     best: &mut Option<(f64, u32, NodeIx)>,
     (stack, found): &mut (Vec<u32>, Vec<u32>),
 ) {
-    let better = |best: &Option<(f64, u32, NodeIx)>, t: f64, p: u32| {
-        best.is_none_or(|(bt, bp, _)| t < bt || (t == bt && p < bp))
-    };
     let base = s.free[d as usize].max(s.now);
     found.clear();
     ix.within(
@@ -422,13 +422,13 @@ fn walk_within(
             continue;
         }
         let own = ix.classify(s, v, d).2.max(base);
-        if !better(best, own, p) {
+        if !better(*best, own, p) {
             continue;
         }
         #[cfg(test)]
         count(Count::Urgent);
         let t = own.max(ix.urgent(s, v));
-        if better(best, t, p) {
+        if better(*best, t, p) {
             *best = Some((t, p, v));
         }
     }

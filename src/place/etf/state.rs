@@ -388,16 +388,15 @@ impl<'a> State<'a> {
     /// take it).
     pub(super) fn urgent_at(&self, v: NodeIx) -> (f64, Option<DevIx>) {
         let k = self.problem.device_count() as DevIx;
-        let mut at = None;
-        let urgent = (0..k)
-            .filter(|&d| self.sct_device(v, d))
-            .filter_map(|d| self.start(v, d).map(|t| (t, d)))
-            .fold(f64::NEG_INFINITY, |u, (t, d)| {
-                if at.is_none() || t > u {
+        let (mut urgent, mut at) = (f64::NEG_INFINITY, None);
+        for d in (0..k).filter(|&d| self.sct_device(v, d)) {
+            if let Some(t) = self.start(v, d) {
+                if at.is_none() || t > urgent {
                     at = Some(d);
                 }
-                u.max(t)
-            });
+                urgent = urgent.max(t);
+            }
+        }
         (urgent, at)
     }
 
