@@ -4,6 +4,7 @@
 
 use std::collections::BinaryHeap;
 
+use super::classes::Classes;
 use super::state::State;
 use super::treaps::{Treaps, NIL};
 use crate::model::cluster::DevIx;
@@ -62,14 +63,17 @@ pub(super) struct Index {
     /// ([`Index::urgent`]; `NO_DEVICE`: none), a lower bound of its urgent time while that
     /// device may take it ([`Index::seen_urgent`]).
     urgent_seen: Vec<(f64, DevIx)>,
+    /// m-SCT: the candidates filed on each device by SCT class.
+    classes: Option<Classes>,
 }
 
 /// No device (`Index::urgent_seen`).
 const NO_DEVICE: DevIx = DevIx::MAX;
 
 impl Index {
-    /// `wide`: ops with more producers than this keep their estimate's parts.
-    pub(super) fn new(s: &State, pos: &[u32], wide: usize) -> Index {
+    /// `wide`: ops with more producers than this keep their estimate's parts; `sct`: count
+    /// the candidates by SCT class ([`Index::all_wait`]).
+    pub(super) fn new(s: &State, pos: &[u32], wide: usize, sct: bool) -> Index {
         let k = s.problem.device_count();
         let n = s.problem.node_count();
         let tensors = s.problem.graph.tensors.len();
@@ -125,6 +129,7 @@ impl Index {
             from_seen: Vec::new(),
             order,
             urgent_seen: vec![(f64::NEG_INFINITY, NO_DEVICE); n],
+            classes: sct.then(|| Classes::new(s)),
         }
     }
 
@@ -225,7 +230,15 @@ impl Index {
             return;
         }
         self.unfile(v, d);
-        self.node[slot] = self.trees.insert(tree, key, p);
+        self.put(v, d, tree, key, p);
+    }
+
+    /// Files `v` (at position `p`) on `d`, which has it not, in `tree` under `key`.
+    fn put(&mut self, v: NodeIx, d: DevIx, tree: u32, key: f64, p: u32) {
+        self.node[v as usize * self.k + d as usize] = self.trees.insert(tree, key, p);
+        if let Some(c) = &mut self.classes {
+            c.count(v, d, true);
+        }
     }
 
     pub(super) fn unfile(&mut self, v: NodeIx, d: DevIx) {
@@ -234,7 +247,19 @@ impl Index {
         if id != NIL {
             self.trees.remove(id);
             self.node[slot] = NIL;
+            if let Some(c) = &mut self.classes {
+                c.count(v, d, false);
+            }
         }
+    }
+
+    /// m-SCT: whether every candidate filed on `d` but `f` has an urgent floor later than
+    /// `bound` ([`Classes::all_wait`]; `false` without classes).
+    pub(super) fn all_wait(&self, s: &State, d: DevIx, f: NodeIx, bound: f64) -> bool {
+        let filed = self.node[f as usize * self.k + d as usize] != NIL;
+        self.classes
+            .as_ref()
+            .is_some_and(|c| c.all_wait(s, d, f, filed, bound))
     }
 
     pub(super) fn block(&mut self, s: &State, v: NodeIx, d: DevIx, p: u32) {
@@ -363,7 +388,7 @@ impl Index {
             // Another term overtook the one it was filed under.
             self.unfile(v, d);
             let tree = (d as usize * (k + 1) + term) as u32;
-            self.node[v as usize * k + d as usize] = self.trees.insert(tree, key, found);
+            self.put(v, d, tree, key, found);
         }
     }
 }

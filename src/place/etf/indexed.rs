@@ -31,7 +31,7 @@ pub(super) fn schedule_index(
     let pos = topo_position(problem);
     let mut s = State::new(problem, opts);
     // The tests' checked run keeps every op's parts (the unchecked one, the default's).
-    let mut ix = Index::new(&s, &pos, if check { 0 } else { WIDE });
+    let mut ix = Index::new(&s, &pos, if check { 0 } else { WIDE }, sct);
     let enqueue = |s: &State, ix: &mut Index, v: NodeIx| {
         let p = pos[v as usize];
         for d in 0..k as DevIx {
@@ -293,6 +293,12 @@ pub(super) fn waiting_step(
         let Some((f, _)) = s.waits_for[d as usize] else {
             continue;
         };
+        if ix.all_wait(s, d, f, best.map_or(f64::INFINITY, |(bt, ..)| bt)) {
+            // None starts by the best (each is passed over by its floor, visited or walked).
+            #[cfg(test)]
+            count(Count::AllWait);
+            continue;
+        }
         #[cfg(test)]
         count(Count::Devices);
         taken.clear();
@@ -447,12 +453,13 @@ pub(super) enum Count {
     Visits,
     Walks,
     Seen,
+    AllWait,
 }
 
 #[cfg(test)]
 thread_local! {
     /// Per test thread, indexed by [`Count`].
-    pub(super) static COUNTS: std::cell::Cell<[usize; 7]> = const { std::cell::Cell::new([0; 7]) };
+    pub(super) static COUNTS: std::cell::Cell<[usize; 8]> = const { std::cell::Cell::new([0; 8]) };
 }
 
 #[cfg(test)]

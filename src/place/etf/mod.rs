@@ -130,6 +130,7 @@
 //! `index.rs` (the index: filing, classifying, a device's answer), `indexed.rs` (the loop
 //! over the index); `legacy.rs` and `tests.rs` are the tests'.
 
+mod classes;
 mod index;
 mod indexed;
 #[cfg(test)]

@@ -211,10 +211,15 @@ impl<'a> State<'a> {
 
     /// Whether `v` fits on `d` now.
     pub(super) fn fits(&self, v: NodeIx, d: DevIx) -> bool {
-        match (&self.memory, self.required(v)) {
-            (_, None) => true,
-            (Memory::Static(loads), Some(bytes)) => loads.fits(d, bytes),
-            (Memory::Live { .. }, Some(bytes)) => bytes <= self.available(d),
+        self.required(v)
+            .is_none_or(|bytes| self.fits_bytes(d, bytes))
+    }
+
+    /// Whether `bytes` more fit on `d` now (so do fewer).
+    pub(super) fn fits_bytes(&self, d: DevIx, bytes: f64) -> bool {
+        match &self.memory {
+            Memory::Static(loads) => loads.fits(d, bytes),
+            Memory::Live { .. } => bytes <= self.available(d),
         }
     }
 
