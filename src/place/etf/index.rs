@@ -182,10 +182,14 @@ impl Index {
         }
     }
 
-    /// Ready op `v`'s urgent time ([`State::urgent`]), remembered with the SCT device it
-    /// came from.
-    pub(super) fn urgent(&mut self, s: &State, v: NodeIx) -> f64 {
-        let (t, at) = s.urgent_at(v);
+    /// Ready op `v`'s urgent time ([`State::urgent`]), or a lower bound of it later than
+    /// `bound` ([`State::urgent_past`], from the SCT device seen last), remembered with the
+    /// SCT device it came from. Either is a start on that device, so either stays a lower
+    /// bound ([`Index::seen_urgent`]); the one seen last was later than the best then, and
+    /// is often still.
+    pub(super) fn urgent(&mut self, s: &State, v: NodeIx, bound: f64) -> f64 {
+        let e = self.urgent_seen[v as usize].1;
+        let (t, at) = s.urgent_past(v, (e != NO_DEVICE).then_some(e), bound);
         self.urgent_seen[v as usize] = (t, at.unwrap_or(NO_DEVICE));
         t
     }

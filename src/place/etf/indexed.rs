@@ -336,7 +336,7 @@ pub(super) fn waiting_step(
             }
             #[cfg(test)]
             count(Count::Urgent);
-            let t = own.max(ix.urgent(s, v));
+            let t = own.max(ix.urgent(s, v, bound));
             if better(best, t, p) {
                 best = Some((t, p, v));
             }
@@ -433,7 +433,7 @@ fn walk_within(
         }
         #[cfg(test)]
         count(Count::Urgent);
-        let t = own.max(ix.urgent(s, v));
+        let t = own.max(ix.urgent(s, v, bound));
         if better(*best, t, p) {
             *best = Some((t, p, v));
         }

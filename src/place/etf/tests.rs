@@ -534,8 +534,12 @@ fn the_urgent_time_seen_stays_a_lower_bound() {
             let mut s = State::new(&p, opts);
             let mut ix = index::Index::new(&s, &pos, 0, true);
             s.commit(u, 0, 0.0);
-            let before = ix.urgent(&s, v);
-            assert_eq!(s.urgent_at(v), (before, Some(1)), "{opts:?}");
+            let before = ix.urgent(&s, v, f64::INFINITY);
+            assert_eq!(
+                s.urgent_past(v, None, f64::INFINITY),
+                (before, Some(1)),
+                "{opts:?}"
+            );
             assert_eq!(ix.seen_urgent(&s, v), before, "{opts:?}");
             let start = s.start(other, device).expect("it fits");
             s.commit(other, device, start);
