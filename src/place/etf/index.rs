@@ -227,6 +227,12 @@ impl Index {
     /// Files `v` on `d` anew (its term and key now); one filed under them already stays.
     pub(super) fn file(&mut self, s: &State, v: NodeIx, d: DevIx, p: u32) {
         let (term, key, _) = self.classify(s, v, d);
+        self.file_under(v, d, p, term, key);
+    }
+
+    /// Files `v` on `d` under `term` and `key` ([`Index::classify`]'s now); one filed under
+    /// them already stays.
+    pub(super) fn file_under(&mut self, v: NodeIx, d: DevIx, p: u32, term: usize, key: f64) {
         let tree = (d as usize * (self.k + 1) + term) as u32;
         let slot = v as usize * self.k + d as usize;
         let id = self.node[slot];

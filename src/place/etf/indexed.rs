@@ -63,7 +63,7 @@ pub(super) fn schedule_index(
     let mut lowers: Vec<(f64, DevIx)> = Vec::with_capacity(k);
     // The steps where a device waits: the devices whose pairs are delayed, and scratch.
     let mut delayed: Vec<(f64, DevIx)> = Vec::new();
-    let mut scratch = (Vec::new(), (Vec::new(), Vec::new()));
+    let mut scratch = (Vec::new(), (Vec::new(), Vec::new(), Vec::new()));
     for _ in 0..n {
         // Each device's best (start, position), then the least over the devices: an answer
         // is `(start, position, device)`, least first. Best first: the device whose lower
@@ -271,7 +271,7 @@ pub(super) fn waiting_step(
     pos: &[u32],
     chosen: Option<(f64, u32, DevIx, NodeIx)>,
     delayed: &mut [(f64, DevIx)],
-    (taken, scratch): &mut (Vec<NodeIx>, (Vec<u32>, Vec<u32>)),
+    (taken, scratch): &mut (Vec<NodeIx>, Scratch),
 ) -> Option<(f64, u32, DevIx, NodeIx)> {
     // The least (t, position) so far, and its op.
     let mut best = chosen.map(|(t, p, _, v)| (t, p, v));
@@ -377,6 +377,10 @@ fn urgent_floor(s: &State, ix: &Index, v: NodeIx, bound: f64) -> f64 {
     s.urgent_floor(v).max(seen)
 }
 
+/// A walk's scratch ([`walk_within`]): the trees' stack, the candidates found, and those
+/// classified anew `(op, position, term, key)`.
+pub(super) type Scratch = (Vec<u32>, Vec<u32>, Vec<(NodeIx, u32, usize, f64)>);
+
 /// How many candidates a delayed device's visit takes out before it walks the device
 /// instead ([`walk_within`]), as it does at the first candidate passed over by its urgent
 /// floor.
@@ -401,10 +405,11 @@ fn walk_within(
     d: DevIx,
     f: NodeIx,
     best: &mut Option<(f64, u32, NodeIx)>,
-    (stack, found): &mut (Vec<u32>, Vec<u32>),
+    (stack, found, refile): &mut Scratch,
 ) {
     let base = s.free[d as usize].max(s.now);
     found.clear();
+    refile.clear();
     ix.within(
         s,
         d,
@@ -427,7 +432,9 @@ fn walk_within(
             count(Count::Elsewhere);
             continue;
         }
-        let own = ix.classify(s, v, d).2.max(base);
+        let (term, key, ready) = ix.classify(s, v, d);
+        refile.push((v, p, term, key));
+        let own = ready.max(base);
         if !better(*best, own, p) {
             continue;
         }
@@ -437,6 +444,11 @@ fn walk_within(
         if better(*best, t, p) {
             *best = Some((t, p, v));
         }
+    }
+    // Those whose estimate another term overtook are filed under it, so the next walk does
+    // not meet them below their start again (the state is the same, so is the answer).
+    for &(v, p, term, key) in refile.iter() {
+        ix.file_under(v, d, p, term, key);
     }
 }
 
