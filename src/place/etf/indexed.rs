@@ -260,8 +260,11 @@ pub(super) fn schedule_index(
 /// their own start, and not every one that may start by it. A visit that meets a candidate
 /// passed over by its floor, or takes out more than [`VISITS`], walks the device instead
 /// ([`walk_within`]: every candidate that may start by the best, at `O(k)` each before its
-/// own start is computed, nothing re-filed), which is cheaper where many candidates are
-/// delayed (devices alike, one of them busy).
+/// own start is computed), which is cheaper where many candidates are delayed (devices
+/// alike, one of them busy). Before either, a delayed device whose every candidate has an
+/// urgent floor later than the best is passed over whole ([`Index::all_wait`], by SCT
+/// class, `O(classes x k)`): on devices alike that is every one of them while another
+/// device is busy past the best.
 ///
 /// The op found is then asked for its best directly, for its device (ranked by `(t, own
 /// start, device)`, not by position).
@@ -394,11 +397,12 @@ fn better(best: Option<(f64, u32, NodeIx)>, t: f64, p: u32) -> bool {
 
 /// The best `(t, position, op)` over delayed device `d`'s candidates (waiting for `f`) and
 /// `best`, by a walk over every candidate whose tree value is at most the best start
-/// ([`Index::within`], nothing re-filed), each passed over first by its urgent floor
-/// (`O(k)`), then by its SCT devices, then by its own start. Where most candidates that
-/// beat the best on their own start have an urgent floor later than it (devices alike, one
-/// of them busy past the answer), this costs `O(k)` per candidate against a visit's
-/// re-filing; it is exact either way.
+/// ([`Index::within`]), each passed over first by its urgent floor (`O(k)`), then by its
+/// SCT devices, then by its own start. Where most candidates that beat the best on their
+/// own start have an urgent floor later than it (devices alike, one of them busy past the
+/// answer), this costs `O(k)` per candidate against a visit's re-filing; it is exact either
+/// way. Those whose own start it computes are filed anew under the term that leads now
+/// (after the walk), so a later walk does not meet them below their start again.
 fn walk_within(
     s: &State,
     ix: &mut Index,
