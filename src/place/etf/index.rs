@@ -4,6 +4,7 @@
 
 use std::collections::BinaryHeap;
 
+use super::classes::Classes;
 use super::state::State;
 use super::treaps::{Treaps, NIL};
 use crate::model::cluster::DevIx;
@@ -62,14 +63,17 @@ pub(super) struct Index {
     /// ([`Index::urgent`]; `NO_DEVICE`: none), a lower bound of its urgent time while that
     /// device may take it ([`Index::seen_urgent`]).
     urgent_seen: Vec<(f64, DevIx)>,
+    /// m-SCT: the candidates filed on each device by SCT class.
+    classes: Option<Classes>,
 }
 
 /// No device (`Index::urgent_seen`).
 const NO_DEVICE: DevIx = DevIx::MAX;
 
 impl Index {
-    /// `wide`: ops with more producers than this keep their estimate's parts.
-    pub(super) fn new(s: &State, pos: &[u32], wide: usize) -> Index {
+    /// `wide`: ops with more producers than this keep their estimate's parts; `sct`: count
+    /// the candidates by SCT class ([`Index::all_wait`]).
+    pub(super) fn new(s: &State, pos: &[u32], wide: usize, sct: bool) -> Index {
         let k = s.problem.device_count();
         let n = s.problem.node_count();
         let tensors = s.problem.graph.tensors.len();
@@ -125,6 +129,7 @@ impl Index {
             from_seen: Vec::new(),
             order,
             urgent_seen: vec![(f64::NEG_INFINITY, NO_DEVICE); n],
+            classes: sct.then(|| Classes::new(s)),
         }
     }
 
@@ -177,10 +182,14 @@ impl Index {
         }
     }
 
-    /// Ready op `v`'s urgent time ([`State::urgent`]), remembered with the SCT device it
-    /// came from.
-    pub(super) fn urgent(&mut self, s: &State, v: NodeIx) -> f64 {
-        let (t, at) = s.urgent_at(v);
+    /// Ready op `v`'s urgent time ([`State::urgent`]), or a lower bound of it later than
+    /// `bound` ([`State::urgent_past`], from the SCT device seen last), remembered with the
+    /// SCT device it came from. Either is a start on that device, so either stays a lower
+    /// bound ([`Index::seen_urgent`]); the one seen last was later than the best then, and
+    /// is often still.
+    pub(super) fn urgent(&mut self, s: &State, v: NodeIx, bound: f64) -> f64 {
+        let e = self.urgent_seen[v as usize].1;
+        let (t, at) = s.urgent_past(v, (e != NO_DEVICE).then_some(e), bound);
         self.urgent_seen[v as usize] = (t, at.unwrap_or(NO_DEVICE));
         t
     }
@@ -218,6 +227,12 @@ impl Index {
     /// Files `v` on `d` anew (its term and key now); one filed under them already stays.
     pub(super) fn file(&mut self, s: &State, v: NodeIx, d: DevIx, p: u32) {
         let (term, key, _) = self.classify(s, v, d);
+        self.file_under(v, d, p, term, key);
+    }
+
+    /// Files `v` on `d` under `term` and `key` ([`Index::classify`]'s now); one filed under
+    /// them already stays.
+    pub(super) fn file_under(&mut self, v: NodeIx, d: DevIx, p: u32, term: usize, key: f64) {
         let tree = (d as usize * (self.k + 1) + term) as u32;
         let slot = v as usize * self.k + d as usize;
         let id = self.node[slot];
@@ -225,7 +240,15 @@ impl Index {
             return;
         }
         self.unfile(v, d);
-        self.node[slot] = self.trees.insert(tree, key, p);
+        self.put(v, d, tree, key, p);
+    }
+
+    /// Files `v` (at position `p`) on `d`, which has it not, in `tree` under `key`.
+    fn put(&mut self, v: NodeIx, d: DevIx, tree: u32, key: f64, p: u32) {
+        self.node[v as usize * self.k + d as usize] = self.trees.insert(tree, key, p);
+        if let Some(c) = &mut self.classes {
+            c.count(v, d, true);
+        }
     }
 
     pub(super) fn unfile(&mut self, v: NodeIx, d: DevIx) {
@@ -234,7 +257,19 @@ impl Index {
         if id != NIL {
             self.trees.remove(id);
             self.node[slot] = NIL;
+            if let Some(c) = &mut self.classes {
+                c.count(v, d, false);
+            }
         }
+    }
+
+    /// m-SCT: whether every candidate filed on `d` but `f` has an urgent floor later than
+    /// `bound` ([`Classes::all_wait`]; `false` without classes).
+    pub(super) fn all_wait(&self, s: &State, d: DevIx, f: NodeIx, bound: f64) -> bool {
+        let filed = self.node[f as usize * self.k + d as usize] != NIL;
+        self.classes
+            .as_ref()
+            .is_some_and(|c| c.all_wait(s, d, f, filed, bound))
     }
 
     pub(super) fn block(&mut self, s: &State, v: NodeIx, d: DevIx, p: u32) {
@@ -363,7 +398,7 @@ impl Index {
             // Another term overtook the one it was filed under.
             self.unfile(v, d);
             let tree = (d as usize * (k + 1) + term) as u32;
-            self.node[v as usize * k + d as usize] = self.trees.insert(tree, key, found);
+            self.put(v, d, tree, key, found);
         }
     }
 }

@@ -31,7 +31,7 @@ pub(super) fn schedule_index(
     let pos = topo_position(problem);
     let mut s = State::new(problem, opts);
     // The tests' checked run keeps every op's parts (the unchecked one, the default's).
-    let mut ix = Index::new(&s, &pos, if check { 0 } else { WIDE });
+    let mut ix = Index::new(&s, &pos, if check { 0 } else { WIDE }, sct);
     let enqueue = |s: &State, ix: &mut Index, v: NodeIx| {
         let p = pos[v as usize];
         for d in 0..k as DevIx {
@@ -63,7 +63,7 @@ pub(super) fn schedule_index(
     let mut lowers: Vec<(f64, DevIx)> = Vec::with_capacity(k);
     // The steps where a device waits: the devices whose pairs are delayed, and scratch.
     let mut delayed: Vec<(f64, DevIx)> = Vec::new();
-    let mut scratch = (Vec::new(), (Vec::new(), Vec::new()));
+    let mut scratch = (Vec::new(), (Vec::new(), Vec::new(), Vec::new()));
     for _ in 0..n {
         // Each device's best (start, position), then the least over the devices: an answer
         // is `(start, position, device)`, least first. Best first: the device whose lower
@@ -260,8 +260,11 @@ pub(super) fn schedule_index(
 /// their own start, and not every one that may start by it. A visit that meets a candidate
 /// passed over by its floor, or takes out more than [`VISITS`], walks the device instead
 /// ([`walk_within`]: every candidate that may start by the best, at `O(k)` each before its
-/// own start is computed, nothing re-filed), which is cheaper where many candidates are
-/// delayed (devices alike, one of them busy).
+/// own start is computed), which is cheaper where many candidates are delayed (devices
+/// alike, one of them busy). Before either, a delayed device whose every candidate has an
+/// urgent floor later than the best is passed over whole ([`Index::all_wait`], by SCT
+/// class, `O(classes x k)`): on devices alike that is every one of them while another
+/// device is busy past the best.
 ///
 /// The op found is then asked for its best directly, for its device (ranked by `(t, own
 /// start, device)`, not by position).
@@ -271,7 +274,7 @@ pub(super) fn waiting_step(
     pos: &[u32],
     chosen: Option<(f64, u32, DevIx, NodeIx)>,
     delayed: &mut [(f64, DevIx)],
-    (taken, scratch): &mut (Vec<NodeIx>, (Vec<u32>, Vec<u32>)),
+    (taken, scratch): &mut (Vec<NodeIx>, Scratch),
 ) -> Option<(f64, u32, DevIx, NodeIx)> {
     // The least (t, position) so far, and its op.
     let mut best = chosen.map(|(t, p, _, v)| (t, p, v));
@@ -293,6 +296,12 @@ pub(super) fn waiting_step(
         let Some((f, _)) = s.waits_for[d as usize] else {
             continue;
         };
+        if ix.all_wait(s, d, f, best.map_or(f64::INFINITY, |(bt, ..)| bt)) {
+            // None starts by the best (each is passed over by its floor, visited or walked).
+            #[cfg(test)]
+            count(Count::AllWait);
+            continue;
+        }
         #[cfg(test)]
         count(Count::Devices);
         taken.clear();
@@ -330,7 +339,7 @@ pub(super) fn waiting_step(
             }
             #[cfg(test)]
             count(Count::Urgent);
-            let t = own.max(ix.urgent(s, v));
+            let t = own.max(ix.urgent(s, v, bound));
             if better(best, t, p) {
                 best = Some((t, p, v));
             }
@@ -371,6 +380,10 @@ fn urgent_floor(s: &State, ix: &Index, v: NodeIx, bound: f64) -> f64 {
     s.urgent_floor(v).max(seen)
 }
 
+/// A walk's scratch ([`walk_within`]): the trees' stack, the candidates found, and those
+/// classified anew `(op, position, term, key)`.
+pub(super) type Scratch = (Vec<u32>, Vec<u32>, Vec<(NodeIx, u32, usize, f64)>);
+
 /// How many candidates a delayed device's visit takes out before it walks the device
 /// instead ([`walk_within`]), as it does at the first candidate passed over by its urgent
 /// floor.
@@ -384,21 +397,23 @@ fn better(best: Option<(f64, u32, NodeIx)>, t: f64, p: u32) -> bool {
 
 /// The best `(t, position, op)` over delayed device `d`'s candidates (waiting for `f`) and
 /// `best`, by a walk over every candidate whose tree value is at most the best start
-/// ([`Index::within`], nothing re-filed), each passed over first by its urgent floor
-/// (`O(k)`), then by its SCT devices, then by its own start. Where most candidates that
-/// beat the best on their own start have an urgent floor later than it (devices alike, one
-/// of them busy past the answer), this costs `O(k)` per candidate against a visit's
-/// re-filing; it is exact either way.
+/// ([`Index::within`]), each passed over first by its urgent floor (`O(k)`), then by its
+/// SCT devices, then by its own start. Where most candidates that beat the best on their
+/// own start have an urgent floor later than it (devices alike, one of them busy past the
+/// answer), this costs `O(k)` per candidate against a visit's re-filing; it is exact either
+/// way. Those whose own start it computes are filed anew under the term that leads now
+/// (after the walk), so a later walk does not meet them below their start again.
 fn walk_within(
     s: &State,
     ix: &mut Index,
     d: DevIx,
     f: NodeIx,
     best: &mut Option<(f64, u32, NodeIx)>,
-    (stack, found): &mut (Vec<u32>, Vec<u32>),
+    (stack, found, refile): &mut Scratch,
 ) {
     let base = s.free[d as usize].max(s.now);
     found.clear();
+    refile.clear();
     ix.within(
         s,
         d,
@@ -421,16 +436,23 @@ fn walk_within(
             count(Count::Elsewhere);
             continue;
         }
-        let own = ix.classify(s, v, d).2.max(base);
+        let (term, key, ready) = ix.classify(s, v, d);
+        refile.push((v, p, term, key));
+        let own = ready.max(base);
         if !better(*best, own, p) {
             continue;
         }
         #[cfg(test)]
         count(Count::Urgent);
-        let t = own.max(ix.urgent(s, v));
+        let t = own.max(ix.urgent(s, v, bound));
         if better(*best, t, p) {
             *best = Some((t, p, v));
         }
+    }
+    // Those whose estimate another term overtook are filed under it, so the next walk does
+    // not meet them below their start again (the state is the same, so is the answer).
+    for &(v, p, term, key) in refile.iter() {
+        ix.file_under(v, d, p, term, key);
     }
 }
 
@@ -447,12 +469,13 @@ pub(super) enum Count {
     Visits,
     Walks,
     Seen,
+    AllWait,
 }
 
 #[cfg(test)]
 thread_local! {
     /// Per test thread, indexed by [`Count`].
-    pub(super) static COUNTS: std::cell::Cell<[usize; 7]> = const { std::cell::Cell::new([0; 7]) };
+    pub(super) static COUNTS: std::cell::Cell<[usize; 8]> = const { std::cell::Cell::new([0; 8]) };
 }
 
 #[cfg(test)]

@@ -105,11 +105,16 @@
 //! them) have their urgent time computed, and only when its floor (the latest of free time
 //! and `now` over the SCT devices, `O(k)`), nor the urgent time computed in an earlier step
 //! (`Index::seen_urgent`, `O(1)`: a lower bound while the SCT device it came from may take
-//! the op, since a ready op's start there never falls), is later than the best. A visit thus either
+//! the op, since a ready op's start there never falls), is later than the best. An urgent
+//! time is read from that SCT device first and stops at the first start later than the
+//! best (still a start there, so still a lower bound to remember). A delayed device whose
+//! every candidate has a floor later than the best is passed over whole (`classes.rs`: ops
+//! alone in their unit share a floor with every op of the same SCT devices, once one of
+//! them is busy past the best with room for the most any of them needs). A visit thus either
 //! becomes the best or is delayed past it (or passed over); once one is passed over by its
 //! floor, or more than 8 are taken out, the device is walked instead (every candidate
-//! whose tree value is at most the best, floor first, nothing re-filed: cheaper where most
-//! are delayed). The op found has its best
+//! whose tree value is at most the best, floor first; those it classifies are filed anew
+//! under the term that leads now: cheaper where most are delayed). The op found has its best
 //! device computed directly (`O(k * in-degree)`). So a waiting step costs m-ETF's step
 //! plus, per delayed device visited, `O(log V)` and a re-check per candidate that beats the
 //! best on its own start, plus `O(k * in-degree)` per urgent time computed: not a proven
@@ -119,7 +124,9 @@
 //! m-SCT takes what m-ETF takes: 2.0 s of CPU on 40 copies (196k ops) against m-ETF's 1.9
 //! s, where visiting every candidate that may start by the answer took 6.3 s. On identical
 //! devices that worst case is met: ten copies took 4.6 s (m-ETF 0.2 s), 8.5 million urgent
-//! times computed (`docs/bench.md`, issue 24y); 2.6 s with the urgent times seen before. The
+//! times computed (`docs/bench.md`, issue 24y); 2.6 s with the urgent times seen before,
+//! 1.4 s with the devices passed over whole (issue 24c; 50 identical devices: 96 s -> 1.6 s,
+//! m-ETF 1.1 s; twenty copies on 8: 6.5 s, m-ETF 0.8 s, still super-linear). The
 //! direct step (`State::direct_step`: every ready op's best, `O(ready * k * in-degree)`)
 //! remains the tests' reference: the checked run compares every waiting step with it. The
 //! tests check the index against that direct loop on random graphs,
@@ -127,9 +134,10 @@
 //!
 //! Files: `options.rs` (what the loop is asked), `state.rs` (the loop's state, an op's
 //! start on a device, the commit, the direct step), `treaps.rs` (the index's trees),
-//! `index.rs` (the index: filing, classifying, a device's answer), `indexed.rs` (the loop
-//! over the index); `legacy.rs` and `tests.rs` are the tests'.
+//! `index.rs` (the index: filing, classifying, a device's answer), `classes.rs` (m-SCT's
+//! candidates counted by SCT class), `indexed.rs` (the loop over the index); `legacy.rs` and `tests.rs` are the tests'.
 
+mod classes;
 mod index;
 mod indexed;
 #[cfg(test)]

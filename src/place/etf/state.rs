@@ -211,10 +211,15 @@ impl<'a> State<'a> {
 
     /// Whether `v` fits on `d` now.
     pub(super) fn fits(&self, v: NodeIx, d: DevIx) -> bool {
-        match (&self.memory, self.required(v)) {
-            (_, None) => true,
-            (Memory::Static(loads), Some(bytes)) => loads.fits(d, bytes),
-            (Memory::Live { .. }, Some(bytes)) => bytes <= self.available(d),
+        self.required(v)
+            .is_none_or(|bytes| self.fits_bytes(d, bytes))
+    }
+
+    /// Whether `bytes` more fit on `d` now (so do fewer).
+    pub(super) fn fits_bytes(&self, d: DevIx, bytes: f64) -> bool {
+        match &self.memory {
+            Memory::Static(loads) => loads.fits(d, bytes),
+            Memory::Live { .. } => bytes <= self.available(d),
         }
     }
 
@@ -381,20 +386,32 @@ impl<'a> State<'a> {
     /// Ready op `v`'s urgent time: its latest start over its SCT devices that may take it
     /// now (Baechi's `urgent_ts`; `-inf` when none may).
     pub(super) fn urgent(&self, v: NodeIx) -> f64 {
-        self.urgent_at(v).0
+        self.urgent_past(v, None, f64::INFINITY).0
     }
 
-    /// [`State::urgent`] and an SCT device where `v` starts then (`None` when none may
-    /// take it).
-    pub(super) fn urgent_at(&self, v: NodeIx) -> (f64, Option<DevIx>) {
+    /// [`State::urgent`], or a lower bound of it later than `bound`, and an SCT device where
+    /// `v` starts then (`None` when none may take it): the SCT devices are read `first`
+    /// first, and the reading stops at a start later than `bound`.
+    pub(super) fn urgent_past(
+        &self,
+        v: NodeIx,
+        first: Option<DevIx>,
+        bound: f64,
+    ) -> (f64, Option<DevIx>) {
         let k = self.problem.device_count() as DevIx;
         let (mut urgent, mut at) = (f64::NEG_INFINITY, None);
-        for d in (0..k).filter(|&d| self.sct_device(v, d)) {
+        let devices = first
+            .into_iter()
+            .chain((0..k).filter(|&d| Some(d) != first));
+        for d in devices.filter(|&d| self.sct_device(v, d)) {
             if let Some(t) = self.start(v, d) {
                 if at.is_none() || t > urgent {
                     at = Some(d);
                 }
                 urgent = urgent.max(t);
+                if urgent > bound {
+                    break;
+                }
             }
         }
         (urgent, at)
