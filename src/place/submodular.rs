@@ -104,13 +104,25 @@
 //! - With `mem_step`, a unit that steps to zero on a device moves to that device's heap of
 //!   stepped units of its class (benefit 0 for all there; memory only fills, so it never
 //!   steps back).
+//! - Active groups are filed per device by their pf there (without `mem_step`): within one
+//!   device and one pf, candidates rank by `(x, node)` alone whatever group they come from,
+//!   so a bucket's answer is the group whose lowest `(x, node)` is lowest. Each bucket is a
+//!   heap of lower bounds of that (it only grows: units leave, `x` grows), checked lazily
+//!   at its top; a group whose pf changes on a device (a node of one of its classes
+//!   placed elsewhere) is filed anew there, and one with no candidate left on a device is
+//!   dropped from it for good.
 //!
-//! A round costs O(devices × (1 + active groups)); the whole run
-//! O(V log V × columns + rounds × devices × (1 + active groups) + (E × devices) log V) with
-//! the transfer term. Active groups (sibling sets partly placed) are few: a placed node
-//! doubles its siblings' gains elsewhere, so they follow at once (at most one at a time on
-//! 20,000-op Inception-like block graphs with random costs). A graph that kept thousands of
-//! sibling sets partly placed would make rounds slower.
+//! A round costs O(devices × (1 + pf buckets)) plus O(log V) per re-filing; the whole run
+//! O(V log V × columns + rounds × devices × (1 + pf buckets) + (E × devices) log V) with
+//! the transfer term, plus O(devices × groups of the placed node's classes) per round to
+//! re-file (one group per class without colocation). The pf buckets of a device are the
+//! distinct pf of its active groups: without colocation (a group is one class) `p`
+//! buckets need `p (p - 1) / 2` placed parallel nodes, so there are at most `sqrt(2V)`,
+//! and in practice a few (a placed node raises its siblings' gains elsewhere, so they
+//! follow at once). Until issue 24b every active group
+//! was asked on every device each round, O(devices × (1 + active groups)): quadratic on
+//! many sibling sets partly placed at once (docs/cost.md, "Fixed"). With `mem_step` the
+//! rounds still ask every active group (stepped units would lower a group's bound).
 //!
 //! Exactness rests on every step from `x` to the value being monotone in floating point
 //! too: sums, quotients and products are, and `g` is `sqrt` (correctly rounded) for
@@ -120,7 +132,7 @@
 //! The hand-computed tests (the appendix walk-through round by round) and the lazy greedy's
 //! check against the plain greedy are in `submodular/tests.rs`.
 
-use std::cmp::Ordering;
+use std::cmp::{Ordering, Reverse};
 use std::collections::{BTreeMap, BinaryHeap};
 
 use super::{assign, no_device_error, Groups, Loads, Placer, PlacerInfo};
@@ -555,6 +567,21 @@ struct Slot {
     heaps: Vec<[BinaryHeap<Entry>; 2]>,
 }
 
+/// A group's stream on one device in its pf bucket: lowest `(x, node)` it may still offer
+/// there (a lower bound), the group, the filing's version. The smallest pops first.
+type Filed = Reverse<(u64, NodeIx, u32, u32)>;
+
+/// Version of a group's filing on a device where it has no candidate left (for good).
+const DEAD: u32 = u32::MAX;
+
+/// Where an active group is filed on each device: its pf there, the version of its live
+/// entry (older ones are stale), the lower bound of its best `(x, node)` there.
+struct Filing {
+    pf: Vec<u32>,
+    ver: Vec<u32>,
+    low: Vec<(u64, NodeIx)>,
+}
+
 /// The lazy greedy.
 struct Fast<'m, 'p, 'a> {
     m: &'m Model<'p, 'a>,
@@ -585,6 +612,15 @@ struct Fast<'m, 'p, 'a> {
     /// Transfer version of each unit: bumped when a neighbour is placed.
     tver: Vec<u32>,
     step: bool,
+    /// Without `mem_step`: per device, the active groups by their pf there, each bucket a
+    /// heap of [`Filed`] entries (see [`Fast::run`]); per group, its [`Filing`].
+    buckets: Vec<BTreeMap<u32, BinaryHeap<Filed>>>,
+    filings: Vec<Option<Filing>>,
+    /// Scratch: the pf buckets of a device, the groups a placement touched (with a stamp
+    /// per group).
+    pfs: Vec<u32>,
+    touched: Vec<u32>,
+    stamp: Vec<u32>,
 }
 
 impl<'m, 'p, 'a> Fast<'m, 'p, 'a> {
@@ -654,6 +690,11 @@ impl<'m, 'p, 'a> Fast<'m, 'p, 'a> {
             column_dev,
             tver: vec![0; nu],
             step: m.cfg.mem_step > 0.0,
+            buckets: (0..k).map(|_| BTreeMap::new()).collect(),
+            filings: (0..ngroups).map(|_| None).collect(),
+            pfs: Vec::new(),
+            touched: Vec::new(),
+            stamp: vec![u32::MAX; ngroups],
         };
         fast.slots[0] = Some(fast.slot(0..nu as u32));
         fast
@@ -772,13 +813,125 @@ impl<'m, 'p, 'a> Fast<'m, 'p, 'a> {
         }
     }
 
-    /// Gives `group` a slot of its own from now on (its units leave the shared class).
+    /// Gives `group` a slot of its own from now on (its units leave the shared class) and,
+    /// without `mem_step`, files it on every device under its pf there, bound `(0, 0)`.
     fn activate(&mut self, group: usize) {
         self.group_active[group] = true;
         self.active.push(group as u32);
         let units = std::mem::take(&mut self.group_units[group]);
         self.slots[group + 1] = Some(self.slot(units.iter().copied()));
         self.group_units[group] = units;
+        if !self.step {
+            let k = self.m.k;
+            self.filings[group] = Some(Filing {
+                pf: vec![0; k],
+                ver: vec![0; k],
+                low: vec![(0, 0); k],
+            });
+            for i in 0..k as DevIx {
+                self.file(group, i);
+            }
+        }
+    }
+
+    /// Files active `group` on device `i` under its pf now, with its bound, as a new
+    /// version (the previous entry, in whichever bucket, goes stale).
+    fn file(&mut self, group: usize, i: DevIx) {
+        let pf = self.pf(group, i);
+        let f = self.filings[group].as_mut().expect("filed group");
+        let iu = i as usize;
+        f.pf[iu] = pf;
+        f.ver[iu] = f.ver[iu].wrapping_add(1) % DEAD;
+        let (x, node) = f.low[iu];
+        self.buckets[iu]
+            .entry(pf)
+            .or_default()
+            .push(Reverse((x, node, group as u32, f.ver[iu])));
+    }
+
+    /// Moves the active groups a placement touched to their new pf buckets, on each device
+    /// where their pf changed and they still have candidates.
+    fn refile(&mut self, placed: usize) {
+        let m = self.m;
+        self.touched.clear();
+        for &v in &m.units.members[placed] {
+            let cl = self.class_of[v as usize];
+            if cl == NONE {
+                continue;
+            }
+            for &gi in &self.class_groups[cl as usize] {
+                if self.stamp[gi as usize] != placed as u32 {
+                    self.stamp[gi as usize] = placed as u32;
+                    self.touched.push(gi);
+                }
+            }
+        }
+        for t in 0..self.touched.len() {
+            let gi = self.touched[t] as usize;
+            if self.filings[gi].is_none() {
+                continue;
+            }
+            for i in 0..m.k as DevIx {
+                let f = self.filings[gi].as_ref().expect("filed group");
+                if f.ver[i as usize] != DEAD && f.pf[i as usize] != self.pf(gi, i) {
+                    self.file(gi, i);
+                }
+            }
+        }
+    }
+
+    /// The best candidate of the active groups on device `i` (without `mem_step`): within
+    /// one device and one pf, candidates rank by `(x, node)` alone (the module doc), so
+    /// each pf bucket's answer is the group with the lowest `(x, node)` there. Entries are
+    /// lower bounds (a group's lowest `(x, node)` on a device only grows: units leave,
+    /// `x` only grows), so the top is asked for its best and goes back re-keyed until
+    /// its bound is exact; a group with no candidate left on `i` is dropped there.
+    fn best_filed(&mut self, i: DevIx, phi: f64, gb: f64) -> Option<Cand> {
+        let iu = i as usize;
+        let mut pfs = std::mem::take(&mut self.pfs);
+        pfs.clear();
+        pfs.extend(self.buckets[iu].keys().copied());
+        let mut best: Option<Cand> = None;
+        for &pf in &pfs {
+            loop {
+                let heap = self.buckets[iu].get_mut(&pf).expect("bucket");
+                let Some(&Reverse((x, node, gi, ver))) = heap.peek() else {
+                    self.buckets[iu].remove(&pf);
+                    break;
+                };
+                let g = gi as usize;
+                let live = self.slots[g + 1].is_some()
+                    && self.filings[g].as_ref().is_some_and(|f| f.ver[iu] == ver);
+                if !live {
+                    heap.pop();
+                    continue;
+                }
+                match self.best_in(g + 1, i, false, phi, gb) {
+                    None => {
+                        let f = self.filings[g].as_mut().expect("filed group");
+                        f.ver[iu] = DEAD;
+                        self.buckets[iu].get_mut(&pf).expect("bucket").pop();
+                    }
+                    Some(c) => {
+                        let now = (ordered_bits(c.x), c.node);
+                        if now == (x, node) {
+                            if best.is_none_or(|b| order(&c, &b) == Ordering::Greater) {
+                                best = Some(c);
+                            }
+                            break;
+                        }
+                        debug_assert!(now > (x, node), "bounds only grow");
+                        let f = self.filings[g].as_mut().expect("filed group");
+                        f.low[iu] = now;
+                        let heap = self.buckets[iu].get_mut(&pf).expect("bucket");
+                        heap.pop();
+                        heap.push(Reverse((now.0, now.1, gi, ver)));
+                    }
+                }
+            }
+        }
+        self.pfs = pfs;
+        best
     }
 
     /// Runs the greedy; with `trace`, records each round's choice and `f(S)` before it.
@@ -790,6 +943,17 @@ impl<'m, 'p, 'a> Fast<'m, 'p, 'a> {
             let (gb, phi) = m.values(&self.st);
             let mut best: Option<Cand> = None;
             for i in 0..k as DevIx {
+                if !self.step {
+                    // The shared class, then the active groups by pf bucket.
+                    let shared = self.best_in(0, i, false, phi, gb[i as usize]);
+                    let filed = self.best_filed(i, phi, gb[i as usize]);
+                    for c in [shared, filed].into_iter().flatten() {
+                        if best.is_none_or(|b| order(&c, &b) == Ordering::Greater) {
+                            best = Some(c);
+                        }
+                    }
+                    continue;
+                }
                 for a in 0..=self.active.len() {
                     let s = if a == 0 {
                         0
@@ -826,6 +990,7 @@ impl<'m, 'p, 'a> Fast<'m, 'p, 'a> {
                 if self.group_unplaced[gi] == 0 && self.group_active[gi] {
                     self.active.retain(|&a| a as usize != gi);
                     self.slots[grp as usize] = None;
+                    self.filings[gi] = None;
                 }
             }
             for &v in &m.units.members[u] {
@@ -843,6 +1008,9 @@ impl<'m, 'p, 'a> Fast<'m, 'p, 'a> {
                         }
                     }
                 }
+            }
+            if !self.step {
+                self.refile(u);
             }
             if m.cfg.transfer != 0.0 {
                 for &v in &m.units.members[u] {

@@ -548,8 +548,7 @@ impl Scheduler for Msr {
             if p.ready.is_empty() {
                 many_live[d as usize] -= 1;
             } else {
-                let count =
-                    idle_count_in(remote_start, remote, p.op, |e| seen_idle[e as usize]);
+                let count = idle_count_in(remote_start, remote, p.op, |e| seen_idle[e as usize]);
                 p.best = profile_best(&p.ready, stat, *delta, count, p.ver)
                     .expect("a profile with ready ops has a best");
                 h.many.push(p.best);
@@ -594,8 +593,7 @@ impl Msr {
                     self.seen_idle[x as usize]
                 });
                 let ver = p.ver.wrapping_add(1);
-                let Some(now) = profile_best(&p.ready, &self.stat, self.delta, count, ver)
-                else {
+                let Some(now) = profile_best(&p.ready, &self.stat, self.delta, count, ver) else {
                     continue;
                 };
                 // A key at or above the best is still a valid bound: keep it (this also
@@ -936,7 +934,9 @@ mod tests {
             let b = simulate(&p, &placement, &mut scan, &mut FifoLinks::default(), opts);
             let (a, b) = (a.trace.unwrap().ops, b.trace.unwrap().ops);
             assert!(
-                a.iter().zip(&b).all(|(x, y)| x.0.to_bits() == y.0.to_bits()),
+                a.iter()
+                    .zip(&b)
+                    .all(|(x, y)| x.0.to_bits() == y.0.to_bits()),
                 "{links:?}"
             );
         }
