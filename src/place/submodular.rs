@@ -104,25 +104,26 @@
 //! - With `mem_step`, a unit that steps to zero on a device moves to that device's heap of
 //!   stepped units of its class (benefit 0 for all there; memory only fills, so it never
 //!   steps back).
-//! - Active groups are filed per device by their pf there (without `mem_step`): within one
-//!   device and one pf, candidates rank by `(x, node)` alone whatever group they come from,
-//!   so a bucket's answer is the group whose lowest `(x, node)` is lowest. Each bucket is a
-//!   heap of lower bounds of that (it only grows: units leave, `x` grows), checked lazily
-//!   at its top; a group whose pf changes on a device (a node of one of its classes
-//!   placed elsewhere) is filed anew there, and one with no candidate left on a device is
-//!   dropped from it for good.
+//! - Once more than `FILE_ABOVE` (8) groups are active, and until none is, they are filed
+//!   per device by their pf there (without `mem_step`): within one device and one pf,
+//!   candidates rank by `(x, node)` alone whatever group they come from, so a bucket's
+//!   answer is the group whose lowest `(x, node)` is lowest. Each bucket is a heap of lower
+//!   bounds of that (it only grows: units leave, `x` grows), checked lazily at its top; a
+//!   group whose pf changes on a device (a node of one of its classes placed elsewhere) is
+//!   filed anew there, and one with no candidate left on a device is dropped from it for
+//!   good. With a few active groups, asking each costs less than filing them.
 //!
-//! A round costs O(devices × (1 + pf buckets)) plus O(log V) per re-filing; the whole run
-//! O(V log V × columns + rounds × devices × (1 + pf buckets) + (E × devices) log V) with
-//! the transfer term, plus O(devices × groups of the placed node's classes) per round to
-//! re-file (one group per class without colocation). The pf buckets of a device are the
-//! distinct pf of its active groups: without colocation (a group is one class) `p`
-//! buckets need `p (p - 1) / 2` placed parallel nodes, so there are at most `sqrt(2V)`,
-//! and in practice a few (a placed node raises its siblings' gains elsewhere, so they
-//! follow at once). Until issue 24b every active group
-//! was asked on every device each round, O(devices × (1 + active groups)): quadratic on
-//! many sibling sets partly placed at once (docs/cost.md, "Fixed"). With `mem_step` the
-//! rounds still ask every active group (stepped units would lower a group's bound).
+//! A round costs O(devices × (1 + min(active groups, pf buckets))) plus O(log V) per
+//! re-filing; the whole run O(V log V × columns + rounds × devices × (1 + pf buckets) +
+//! (E × devices) log V) with the transfer term, plus O(devices × groups of the placed
+//! node's classes) per round to re-file (one group per class without colocation). The pf
+//! buckets of a device are the distinct pf of its active groups: without colocation (a
+//! group is one class) `p` buckets need `p (p - 1) / 2` placed parallel nodes, so there are
+//! at most `sqrt(2V)`, and in practice a few (a placed node raises its siblings' gains
+//! elsewhere, so they follow at once). Until issue 24b every active group was asked on
+//! every device each round, O(devices × (1 + active groups)): quadratic on many sibling
+//! sets partly placed at once (docs/cost.md, "Fixed"). With `mem_step` the rounds still ask
+//! every active group (a unit stepping to zero would lower its group's bound there).
 //!
 //! Exactness rests on every step from `x` to the value being monotone in floating point
 //! too: sums, quotients and products are, and `g` is `sqrt` (correctly rounded) for
@@ -582,6 +583,10 @@ struct Filing {
     low: Vec<(u64, NodeIx)>,
 }
 
+/// Active groups above which the rounds file them by pf (measured: NASNet x10 at 50
+/// devices keeps at most one active; filing every activation on every device cost 12%).
+const FILE_ABOVE: usize = 8;
+
 /// The lazy greedy.
 struct Fast<'m, 'p, 'a> {
     m: &'m Model<'p, 'a>,
@@ -612,8 +617,13 @@ struct Fast<'m, 'p, 'a> {
     /// Transfer version of each unit: bumped when a neighbour is placed.
     tver: Vec<u32>,
     step: bool,
-    /// Without `mem_step`: per device, the active groups by their pf there, each bucket a
-    /// heap of [`Filed`] entries (see [`Fast::run`]); per group, its [`Filing`].
+    /// Whether the active groups are filed by pf ([`Fast::best_filed`]): without
+    /// `mem_step`, from a round that starts with more than `file_above` of them until none
+    /// is left (asking each of a few active groups costs less than filing them).
+    filed: bool,
+    file_above: usize,
+    /// While `filed`: per device, the active groups by their pf there, each bucket a
+    /// heap of [`Filed`] entries; per group, its [`Filing`].
     buckets: Vec<BTreeMap<u32, BinaryHeap<Filed>>>,
     filings: Vec<Option<Filing>>,
     /// Scratch: the pf buckets of a device, the groups a placement touched (with a stamp
@@ -690,6 +700,8 @@ impl<'m, 'p, 'a> Fast<'m, 'p, 'a> {
             column_dev,
             tver: vec![0; nu],
             step: m.cfg.mem_step > 0.0,
+            filed: false,
+            file_above: FILE_ABOVE,
             buckets: (0..k).map(|_| BTreeMap::new()).collect(),
             filings: (0..ngroups).map(|_| None).collect(),
             pfs: Vec::new(),
@@ -814,23 +826,28 @@ impl<'m, 'p, 'a> Fast<'m, 'p, 'a> {
     }
 
     /// Gives `group` a slot of its own from now on (its units leave the shared class) and,
-    /// without `mem_step`, files it on every device under its pf there, bound `(0, 0)`.
+    /// while the active groups are filed, files it.
     fn activate(&mut self, group: usize) {
         self.group_active[group] = true;
         self.active.push(group as u32);
         let units = std::mem::take(&mut self.group_units[group]);
         self.slots[group + 1] = Some(self.slot(units.iter().copied()));
         self.group_units[group] = units;
-        if !self.step {
-            let k = self.m.k;
-            self.filings[group] = Some(Filing {
-                pf: vec![0; k],
-                ver: vec![0; k],
-                low: vec![(0, 0); k],
-            });
-            for i in 0..k as DevIx {
-                self.file(group, i);
-            }
+        if self.filed {
+            self.file_all(group);
+        }
+    }
+
+    /// Files active `group` on every device under its pf there, bound `(0, 0)`.
+    fn file_all(&mut self, group: usize) {
+        let k = self.m.k;
+        self.filings[group] = Some(Filing {
+            pf: vec![0; k],
+            ver: vec![0; k],
+            low: vec![(0, 0); k],
+        });
+        for i in 0..k as DevIx {
+            self.file(group, i);
         }
     }
 
@@ -940,10 +957,20 @@ impl<'m, 'p, 'a> Fast<'m, 'p, 'a> {
         let g = m.problem.graph;
         let k = m.k;
         for _ in 0..m.units.len() {
+            if !self.step && !self.filed && self.active.len() > self.file_above {
+                self.filed = true;
+                for a in 0..self.active.len() {
+                    self.file_all(self.active[a] as usize);
+                }
+            } else if self.filed && self.active.is_empty() {
+                // Completed groups dropped their filings; their entries go with the buckets.
+                self.filed = false;
+                self.buckets.iter_mut().for_each(BTreeMap::clear);
+            }
             let (gb, phi) = m.values(&self.st);
             let mut best: Option<Cand> = None;
             for i in 0..k as DevIx {
-                if !self.step {
+                if self.filed {
                     // The shared class, then the active groups by pf bucket.
                     let shared = self.best_in(0, i, false, phi, gb[i as usize]);
                     let filed = self.best_filed(i, phi, gb[i as usize]);
@@ -1009,7 +1036,7 @@ impl<'m, 'p, 'a> Fast<'m, 'p, 'a> {
                     }
                 }
             }
-            if !self.step {
+            if self.filed {
                 self.refile(u);
             }
             if m.cfg.transfer != 0.0 {

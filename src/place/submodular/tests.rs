@@ -81,8 +81,16 @@ fn model<'p, 'a>(p: &'p Problem<'a>, improved: bool, params: &Params) -> Model<'
 }
 
 fn fast_trace(m: &Model) -> (Result<Placement>, Vec<(Cand, f64)>) {
+    fast_trace_filing(m, FILE_ABOVE)
+}
+
+/// The lazy greedy filing its active groups by pf when more than `file_above` are active
+/// (0: from the first one; without `mem_step`).
+fn fast_trace_filing(m: &Model, file_above: usize) -> (Result<Placement>, Vec<(Cand, f64)>) {
     let mut t = Vec::new();
-    let r = Fast::new(m).run(Some(&mut t));
+    let mut fast = Fast::new(m);
+    fast.file_above = file_above;
+    let r = fast.run(Some(&mut t));
     (r, t)
 }
 
@@ -706,6 +714,11 @@ fn lazy_greedy_equals_plain_greedy() {
             "case {case}: improved {improved}, {params:?}"
         );
         assert_eq!(fast, plain, "case {case}");
+        // Active groups filed by pf from the first one (few are active on these graphs).
+        let (filed, trace) = fast_trace_filing(&m, 0);
+        let filed_chosen: Vec<Cand> = trace.iter().map(|t| t.0).collect();
+        assert_eq!(filed_chosen, plain_chosen, "case {case}: filed");
+        assert_eq!(filed, plain, "case {case}: filed");
         match &fast {
             Ok(placement) => verify(&p, placement).unwrap(),
             Err(_) => errors += 1,
@@ -759,14 +772,19 @@ fn many_active_groups_as_the_plain_greedy() {
             let m = model(&p, improved, &params);
             let mut rounds = Vec::new();
             let plain = reference(&m, Some(&mut rounds));
-            let (fast, trace) = fast_trace(&m);
             let plain_chosen: Vec<Cand> = rounds.iter().map(|r| r.chosen).collect();
-            let fast_chosen: Vec<Cand> = trace.iter().map(|t| t.0).collect();
-            assert_eq!(
-                fast_chosen, plain_chosen,
-                "improved {improved}, transfer {transfer}"
-            );
-            assert_eq!(fast, plain);
+            // Filed from the first active group, from the ninth (in and out as they
+            // complete), never.
+            let mut fast_chosen = Vec::new();
+            for file_above in [0, FILE_ABOVE, usize::MAX] {
+                let (fast, trace) = fast_trace_filing(&m, file_above);
+                fast_chosen = trace.iter().map(|t| t.0).collect();
+                assert_eq!(
+                    fast_chosen, plain_chosen,
+                    "improved {improved}, transfer {transfer}, file above {file_above}"
+                );
+                assert_eq!(fast, plain);
+            }
             // How many pairs were partly placed at once (the shape's point).
             let (class_of, _) = parallel_classes(&p);
             let mut placed = std::collections::BTreeMap::new();
