@@ -572,12 +572,12 @@ struct Slot {
 /// there (a lower bound), the group, the filing's version. The smallest pops first.
 type Filed = Reverse<(u64, NodeIx, u32, u32)>;
 
-/// Version of a group's filing on a device where it has no candidate left (for good).
-const DEAD: u32 = u32::MAX;
-
-/// Where an active group is filed on each device: its pf there, the version of its live
-/// entry (older ones are stale), the lower bound of its best `(x, node)` there.
+/// Where an active group is filed, per stream (device `i`, units whose g stepped to zero
+/// there or the others: `2 i + zero`): whether it is filed (not when it has no candidate
+/// left there), its pf, the version of its live entry (older ones are stale), the lower
+/// bound of its best `(x, node)` there.
 struct Filing {
+    on: Vec<bool>,
     pf: Vec<u32>,
     ver: Vec<u32>,
     low: Vec<(u64, NodeIx)>,
@@ -622,9 +622,12 @@ struct Fast<'m, 'p, 'a> {
     /// is left (asking each of a few active groups costs less than filing them).
     filed: bool,
     file_above: usize,
-    /// While `filed`: per device, the active groups by their pf there, each bucket a
-    /// heap of [`Filed`] entries; per group, its [`Filing`].
+    /// While `filed`: per stream (`2 * device + zero`), the active groups by their pf
+    /// there, each bucket a heap of [`Filed`] entries; per group, its [`Filing`].
     buckets: Vec<BTreeMap<u32, BinaryHeap<Filed>>>,
+    /// The least `(x, node)` of the units [`Fast::best_in`] moved to a stepped heap since
+    /// this was last taken.
+    moved: Option<(u64, NodeIx)>,
     filings: Vec<Option<Filing>>,
     /// Scratch: the pf buckets of a device, the groups a placement touched (with a stamp
     /// per group).
@@ -702,7 +705,8 @@ impl<'m, 'p, 'a> Fast<'m, 'p, 'a> {
             step: m.cfg.mem_step > 0.0,
             filed: false,
             file_above: FILE_ABOVE,
-            buckets: (0..k).map(|_| BTreeMap::new()).collect(),
+            buckets: (0..2 * k).map(|_| BTreeMap::new()).collect(),
+            moved: None,
             filings: (0..ngroups).map(|_| None).collect(),
             pfs: Vec::new(),
             touched: Vec::new(),
@@ -818,6 +822,8 @@ impl<'m, 'p, 'a> Fast<'m, 'p, 'a> {
             }
             if steps {
                 slot.heaps[iu][1].push(top);
+                let key = (ordered_bits(top.key.0), top.tie);
+                self.moved = Some(self.moved.map_or(key, |m| m.min(key)));
                 continue;
             }
             let pf = if s == 0 { 1 } else { self.pf(s - 1, i) };
@@ -838,32 +844,37 @@ impl<'m, 'p, 'a> Fast<'m, 'p, 'a> {
         }
     }
 
-    /// Files active `group` on every device under its pf there, bound `(0, 0)`.
+    /// Files active `group` on every device under its pf there, bound `(0, 0)` (and its
+    /// stepped units, with `mem_step`).
     fn file_all(&mut self, group: usize) {
         let k = self.m.k;
         self.filings[group] = Some(Filing {
-            pf: vec![0; k],
-            ver: vec![0; k],
-            low: vec![(0, 0); k],
+            on: vec![false; 2 * k],
+            pf: vec![0; 2 * k],
+            ver: vec![0; 2 * k],
+            low: vec![(0, 0); 2 * k],
         });
         for i in 0..k as DevIx {
-            self.file(group, i);
+            self.file(group, 2 * i as usize);
+            if self.step {
+                self.file(group, 2 * i as usize + 1);
+            }
         }
     }
 
-    /// Files active `group` on device `i` under its pf now, with its bound, as a new
-    /// version (the previous entry, in whichever bucket, goes stale).
-    fn file(&mut self, group: usize, i: DevIx) {
-        let pf = self.pf(group, i);
+    /// Files active `group`'s stream `j` (`2 * device + zero`) under its pf now, with its
+    /// bound, as a new version (the previous entry, in whichever bucket, goes stale).
+    fn file(&mut self, group: usize, j: usize) {
+        let pf = self.pf(group, (j / 2) as DevIx);
         let f = self.filings[group].as_mut().expect("filed group");
-        let iu = i as usize;
-        f.pf[iu] = pf;
-        f.ver[iu] = f.ver[iu].wrapping_add(1) % DEAD;
-        let (x, node) = f.low[iu];
-        self.buckets[iu]
+        f.on[j] = true;
+        f.pf[j] = pf;
+        f.ver[j] = f.ver[j].wrapping_add(1);
+        let (x, node) = f.low[j];
+        self.buckets[j]
             .entry(pf)
             .or_default()
-            .push(Reverse((x, node, group as u32, f.ver[iu])));
+            .push(Reverse((x, node, group as u32, f.ver[j])));
     }
 
     /// Moves the active groups a placement touched to their new pf buckets, on each device
@@ -888,46 +899,64 @@ impl<'m, 'p, 'a> Fast<'m, 'p, 'a> {
             if self.filings[gi].is_none() {
                 continue;
             }
-            for i in 0..m.k as DevIx {
+            for j in 0..2 * m.k {
                 let f = self.filings[gi].as_ref().expect("filed group");
-                if f.ver[i as usize] != DEAD && f.pf[i as usize] != self.pf(gi, i) {
-                    self.file(gi, i);
+                if f.on[j] && f.pf[j] != self.pf(gi, (j / 2) as DevIx) {
+                    self.file(gi, j);
                 }
             }
         }
     }
 
-    /// The best candidate of the active groups on device `i` (without `mem_step`): within
-    /// one device and one pf, candidates rank by `(x, node)` alone (the module doc), so
-    /// each pf bucket's answer is the group with the lowest `(x, node)` there. Entries are
-    /// lower bounds (a group's lowest `(x, node)` on a device only grows: units leave,
-    /// `x` only grows), so the top is asked for its best and goes back re-keyed until
-    /// its bound is exact; a group with no candidate left on `i` is dropped there.
-    fn best_filed(&mut self, i: DevIx, phi: f64, gb: f64) -> Option<Cand> {
-        let iu = i as usize;
+    /// The best candidate of the active groups on device `i`, among their units whose g
+    /// stepped to zero there (`zero`) or the others: within one device, one pf and one of
+    /// the two, candidates rank by `(x, node)` alone (the module doc), so each pf bucket's
+    /// answer is the group with the lowest `(x, node)` there. Entries are lower bounds (a
+    /// group's lowest `(x, node)` in a stream only grows: units leave, `x` only grows; a
+    /// unit moving to the stepped units re-files that stream with its key if lower), so
+    /// the top is asked for its best and goes back re-keyed until its bound is exact; a
+    /// group with no candidate left in a stream leaves it (stepped units may come back).
+    /// Asked for `zero == false` first, as the rounds without filing do: a stepped unit
+    /// that no top reached yet is beaten by its bucket's answer (value, then `b`, then
+    /// `x`).
+    fn best_filed(&mut self, i: DevIx, zero: bool, phi: f64, gb: f64) -> Option<Cand> {
+        let j = 2 * i as usize + zero as usize;
         let mut pfs = std::mem::take(&mut self.pfs);
         pfs.clear();
-        pfs.extend(self.buckets[iu].keys().copied());
+        pfs.extend(self.buckets[j].keys().copied());
         let mut best: Option<Cand> = None;
         for &pf in &pfs {
             loop {
-                let heap = self.buckets[iu].get_mut(&pf).expect("bucket");
+                let heap = self.buckets[j].get_mut(&pf).expect("bucket");
                 let Some(&Reverse((x, node, gi, ver))) = heap.peek() else {
-                    self.buckets[iu].remove(&pf);
+                    self.buckets[j].remove(&pf);
                     break;
                 };
                 let g = gi as usize;
                 let live = self.slots[g + 1].is_some()
-                    && self.filings[g].as_ref().is_some_and(|f| f.ver[iu] == ver);
+                    && self.filings[g]
+                        .as_ref()
+                        .is_some_and(|f| f.on[j] && f.ver[j] == ver);
                 if !live {
                     heap.pop();
                     continue;
                 }
-                match self.best_in(g + 1, i, false, phi, gb) {
+                self.moved = None;
+                let found = self.best_in(g + 1, i, zero, phi, gb);
+                if let Some(key) = self.moved.take() {
+                    // Units moved to this group's stepped units on `i`: a lower bound there.
+                    let z = j + 1;
+                    let f = self.filings[g].as_mut().expect("filed group");
+                    if !f.on[z] || key < f.low[z] {
+                        f.low[z] = if f.on[z] { key.min(f.low[z]) } else { key };
+                        self.file(g, z);
+                    }
+                }
+                match found {
                     None => {
                         let f = self.filings[g].as_mut().expect("filed group");
-                        f.ver[iu] = DEAD;
-                        self.buckets[iu].get_mut(&pf).expect("bucket").pop();
+                        f.on[j] = false;
+                        self.buckets[j].get_mut(&pf).expect("bucket").pop();
                     }
                     Some(c) => {
                         let now = (ordered_bits(c.x), c.node);
@@ -939,8 +968,8 @@ impl<'m, 'p, 'a> Fast<'m, 'p, 'a> {
                         }
                         debug_assert!(now > (x, node), "bounds only grow");
                         let f = self.filings[g].as_mut().expect("filed group");
-                        f.low[iu] = now;
-                        let heap = self.buckets[iu].get_mut(&pf).expect("bucket");
+                        f.low[j] = now;
+                        let heap = self.buckets[j].get_mut(&pf).expect("bucket");
                         heap.pop();
                         heap.push(Reverse((now.0, now.1, gi, ver)));
                     }
@@ -957,7 +986,7 @@ impl<'m, 'p, 'a> Fast<'m, 'p, 'a> {
         let g = m.problem.graph;
         let k = m.k;
         for _ in 0..m.units.len() {
-            if !self.step && !self.filed && self.active.len() > self.file_above {
+            if !self.filed && self.active.len() > self.file_above {
                 self.filed = true;
                 for a in 0..self.active.len() {
                     self.file_all(self.active[a] as usize);
@@ -971,12 +1000,18 @@ impl<'m, 'p, 'a> Fast<'m, 'p, 'a> {
             let mut best: Option<Cand> = None;
             for i in 0..k as DevIx {
                 if self.filed {
-                    // The shared class, then the active groups by pf bucket.
-                    let shared = self.best_in(0, i, false, phi, gb[i as usize]);
-                    let filed = self.best_filed(i, phi, gb[i as usize]);
-                    for c in [shared, filed].into_iter().flatten() {
-                        if best.is_none_or(|b| order(&c, &b) == Ordering::Greater) {
-                            best = Some(c);
+                    // The shared class, then the active groups by pf bucket, each first
+                    // among the units not stepped to zero.
+                    for zero in [false, true] {
+                        if zero && !self.step {
+                            continue;
+                        }
+                        let shared = self.best_in(0, i, zero, phi, gb[i as usize]);
+                        let filed = self.best_filed(i, zero, phi, gb[i as usize]);
+                        for c in [shared, filed].into_iter().flatten() {
+                            if best.is_none_or(|b| order(&c, &b) == Ordering::Greater) {
+                                best = Some(c);
+                            }
                         }
                     }
                     continue;
