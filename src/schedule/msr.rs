@@ -249,6 +249,9 @@ fn live_top(heap: &mut Heap, taken: &[bool]) -> Option<Entry> {
     None
 }
 
+/// A remote device and how many single-predecessor successors an op has there.
+type Remote = (DevIx, u32);
+
 /// How many single-predecessor successors of `v` sit on remote devices `idle` calls idle.
 fn idle_count_in(
     remote_start: &[u32],
@@ -400,7 +403,7 @@ impl Scheduler for Msr {
         // Profiles: multi-device ops keyed by (device, remote devices with counts).
         self.profile_of = vec![u32::MAX; n];
         self.profiles.clear();
-        let mut index: BTreeMap<(DevIx, &[(DevIx, u32)]), u32> = BTreeMap::new();
+        let mut index: BTreeMap<(DevIx, &[Remote]), u32> = BTreeMap::new();
         for v in 0..n as NodeIx {
             if self.kind[v as usize] != Kind::Many {
                 continue;
