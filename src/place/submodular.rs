@@ -607,6 +607,9 @@ struct Fast<'m, 'p, 'a> {
     class_groups: Vec<Vec<u32>>,
     /// Active groups (some class placed, some unit unplaced).
     active: Vec<u32>,
+    /// Position of each active group in `active` (the rounds' answer does not depend on
+    /// the order: candidates are totally ordered, each asked on its own).
+    active_at: Vec<u32>,
     /// Index 0: the shared class (pf = 1: units without parallel nodes, and units of
     /// groups not yet active); `1 + group`: an active group.
     slots: Vec<Option<Slot>>,
@@ -698,6 +701,7 @@ impl<'m, 'p, 'a> Fast<'m, 'p, 'a> {
             group_active: vec![false; ngroups],
             class_groups,
             active: Vec::new(),
+            active_at: vec![NONE; ngroups],
             slots: (0..=ngroups).map(|_| None).collect(),
             column,
             column_dev,
@@ -835,6 +839,7 @@ impl<'m, 'p, 'a> Fast<'m, 'p, 'a> {
     /// while the active groups are filed, files it.
     fn activate(&mut self, group: usize) {
         self.group_active[group] = true;
+        self.active_at[group] = self.active.len() as u32;
         self.active.push(group as u32);
         let units = std::mem::take(&mut self.group_units[group]);
         self.slots[group + 1] = Some(self.slot(units.iter().copied()));
@@ -1050,7 +1055,12 @@ impl<'m, 'p, 'a> Fast<'m, 'p, 'a> {
                 let gi = grp as usize - 1;
                 self.group_unplaced[gi] -= 1;
                 if self.group_unplaced[gi] == 0 && self.group_active[gi] {
-                    self.active.retain(|&a| a as usize != gi);
+                    // Out of `active` in O(1) (a scan of it was quadratic with many active).
+                    let at = self.active_at[gi] as usize;
+                    self.active.swap_remove(at);
+                    if let Some(&moved) = self.active.get(at) {
+                        self.active_at[moved as usize] = at as u32;
+                    }
                     self.slots[grp as usize] = None;
                     self.filings[gi] = None;
                 }
