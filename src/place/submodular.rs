@@ -105,13 +105,14 @@
 //!   stepped units of its class (benefit 0 for all there; memory only fills, so it never
 //!   steps back).
 //! - Once more than `FILE_ABOVE` (8) groups are active, and until none is, they are filed
-//!   per device by their pf there (without `mem_step`): within one device and one pf,
-//!   candidates rank by `(x, node)` alone whatever group they come from, so a bucket's
-//!   answer is the group whose lowest `(x, node)` is lowest. Each bucket is a heap of lower
-//!   bounds of that (it only grows: units leave, `x` grows), checked lazily at its top; a
-//!   group whose pf changes on a device (a node of one of its classes placed elsewhere) is
-//!   filed anew there, and one with no candidate left on a device is dropped from it for
-//!   good. With a few active groups, asking each costs less than filing them.
+//!   per device by their pf there: within one device, one pf, and among the units stepped
+//!   to zero or the others, candidates rank by `(x, node)` alone whatever group they come
+//!   from, so a bucket's answer is the group whose lowest `(x, node)` is lowest. Each
+//!   bucket is a heap of lower bounds of that (it only grows: units leave, `x` grows; a unit
+//!   moving to the stepped units re-files that stream if it is lower), checked lazily at
+//!   its top; a group whose pf changes on a device (a node of one of its classes placed
+//!   elsewhere) is filed anew there, and one with no candidate left in a stream leaves it.
+//!   With a few active groups, asking each costs less than filing them.
 //!
 //! A round costs O(devices × (1 + min(active groups, pf buckets))) plus O(log V) per
 //! re-filing; the whole run O(V log V × columns + rounds × devices × (1 + pf buckets) +
@@ -122,8 +123,7 @@
 //! at most `sqrt(2V)`, and in practice a few (a placed node raises its siblings' gains
 //! elsewhere, so they follow at once). Until issue 24b every active group was asked on
 //! every device each round, O(devices × (1 + active groups)): quadratic on many sibling
-//! sets partly placed at once (docs/cost.md, "Fixed"). With `mem_step` the rounds still ask
-//! every active group (a unit stepping to zero would lower its group's bound there).
+//! sets partly placed at once (docs/cost.md, "Fixed").
 //!
 //! Exactness rests on every step from `x` to the value being monotone in floating point
 //! too: sums, quotients and products are, and `g` is `sqrt` (correctly rounded) for
@@ -620,9 +620,9 @@ struct Fast<'m, 'p, 'a> {
     /// Transfer version of each unit: bumped when a neighbour is placed.
     tver: Vec<u32>,
     step: bool,
-    /// Whether the active groups are filed by pf ([`Fast::best_filed`]): without
-    /// `mem_step`, from a round that starts with more than `file_above` of them until none
-    /// is left (asking each of a few active groups costs less than filing them).
+    /// Whether the active groups are filed by pf ([`Fast::best_filed`]): from a round that
+    /// starts with more than `file_above` of them until none is left (asking each of a few
+    /// active groups costs less than filing them).
     filed: bool,
     file_above: usize,
     /// While `filed`: per stream (`2 * device + zero`), the active groups by their pf

@@ -85,7 +85,7 @@ fn fast_trace(m: &Model) -> (Result<Placement>, Vec<(Cand, f64)>) {
 }
 
 /// The lazy greedy filing its active groups by pf when more than `file_above` are active
-/// (0: from the first one; without `mem_step`).
+/// (0: from the first one).
 fn fast_trace_filing(m: &Model, file_above: usize) -> (Result<Placement>, Vec<(Cand, f64)>) {
     let mut t = Vec::new();
     let mut fast = Fast::new(m);
