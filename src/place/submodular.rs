@@ -104,13 +104,26 @@
 //! - With `mem_step`, a unit that steps to zero on a device moves to that device's heap of
 //!   stepped units of its class (benefit 0 for all there; memory only fills, so it never
 //!   steps back).
+//! - Once more than `FILE_ABOVE` (8) groups are active, and until none is, they are filed
+//!   per device by their pf there: within one device, one pf, and among the units stepped
+//!   to zero or the others, candidates rank by `(x, node)` alone whatever group they come
+//!   from, so a bucket's answer is the group whose lowest `(x, node)` is lowest. Each
+//!   bucket is a heap of lower bounds of that (it only grows: units leave, `x` grows; a unit
+//!   moving to the stepped units re-files that stream if it is lower), checked lazily at
+//!   its top; a group whose pf changes on a device (a node of one of its classes placed
+//!   elsewhere) is filed anew there, and one with no candidate left in a stream leaves it.
+//!   With a few active groups, asking each costs less than filing them.
 //!
-//! A round costs O(devices × (1 + active groups)); the whole run
-//! O(V log V × columns + rounds × devices × (1 + active groups) + (E × devices) log V) with
-//! the transfer term. Active groups (sibling sets partly placed) are few: a placed node
-//! doubles its siblings' gains elsewhere, so they follow at once (at most one at a time on
-//! 20,000-op Inception-like block graphs with random costs). A graph that kept thousands of
-//! sibling sets partly placed would make rounds slower.
+//! A round costs O(devices × (1 + min(active groups, pf buckets))) plus O(log V) per
+//! re-filing; the whole run O(V log V × columns + rounds × devices × (1 + pf buckets) +
+//! (E × devices) log V) with the transfer term, plus O(devices × groups of the placed
+//! node's classes) per round to re-file (one group per class without colocation). The pf
+//! buckets of a device are the distinct pf of its active groups: without colocation (a
+//! group is one class) `p` buckets need `p (p - 1) / 2` placed parallel nodes, so there are
+//! at most `sqrt(2V)`, and in practice a few (a placed node raises its siblings' gains
+//! elsewhere, so they follow at once). Until issue 24b every active group was asked on
+//! every device each round, O(devices × (1 + active groups)): quadratic on many sibling
+//! sets partly placed at once (docs/cost.md, "Fixed").
 //!
 //! Exactness rests on every step from `x` to the value being monotone in floating point
 //! too: sums, quotients and products are, and `g` is `sqrt` (correctly rounded) for
@@ -120,7 +133,7 @@
 //! The hand-computed tests (the appendix walk-through round by round) and the lazy greedy's
 //! check against the plain greedy are in `submodular/tests.rs`.
 
-use std::cmp::Ordering;
+use std::cmp::{Ordering, Reverse};
 use std::collections::{BTreeMap, BinaryHeap};
 
 use super::{assign, no_device_error, Groups, Loads, Placer, PlacerInfo};
@@ -555,6 +568,25 @@ struct Slot {
     heaps: Vec<[BinaryHeap<Entry>; 2]>,
 }
 
+/// A group's stream on one device in its pf bucket: lowest `(x, node)` it may still offer
+/// there (a lower bound), the group, the filing's version. The smallest pops first.
+type Filed = Reverse<(u64, NodeIx, u32, u32)>;
+
+/// Where an active group is filed, per stream (device `i`, units whose g stepped to zero
+/// there or the others: `2 i + zero`): whether it is filed (not when it has no candidate
+/// left there), its pf, the version of its live entry (older ones are stale), the lower
+/// bound of its best `(x, node)` there.
+struct Filing {
+    on: Vec<bool>,
+    pf: Vec<u32>,
+    ver: Vec<u32>,
+    low: Vec<(u64, NodeIx)>,
+}
+
+/// Active groups above which the rounds file them by pf (measured: NASNet x10 at 50
+/// devices keeps at most one active; filing every activation on every device cost 12%).
+const FILE_ABOVE: usize = 8;
+
 /// The lazy greedy.
 struct Fast<'m, 'p, 'a> {
     m: &'m Model<'p, 'a>,
@@ -575,6 +607,9 @@ struct Fast<'m, 'p, 'a> {
     class_groups: Vec<Vec<u32>>,
     /// Active groups (some class placed, some unit unplaced).
     active: Vec<u32>,
+    /// Position of each active group in `active` (the rounds' answer does not depend on
+    /// the order: candidates are totally ordered, each asked on its own).
+    active_at: Vec<u32>,
     /// Index 0: the shared class (pf = 1: units without parallel nodes, and units of
     /// groups not yet active); `1 + group`: an active group.
     slots: Vec<Option<Slot>>,
@@ -585,6 +620,23 @@ struct Fast<'m, 'p, 'a> {
     /// Transfer version of each unit: bumped when a neighbour is placed.
     tver: Vec<u32>,
     step: bool,
+    /// Whether the active groups are filed by pf ([`Fast::best_filed`]): from a round that
+    /// starts with more than `file_above` of them until none is left (asking each of a few
+    /// active groups costs less than filing them).
+    filed: bool,
+    file_above: usize,
+    /// While `filed`: per stream (`2 * device + zero`), the active groups by their pf
+    /// there, each bucket a heap of [`Filed`] entries; per group, its [`Filing`].
+    buckets: Vec<BTreeMap<u32, BinaryHeap<Filed>>>,
+    /// The least `(x, node)` of the units [`Fast::best_in`] moved to a stepped heap since
+    /// this was last taken.
+    moved: Option<(u64, NodeIx)>,
+    filings: Vec<Option<Filing>>,
+    /// Scratch: the pf buckets of a device, the groups a placement touched (with a stamp
+    /// per group).
+    pfs: Vec<u32>,
+    touched: Vec<u32>,
+    stamp: Vec<u32>,
 }
 
 impl<'m, 'p, 'a> Fast<'m, 'p, 'a> {
@@ -649,11 +701,20 @@ impl<'m, 'p, 'a> Fast<'m, 'p, 'a> {
             group_active: vec![false; ngroups],
             class_groups,
             active: Vec::new(),
+            active_at: vec![NONE; ngroups],
             slots: (0..=ngroups).map(|_| None).collect(),
             column,
             column_dev,
             tver: vec![0; nu],
             step: m.cfg.mem_step > 0.0,
+            filed: false,
+            file_above: FILE_ABOVE,
+            buckets: (0..2 * k).map(|_| BTreeMap::new()).collect(),
+            moved: None,
+            filings: (0..ngroups).map(|_| None).collect(),
+            pfs: Vec::new(),
+            touched: Vec::new(),
+            stamp: vec![u32::MAX; ngroups],
         };
         fast.slots[0] = Some(fast.slot(0..nu as u32));
         fast
@@ -765,6 +826,8 @@ impl<'m, 'p, 'a> Fast<'m, 'p, 'a> {
             }
             if steps {
                 slot.heaps[iu][1].push(top);
+                let key = (ordered_bits(top.key.0), top.tie);
+                self.moved = Some(self.moved.map_or(key, |m| m.min(key)));
                 continue;
             }
             let pf = if s == 0 { 1 } else { self.pf(s - 1, i) };
@@ -772,13 +835,154 @@ impl<'m, 'p, 'a> Fast<'m, 'p, 'a> {
         }
     }
 
-    /// Gives `group` a slot of its own from now on (its units leave the shared class).
+    /// Gives `group` a slot of its own from now on (its units leave the shared class) and,
+    /// while the active groups are filed, files it.
     fn activate(&mut self, group: usize) {
         self.group_active[group] = true;
+        self.active_at[group] = self.active.len() as u32;
         self.active.push(group as u32);
         let units = std::mem::take(&mut self.group_units[group]);
         self.slots[group + 1] = Some(self.slot(units.iter().copied()));
         self.group_units[group] = units;
+        if self.filed {
+            self.file_all(group);
+        }
+    }
+
+    /// Files active `group` on every device under its pf there, bound `(0, 0)` (and its
+    /// stepped units, with `mem_step`).
+    fn file_all(&mut self, group: usize) {
+        let k = self.m.k;
+        self.filings[group] = Some(Filing {
+            on: vec![false; 2 * k],
+            pf: vec![0; 2 * k],
+            ver: vec![0; 2 * k],
+            low: vec![(0, 0); 2 * k],
+        });
+        for i in 0..k as DevIx {
+            self.file(group, 2 * i as usize);
+            if self.step {
+                self.file(group, 2 * i as usize + 1);
+            }
+        }
+    }
+
+    /// Files active `group`'s stream `j` (`2 * device + zero`) under its pf now, with its
+    /// bound, as a new version (the previous entry, in whichever bucket, goes stale).
+    fn file(&mut self, group: usize, j: usize) {
+        let pf = self.pf(group, (j / 2) as DevIx);
+        let f = self.filings[group].as_mut().expect("filed group");
+        f.on[j] = true;
+        f.pf[j] = pf;
+        f.ver[j] = f.ver[j].wrapping_add(1);
+        let (x, node) = f.low[j];
+        self.buckets[j]
+            .entry(pf)
+            .or_default()
+            .push(Reverse((x, node, group as u32, f.ver[j])));
+    }
+
+    /// Moves the active groups a placement touched to their new pf buckets, on each device
+    /// where their pf changed and they still have candidates.
+    fn refile(&mut self, placed: usize) {
+        let m = self.m;
+        self.touched.clear();
+        for &v in &m.units.members[placed] {
+            let cl = self.class_of[v as usize];
+            if cl == NONE {
+                continue;
+            }
+            for &gi in &self.class_groups[cl as usize] {
+                if self.stamp[gi as usize] != placed as u32 {
+                    self.stamp[gi as usize] = placed as u32;
+                    self.touched.push(gi);
+                }
+            }
+        }
+        for t in 0..self.touched.len() {
+            let gi = self.touched[t] as usize;
+            if self.filings[gi].is_none() {
+                continue;
+            }
+            for j in 0..2 * m.k {
+                let f = self.filings[gi].as_ref().expect("filed group");
+                if f.on[j] && f.pf[j] != self.pf(gi, (j / 2) as DevIx) {
+                    self.file(gi, j);
+                }
+            }
+        }
+    }
+
+    /// The best candidate of the active groups on device `i`, among their units whose g
+    /// stepped to zero there (`zero`) or the others: within one device, one pf and one of
+    /// the two, candidates rank by `(x, node)` alone (the module doc), so each pf bucket's
+    /// answer is the group with the lowest `(x, node)` there. Entries are lower bounds (a
+    /// group's lowest `(x, node)` in a stream only grows: units leave, `x` only grows; a
+    /// unit moving to the stepped units re-files that stream with its key if lower), so
+    /// the top is asked for its best and goes back re-keyed until its bound is exact; a
+    /// group with no candidate left in a stream leaves it (stepped units may come back).
+    /// Asked for `zero == false` first, as the rounds without filing do: a stepped unit
+    /// that no top reached yet is beaten by its bucket's answer (value, then `b`, then
+    /// `x`).
+    fn best_filed(&mut self, i: DevIx, zero: bool, phi: f64, gb: f64) -> Option<Cand> {
+        let j = 2 * i as usize + zero as usize;
+        let mut pfs = std::mem::take(&mut self.pfs);
+        pfs.clear();
+        pfs.extend(self.buckets[j].keys().copied());
+        let mut best: Option<Cand> = None;
+        for &pf in &pfs {
+            loop {
+                let heap = self.buckets[j].get_mut(&pf).expect("bucket");
+                let Some(&Reverse((x, node, gi, ver))) = heap.peek() else {
+                    self.buckets[j].remove(&pf);
+                    break;
+                };
+                let g = gi as usize;
+                let live = self.slots[g + 1].is_some()
+                    && self.filings[g]
+                        .as_ref()
+                        .is_some_and(|f| f.on[j] && f.ver[j] == ver);
+                if !live {
+                    heap.pop();
+                    continue;
+                }
+                self.moved = None;
+                let found = self.best_in(g + 1, i, zero, phi, gb);
+                if let Some(key) = self.moved.take() {
+                    // Units moved to this group's stepped units on `i`: a lower bound there.
+                    let z = j + 1;
+                    let f = self.filings[g].as_mut().expect("filed group");
+                    if !f.on[z] || key < f.low[z] {
+                        f.low[z] = if f.on[z] { key.min(f.low[z]) } else { key };
+                        self.file(g, z);
+                    }
+                }
+                match found {
+                    None => {
+                        let f = self.filings[g].as_mut().expect("filed group");
+                        f.on[j] = false;
+                        self.buckets[j].get_mut(&pf).expect("bucket").pop();
+                    }
+                    Some(c) => {
+                        let now = (ordered_bits(c.x), c.node);
+                        if now == (x, node) {
+                            if best.is_none_or(|b| order(&c, &b) == Ordering::Greater) {
+                                best = Some(c);
+                            }
+                            break;
+                        }
+                        debug_assert!(now > (x, node), "bounds only grow");
+                        let f = self.filings[g].as_mut().expect("filed group");
+                        f.low[j] = now;
+                        let heap = self.buckets[j].get_mut(&pf).expect("bucket");
+                        heap.pop();
+                        heap.push(Reverse((now.0, now.1, gi, ver)));
+                    }
+                }
+            }
+        }
+        self.pfs = pfs;
+        best
     }
 
     /// Runs the greedy; with `trace`, records each round's choice and `f(S)` before it.
@@ -787,9 +991,36 @@ impl<'m, 'p, 'a> Fast<'m, 'p, 'a> {
         let g = m.problem.graph;
         let k = m.k;
         for _ in 0..m.units.len() {
+            if !self.filed && self.active.len() > self.file_above {
+                self.filed = true;
+                for a in 0..self.active.len() {
+                    self.file_all(self.active[a] as usize);
+                }
+            } else if self.filed && self.active.is_empty() {
+                // Completed groups dropped their filings; their entries go with the buckets.
+                self.filed = false;
+                self.buckets.iter_mut().for_each(BTreeMap::clear);
+            }
             let (gb, phi) = m.values(&self.st);
             let mut best: Option<Cand> = None;
             for i in 0..k as DevIx {
+                if self.filed {
+                    // The shared class, then the active groups by pf bucket, each first
+                    // among the units not stepped to zero.
+                    for zero in [false, true] {
+                        if zero && !self.step {
+                            continue;
+                        }
+                        let shared = self.best_in(0, i, zero, phi, gb[i as usize]);
+                        let filed = self.best_filed(i, zero, phi, gb[i as usize]);
+                        for c in [shared, filed].into_iter().flatten() {
+                            if best.is_none_or(|b| order(&c, &b) == Ordering::Greater) {
+                                best = Some(c);
+                            }
+                        }
+                    }
+                    continue;
+                }
                 for a in 0..=self.active.len() {
                     let s = if a == 0 {
                         0
@@ -824,8 +1055,14 @@ impl<'m, 'p, 'a> Fast<'m, 'p, 'a> {
                 let gi = grp as usize - 1;
                 self.group_unplaced[gi] -= 1;
                 if self.group_unplaced[gi] == 0 && self.group_active[gi] {
-                    self.active.retain(|&a| a as usize != gi);
+                    // Out of `active` in O(1) (a scan of it was quadratic with many active).
+                    let at = self.active_at[gi] as usize;
+                    self.active.swap_remove(at);
+                    if let Some(&moved) = self.active.get(at) {
+                        self.active_at[moved as usize] = at as u32;
+                    }
                     self.slots[grp as usize] = None;
+                    self.filings[gi] = None;
                 }
             }
             for &v in &m.units.members[u] {
@@ -843,6 +1080,9 @@ impl<'m, 'p, 'a> Fast<'m, 'p, 'a> {
                         }
                     }
                 }
+            }
+            if self.filed {
+                self.refile(u);
             }
             if m.cfg.transfer != 0.0 {
                 for &v in &m.units.members[u] {

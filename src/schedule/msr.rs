@@ -28,17 +28,25 @@
 //!   while `e` is idle) and `S` (while `e` is busy); a pick reads the heap that matches
 //!   `e`'s state now. An op sits in both; the copy left behind is dropped lazily when it
 //!   reaches a top. Cost `O(k + log R)` per pick (`k` devices, `R` ready ops).
-//! - two or more: one heap whose keys are never below the op's score. Each pick first
-//!   compares the devices' states with the last ones it saw. A change that raises scores
-//!   (a device turning idle when `δ > 0`, busy when `δ < 0`) re-keys at once the ready
-//!   ops that list the device (per-device watcher lists) whose score now exceeds their
-//!   key. A change that lowers scores is handled lazily: a top whose key is above its
-//!   score now goes back with the right key. The first top whose key equals its score
-//!   is the group's best.
+//! - two or more: ops with the same remote devices and counts (a "profile") on one device
+//!   have the same dynamic part, so they rank among themselves by `S` alone: each profile
+//!   keeps its ready ops ordered by (`S` descending, index), and enters one heap per
+//!   device as a single entry whose key is never below its best score (the best of its
+//!   ops, ties to the lowest index; as a sum that rounds can tie two different `S`, the
+//!   ops tied with the first form a prefix of that order, and each distinct `S` of it is
+//!   looked at once). Each pick first compares the devices' states with the last ones it
+//!   saw. A change that raises scores (a device turning idle when `δ > 0`, busy when
+//!   `δ < 0`) re-keys at once the profiles with ready ops that list the device
+//!   (per-device watcher lists) whose best now exceeds their key. A change that lowers
+//!   scores is handled lazily: a top whose key is above its best now goes back with the
+//!   right key. The first top whose key equals its best is the group's best.
 //!
 //! A pick costs `O(k + log R)` plus `O(log R)` per re-key. Re-keys are driven by device
-//! state changes, at most one per (change, ready op listing that device): bounded by
-//! the activity of the devices ops fan out to, never a scan of all ready ops per pick.
+//! state changes, at most one per (change, profile with ready ops listing that device):
+//! bounded by the activity of the devices ops fan out to times the distinct profiles, never
+//! a scan of all ready ops per pick. (Until issue 24b each op was its own entry: a device
+//! turning idle re-keyed every ready op listing it, `O(V R log R)` on many ready ops that
+//! share two remote devices; docs/cost.md, "Fixed".)
 
 use super::{Scheduler, SchedulerInfo, SimView};
 use crate::model::cluster::DevIx;
@@ -46,7 +54,9 @@ use crate::model::graph::NodeIx;
 use crate::model::problem::{FlatLists, Problem};
 use crate::params::{ParamSpec, Params};
 use crate::rng::Rng;
-use crate::util::{from_total_order_bits, total_order_bits};
+use crate::util::total_order_bits;
+use std::collections::{BTreeMap, BTreeSet};
+use std::ops::Bound;
 
 pub const PARAMS: &[ParamSpec] = &[
     ParamSpec::non_negative("alpha", 1.0, "weight per successor (eq. 13 α)"),
@@ -84,20 +94,17 @@ fn score(stat: f64, delta: f64, idle_count: u32) -> f64 {
 }
 
 /// A heap entry: larger score key first, then the smaller node (`tie`). `data` is the key
-/// version of a multi-device op (an entry with an older one is stale), else 0. Packed into
-/// one integer that is greater for a better entry: the key's `total_cmp` order bits, the
-/// node inverted, then the version (an op's entries have distinct versions, so the order
-/// is strict and the pops do not depend on how a heap stores them; among an op's entries
-/// the version's place in the order changes nothing, as all but one are stale).
+/// version of a multi-device op's profile (an entry with an older one is stale; its node
+/// is the profile's best op when it was keyed), else 0. Packed into one integer that is
+/// greater for a better entry: the key's `total_cmp` order bits, the node inverted, then
+/// the version (a node belongs to one profile and a profile's entries have distinct
+/// versions, so the order is strict and the pops do not depend on how a heap stores them;
+/// among a profile's entries the version's place in the order changes nothing, as all but
+/// one are stale).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 struct Entry(u128);
 
 impl Entry {
-    #[inline]
-    fn key(self) -> f64 {
-        from_total_order_bits((self.0 >> 64) as u64)
-    }
-
     #[inline]
     fn tie(self) -> NodeIx {
         !((self.0 >> 32) as u32)
@@ -106,6 +113,12 @@ impl Entry {
     #[inline]
     fn data(self) -> u32 {
         self.0 as u32
+    }
+
+    /// The entry's place in the order without its version: key, then node.
+    #[inline]
+    fn rank(self) -> u128 {
+        self.0 >> 32
     }
 }
 
@@ -134,6 +147,60 @@ struct Pair {
     busy: Heap,
 }
 
+/// The ready ops of one profile on one device (ops with two or more remote devices, the
+/// same devices and counts).
+struct Profile {
+    dev: DevIx,
+    /// An op with this profile, whose remote list is the profile's.
+    op: NodeIx,
+    /// Ready ops by (`S` descending, node): `S`'s order bits inverted, then the node.
+    ready: BTreeSet<(u64, NodeIx)>,
+    /// Version of the profile's live heap entry (older entries are stale).
+    ver: u32,
+    /// The live heap entry: never below the profile's best entry now.
+    best: Entry,
+    /// Bumped each time the profile gets ready ops again after having none; watcher
+    /// entries of an older epoch are stale.
+    epoch: u32,
+}
+
+/// Orders `S` descending in a [`Profile`]'s set.
+#[inline]
+fn stat_key(stat: f64) -> u64 {
+    !total_order_bits(stat)
+}
+
+/// The best entry (score, then lowest node) of a profile's ready ops whose dynamic part
+/// counts `count` idle successors, versioned `ver`. Scores are `S + δ·count`, monotone in
+/// `S`, so the ops tied with the first form a prefix of the set's order; the lowest node
+/// of the prefix is the first of one of its distinct `S`, each reached by one range query.
+fn profile_best(
+    ready: &BTreeSet<(u64, NodeIx)>,
+    stat: &[f64],
+    delta: f64,
+    count: u32,
+    ver: u32,
+) -> Option<Entry> {
+    let &(first, v) = ready.first()?;
+    let best = score(stat[v as usize], delta, count);
+    let mut rep = v;
+    let mut at = first;
+    while let Some(&(next, w)) = ready
+        .range((Bound::Excluded((at, NodeIx::MAX)), Bound::Unbounded))
+        .next()
+    {
+        if !score(stat[w as usize], delta, count)
+            .total_cmp(&best)
+            .is_eq()
+        {
+            break;
+        }
+        rep = rep.min(w);
+        at = next;
+    }
+    Some(entry(best, rep, ver))
+}
+
 #[derive(Default)]
 struct DeviceHeaps {
     plain: Heap,
@@ -157,14 +224,15 @@ pub struct Msr {
     heaps: Vec<DeviceHeaps>,
     /// Device of each op.
     device: Vec<DevIx>,
-    /// Current key version of each multi-device op, and that entry's key.
-    ver: Vec<u32>,
-    key: Vec<f64>,
-    /// Ready multi-device ops listing each device (taken ones dropped lazily).
-    watchers: Vec<Vec<NodeIx>>,
+    /// Profile of each multi-device op (`u32::MAX` for the others).
+    profile_of: Vec<u32>,
+    profiles: Vec<Profile>,
+    /// Profiles with ready ops listing each device, with their epoch (entries of an older
+    /// epoch, or of profiles without ready ops, are dropped lazily).
+    watchers: Vec<Vec<(u32, u32)>>,
     /// Device states the multi-device keys were last brought up to date with.
     seen_idle: Vec<bool>,
-    /// Live multi-device ops per device, to compact heaps full of stale entries.
+    /// Profiles with ready ops per device, to compact heaps full of stale entries.
     many_live: Vec<usize>,
     flipped: Vec<DevIx>,
 }
@@ -180,6 +248,9 @@ fn live_top(heap: &mut Heap, taken: &[bool]) -> Option<Entry> {
     }
     None
 }
+
+/// A remote device and how many single-predecessor successors an op has there.
+type Remote = (DevIx, u32);
 
 /// How many single-predecessor successors of `v` sit on remote devices `idle` calls idle.
 fn idle_count_in(
@@ -210,8 +281,8 @@ impl Msr {
             taken: Vec::new(),
             heaps: Vec::new(),
             device: Vec::new(),
-            ver: Vec::new(),
-            key: Vec::new(),
+            profile_of: Vec::new(),
+            profiles: Vec::new(),
             watchers: Vec::new(),
             seen_idle: Vec::new(),
             many_live: Vec::new(),
@@ -329,8 +400,31 @@ impl Scheduler for Msr {
         self.taken = vec![false; n];
         self.heaps = (0..k).map(|_| DeviceHeaps::default()).collect();
         self.device = placement.to_vec();
-        self.ver = vec![0; n];
-        self.key = vec![0.0; n];
+        // Profiles: multi-device ops keyed by (device, remote devices with counts).
+        self.profile_of = vec![u32::MAX; n];
+        self.profiles.clear();
+        let mut index: BTreeMap<(DevIx, &[Remote]), u32> = BTreeMap::new();
+        for v in 0..n as NodeIx {
+            if self.kind[v as usize] != Kind::Many {
+                continue;
+            }
+            let d = placement[v as usize];
+            let range =
+                self.remote_start[v as usize] as usize..self.remote_start[v as usize + 1] as usize;
+            let next = self.profiles.len() as u32;
+            let id = *index.entry((d, &self.remote[range])).or_insert(next);
+            if id == next {
+                self.profiles.push(Profile {
+                    dev: d,
+                    op: v,
+                    ready: BTreeSet::new(),
+                    ver: 0,
+                    best: Entry(0),
+                    epoch: 0,
+                });
+            }
+            self.profile_of[v as usize] = id;
+        }
         self.watchers = vec![Vec::new(); k];
         self.seen_idle = vec![true; k];
         self.many_live = vec![0; k];
@@ -358,15 +452,27 @@ impl Scheduler for Msr {
                 let count = idle_count_in(&self.remote_start, &self.remote, v, |e| {
                     self.seen_idle[e as usize]
                 });
-                let key = score(stat, self.delta, count);
-                self.key[v as usize] = key;
-                h.many.push(entry(key, v, 0));
-                self.many_live[d as usize] += 1;
-                let range = self.remote_start[v as usize] as usize
-                    ..self.remote_start[v as usize + 1] as usize;
-                for &(e, _) in &self.remote[range] {
-                    self.watchers[e as usize].push(v);
+                let mine = entry(score(stat, self.delta, count), v, 0);
+                let id = self.profile_of[v as usize];
+                let p = &mut self.profiles[id as usize];
+                let was_empty = p.ready.is_empty();
+                p.ready.insert((stat_key(stat), v));
+                if was_empty {
+                    // The profile's live entry is this op's; it watches its devices again.
+                    p.epoch = p.epoch.wrapping_add(1);
+                    self.many_live[d as usize] += 1;
+                    let range = self.remote_start[p.op as usize] as usize
+                        ..self.remote_start[p.op as usize + 1] as usize;
+                    for &(e, _) in &self.remote[range] {
+                        self.watchers[e as usize].push((id, p.epoch));
+                    }
+                } else if mine.rank() <= p.best.rank() {
+                    // The live entry stays a bound of the profile's best.
+                    return;
                 }
+                p.ver = p.ver.wrapping_add(1);
+                p.best = entry(score(stat, self.delta, count), v, p.ver);
+                h.many.push(p.best);
             }
         }
     }
@@ -380,8 +486,8 @@ impl Scheduler for Msr {
             remote,
             taken,
             heaps,
-            ver,
-            key,
+            profile_of,
+            profiles,
             seen_idle,
             many_live,
             ..
@@ -406,40 +512,55 @@ impl Scheduler for Msr {
                 None => false,
             }
         });
-        // Multi-device ops: keys are never below scores, so the first top whose key is
-        // its score now is the group's best; tops with stale keys go back re-keyed.
-        let mut from_many = false;
+        // Multi-device ops: a profile's key is never below its best, so the first top
+        // whose key is its profile's best now is the group's best; tops with stale keys
+        // go back re-keyed.
+        let mut from_many = None;
         while let Some(&top) = h.many.peek() {
-            let v = top.tie();
-            if taken[v as usize] || top.data() != ver[v as usize] {
+            let id = profile_of[top.tie() as usize];
+            let p = &mut profiles[id as usize];
+            if top.data() != p.ver || p.ready.is_empty() {
                 h.many.pop();
                 continue;
             }
             if best.is_some_and(|b| top <= b) {
                 break;
             }
-            let count = idle_count_in(remote_start, remote, v, |e| seen_idle[e as usize]);
-            let exact = score(stat[v as usize], *delta, count);
-            if exact.total_cmp(&top.key()).is_eq() {
+            let count = idle_count_in(remote_start, remote, p.op, |e| seen_idle[e as usize]);
+            let ver = p.ver.wrapping_add(1);
+            let exact = profile_best(&p.ready, stat, *delta, count, ver)
+                .expect("a profile with ready ops has a best");
+            if exact.rank() == top.rank() {
                 best = Some(top);
-                from_many = true;
+                from_many = Some(id);
                 break;
             }
             h.many.pop();
-            ver[v as usize] += 1;
-            key[v as usize] = exact;
-            h.many.push(entry(exact, v, ver[v as usize]));
+            p.ver = ver;
+            p.best = exact;
+            h.many.push(exact);
         }
         let chosen = best?;
-        if from_many {
+        if let Some(id) = from_many {
+            // The profile's next best under the same states is exact.
             h.many.pop();
-            many_live[d as usize] -= 1;
+            let p = &mut profiles[id as usize];
+            let v = chosen.tie();
+            p.ready.remove(&(stat_key(stat[v as usize]), v));
+            p.ver = p.ver.wrapping_add(1);
+            if p.ready.is_empty() {
+                many_live[d as usize] -= 1;
+            } else {
+                let count = idle_count_in(remote_start, remote, p.op, |e| seen_idle[e as usize]);
+                p.best = profile_best(&p.ready, stat, *delta, count, p.ver)
+                    .expect("a profile with ready ops has a best");
+                h.many.push(p.best);
+            }
         }
         if h.many.len() > 4 * many_live[d as usize] + 64 {
             h.many.retain(|e| {
-                !taken[e.tie() as usize]
-                    && e.data() == ver[e.tie() as usize]
-                    && e.tie() != chosen.tie()
+                let p = &profiles[profile_of[e.tie() as usize] as usize];
+                e.data() == p.ver && !p.ready.is_empty()
             });
         }
         taken[chosen.tie() as usize] = true;
@@ -449,7 +570,7 @@ impl Scheduler for Msr {
 
 impl Msr {
     /// Brings the multi-device keys up to date with the device states in `view`: records
-    /// every change, and re-keys at once the ready ops whose score a change raises.
+    /// every change, and re-keys at once the profiles whose best a change raises.
     fn sync(&mut self, view: &SimView) {
         self.flipped.clear();
         for (e, seen) in self.seen_idle.iter_mut().enumerate() {
@@ -463,24 +584,29 @@ impl Msr {
             }
         }
         for &e in &self.flipped {
-            let taken = &self.taken;
+            let profiles = &mut self.profiles;
             let list = &mut self.watchers[e as usize];
-            list.retain(|&v| !taken[v as usize]);
-            for &v in list.iter() {
-                let count = idle_count_in(&self.remote_start, &self.remote, v, |x| {
+            list.retain(|&(id, epoch)| {
+                let p = &profiles[id as usize];
+                p.epoch == epoch && !p.ready.is_empty()
+            });
+            for &(id, _) in list.iter() {
+                let p = &mut profiles[id as usize];
+                let count = idle_count_in(&self.remote_start, &self.remote, p.op, |x| {
                     self.seen_idle[x as usize]
                 });
-                let key = score(self.stat[v as usize], self.delta, count);
-                // A key at or above the score is still a valid bound: keep it (this also
-                // skips ops re-keyed already for another device in this sync).
-                if key <= self.key[v as usize] {
+                let ver = p.ver.wrapping_add(1);
+                let Some(now) = profile_best(&p.ready, &self.stat, self.delta, count, ver) else {
+                    continue;
+                };
+                // A key at or above the best is still a valid bound: keep it (this also
+                // skips profiles re-keyed already for another device in this sync).
+                if now.rank() <= p.best.rank() {
                     continue;
                 }
-                self.key[v as usize] = key;
-                self.ver[v as usize] += 1;
-                self.heaps[self.device[v as usize] as usize]
-                    .many
-                    .push(entry(key, v, self.ver[v as usize]));
+                p.ver = ver;
+                p.best = now;
+                self.heaps[p.dev as usize].many.push(now);
             }
         }
     }
@@ -607,11 +733,36 @@ mod tests {
     /// brute-force argmax of eq. 13 (ties to the lowest index).
     #[test]
     fn picks_match_a_brute_force_scan() {
-        let mut rng = Rng::new(11);
+        let kinds = random_picks(11, 300, 6, None);
+        assert!(
+            kinds.iter().all(|&c| c > 300),
+            "every heap kind is exercised: {kinds:?}"
+        );
+    }
+
+    /// As above on at most three devices (many ops share a profile) with a δ so large
+    /// that `S + δ·count` rounds different `S` to one score: the pick is still the lowest
+    /// node among the tied (the brute force sums as the scheduler does, [`Msr::score_now`]).
+    #[test]
+    fn rounded_ties_in_a_profile_go_to_the_lowest_node() {
+        for (seed, delta) in [(5, 2f64.powi(55)), (6, 2f64.powi(60)), (7, 3e17)] {
+            let kinds = random_picks(seed, 200, 3, Some(delta));
+            assert!(kinds[2] > 500, "multi-device ops: {kinds:?}");
+        }
+    }
+
+    /// Picks on random graphs (`cases` of them, up to `max_k` devices) against a brute-force
+    /// scan: [`naive`] with dyadic weights, or with `delta` given, [`Msr::score_now`] with
+    /// that δ and α = β = γ = 1 (large enough a δ rounds). Returns the ops of each kind.
+    fn random_picks(seed: u64, cases: usize, max_k: u64, delta: Option<f64>) -> [usize; 3] {
+        let mut rng = Rng::new(seed);
         let mut kinds = [0usize; 3];
-        for case in 0..300 {
-            let n = 5 + rng.below(40) as usize;
-            let k = 1 + rng.below(6) as usize;
+        for case in 0..cases {
+            // With `delta`, three devices and mostly single parents: many profiles shared.
+            let (n, k) = match delta {
+                None => (5 + rng.below(40) as usize, 1 + rng.below(max_k) as usize),
+                Some(_) => (20 + rng.below(60) as usize, max_k as usize),
+            };
             let mut nodes = Vec::new();
             for i in 0..n {
                 nodes.push(format!(r#"{{"id":"n{i}","cost":1}}"#));
@@ -620,7 +771,11 @@ mod tests {
             // up to three random ones.
             let mut edges = Vec::new();
             for b in 1..n as u64 {
-                let parents = if rng.below(2) == 0 { 1 } else { rng.below(4) };
+                let one = match delta {
+                    None => rng.below(2) == 0,
+                    Some(_) => rng.below(4) != 0,
+                };
+                let parents = if one { 1 } else { rng.below(4) };
                 for _ in 0..parents {
                     let a = rng.below(b);
                     for _ in 0..1 + rng.below(2) {
@@ -633,7 +788,10 @@ mod tests {
             let p = Problem::new(&g, &c).unwrap();
             let placement: Vec<DevIx> = (0..n).map(|_| rng.below(k as u64) as DevIx).collect();
             // Dyadic weights keep every sum exact, so scores compare bit for bit.
-            let w: Vec<f64> = (0..4).map(|_| (rng.below(33) as f64 - 8.0) / 4.0).collect();
+            let w: Vec<f64> = match delta {
+                None => (0..4).map(|_| (rng.below(33) as f64 - 8.0) / 4.0).collect(),
+                Some(delta) => vec![1.0, 1.0, 1.0, delta],
+            };
             let mut s = msr(w[0], w[1], w[2], w[3]);
             s.init(&p, &placement);
             for kind in &s.kind {
@@ -674,7 +832,10 @@ mod tests {
                 };
                 let want = ready[d as usize]
                     .iter()
-                    .map(|&v| (naive(&s, &p, &placement, v, &busy), v))
+                    .map(|&v| match delta {
+                        None => (naive(&s, &p, &placement, v, &busy), v),
+                        Some(_) => (s.score_now(v, &view), v),
+                    })
                     .max_by(|a, b| a.0.total_cmp(&b.0).then(b.1.cmp(&a.1)));
                 let got = s.pick(d, &view);
                 assert_eq!(got, want.map(|x| x.1), "case {case}");
@@ -683,10 +844,105 @@ mod tests {
                 }
             }
         }
-        assert!(
-            kinds.iter().all(|&c| c > 300),
-            "every heap kind is exercised: {kinds:?}"
-        );
+        kinds
+    }
+
+    /// Eq. 13 by a scan of every ready op at each pick ([`Msr::score_now`]; ties to the
+    /// lowest index): the reference the heaps must reproduce.
+    struct Scan {
+        msr: Msr,
+        ready: Vec<Vec<NodeIx>>,
+    }
+
+    impl Scheduler for Scan {
+        fn init(&mut self, problem: &Problem, placement: &[DevIx]) {
+            self.msr.init(problem, placement);
+            self.ready = vec![Vec::new(); problem.device_count()];
+        }
+
+        fn ready(&mut self, v: NodeIx, d: DevIx, _: f64) {
+            self.ready[d as usize].push(v);
+        }
+
+        fn pick(&mut self, d: DevIx, view: &SimView) -> Option<NodeIx> {
+            let list = &mut self.ready[d as usize];
+            let (at, _) = list
+                .iter()
+                .enumerate()
+                .map(|(at, &v)| (at, (self.msr.score_now(v, view), v)))
+                .max_by(|a, b| a.1 .0.total_cmp(&b.1 .0).then(b.1 .1.cmp(&a.1 .1)))?;
+            Some(list.swap_remove(at))
+        }
+    }
+
+    /// The adversarial shape of docs/cost.md ("Fixed", msr), small: `n` ready ops on d0,
+    /// each with one single-predecessor successor on d1 and one on d2 (some with a third on
+    /// d1, two profiles), so d1 and d2 turn busy and idle once per op d0 runs; among them
+    /// ops whose rank does not depend on the states (`f`, a successor on d0: 7) or on d1's
+    /// alone (`g`: 3 or 8), so the order depends on every change. The schedule equals the
+    /// scan's, op for op, under both link models.
+    #[test]
+    fn adversarial_profiles_schedule_as_the_scan() {
+        let n = 300;
+        let mut nodes = Vec::new();
+        let mut edges = Vec::new();
+        for i in 0..n {
+            let cost = 1 + i % 3;
+            nodes.push(format!(r#"{{"id":"a{i}","cost":{cost}}}"#));
+            nodes.push(format!(r#"{{"id":"b{i}","cost":1}}"#));
+            nodes.push(format!(r#"{{"id":"c{i}","cost":2}}"#));
+            edges.push(format!(r#"{{"src":"a{i}","dst":"b{i}","bytes":1}}"#));
+            edges.push(format!(r#"{{"src":"a{i}","dst":"c{i}","bytes":1}}"#));
+            if i % 4 == 0 {
+                nodes.push(format!(r#"{{"id":"e{i}","cost":1}}"#));
+                edges.push(format!(r#"{{"src":"a{i}","dst":"e{i}","bytes":1}}"#));
+            }
+            if i % 3 == 0 {
+                nodes.push(format!(r#"{{"id":"f{i}","cost":1}}"#));
+                nodes.push(format!(r#"{{"id":"h{i}","cost":1}}"#));
+                edges.push(format!(r#"{{"src":"f{i}","dst":"h{i}","bytes":1}}"#));
+            }
+            if i % 5 == 0 {
+                nodes.push(format!(r#"{{"id":"g{i}","cost":2}}"#));
+                nodes.push(format!(r#"{{"id":"j{i}","cost":1}}"#));
+                edges.push(format!(r#"{{"src":"g{i}","dst":"j{i}","bytes":1}}"#));
+            }
+        }
+        let g = joined(&nodes, &edges);
+        let c = Cluster::uniform(&[1.0, 1.0, 1.0], 4.0, 0.0);
+        let p = Problem::new(&g, &c).unwrap();
+        let placement: Vec<DevIx> = g
+            .nodes
+            .iter()
+            .map(|node| match node.id.as_bytes()[0] {
+                b'a' | b'f' | b'g' | b'h' => 0,
+                b'b' | b'e' | b'j' => 1,
+                _ => 2,
+            })
+            .collect();
+        let mut s = msr(1.0, 1.0, 1.0, 5.0);
+        s.init(&p, &placement);
+        assert_eq!(s.profiles.len(), 2, "two profiles on d0");
+        for links in [LinkModel::Parallel, LinkModel::Fcfs] {
+            let opts = SimOptions {
+                links,
+                record: true,
+            };
+            let mut fast = msr(1.0, 1.0, 1.0, 5.0);
+            let mut scan = Scan {
+                msr: msr(1.0, 1.0, 1.0, 5.0),
+                ready: Vec::new(),
+            };
+            let a = simulate(&p, &placement, &mut fast, &mut FifoLinks::default(), opts);
+            let b = simulate(&p, &placement, &mut scan, &mut FifoLinks::default(), opts);
+            let (a, b) = (a.trace.unwrap().ops, b.trace.unwrap().ops);
+            assert!(
+                a.iter()
+                    .zip(&b)
+                    .all(|(x, y)| x.0.to_bits() == y.0.to_bits()),
+                "{links:?}"
+            );
+        }
     }
 
     /// Random graphs on four devices under both link models and every registered

@@ -81,8 +81,16 @@ fn model<'p, 'a>(p: &'p Problem<'a>, improved: bool, params: &Params) -> Model<'
 }
 
 fn fast_trace(m: &Model) -> (Result<Placement>, Vec<(Cand, f64)>) {
+    fast_trace_filing(m, FILE_ABOVE)
+}
+
+/// The lazy greedy filing its active groups by pf when more than `file_above` are active
+/// (0: from the first one).
+fn fast_trace_filing(m: &Model, file_above: usize) -> (Result<Placement>, Vec<(Cand, f64)>) {
     let mut t = Vec::new();
-    let r = Fast::new(m).run(Some(&mut t));
+    let mut fast = Fast::new(m);
+    fast.file_above = file_above;
+    let r = fast.run(Some(&mut t));
     (r, t)
 }
 
@@ -706,6 +714,11 @@ fn lazy_greedy_equals_plain_greedy() {
             "case {case}: improved {improved}, {params:?}"
         );
         assert_eq!(fast, plain, "case {case}");
+        // Active groups filed by pf from the first one (few are active on these graphs).
+        let (filed, trace) = fast_trace_filing(&m, 0);
+        let filed_chosen: Vec<Cand> = trace.iter().map(|t| t.0).collect();
+        assert_eq!(filed_chosen, plain_chosen, "case {case}: filed");
+        assert_eq!(filed, plain, "case {case}: filed");
         match &fast {
             Ok(placement) => verify(&p, placement).unwrap(),
             Err(_) => errors += 1,
@@ -717,6 +730,81 @@ fn lazy_greedy_equals_plain_greedy() {
         errors > 0 && errors < compared / 4,
         "{errors} of {compared}"
     );
+}
+
+/// docs/cost.md's adversarial shape for the active groups ("Fixed", submodular), small:
+/// `n` sibling pairs under their own source, pinned to one device of three (pf stays 1
+/// there) with the cheap sibling placed first, so up to `n` groups are partly placed at
+/// once; some pairs pinned to the other devices and some free, so pf buckets of 1, 2 and
+/// 3 meet. The lazy greedy makes the plain greedy's choices round by round.
+#[test]
+fn many_active_groups_as_the_plain_greedy() {
+    let n = 40;
+    let mut nodes = Vec::new();
+    let mut edges = Vec::new();
+    for i in 0..n {
+        let pin = match i % 5 {
+            0 | 1 => r#","device":"d0""#.to_string(),
+            2 => format!(r#","device":"d{}""#, 1 + i % 2),
+            _ => String::new(),
+        };
+        nodes.push(format!(r#"{{"id":"p{i}","cost":{}{pin}}}"#, 2 + i % 3));
+        nodes.push(format!(r#"{{"id":"a{i}","cost":1{pin}}}"#));
+        nodes.push(format!(r#"{{"id":"b{i}","cost":{}{pin}}}"#, 3 + i % 4));
+        if i % 7 == 0 {
+            nodes.push(format!(r#"{{"id":"c{i}","cost":5{pin}}}"#));
+            edges.push(format!(r#"{{"src":"p{i}","dst":"c{i}","bytes":1}}"#));
+        }
+        edges.push(format!(r#"{{"src":"p{i}","dst":"a{i}","bytes":1}}"#));
+        edges.push(format!(r#"{{"src":"p{i}","dst":"b{i}","bytes":1}}"#));
+    }
+    let g = joined(&nodes, &edges);
+    let c = cluster(
+        r#"{"devices":[{"id":"d0","speed":1},{"id":"d1","speed":2},{"id":"d2","speed":1}],"bandwidth":1}"#,
+    );
+    let p = Problem::new(&g, &c).unwrap();
+    let mut most_active = 0;
+    for improved in [false, true] {
+        for transfer in [0.0, 2.0] {
+            let params = Params::defaults(PARAMS)
+                .with("cap", 1e4)
+                .with("transfer", transfer);
+            let m = model(&p, improved, &params);
+            let mut rounds = Vec::new();
+            let plain = reference(&m, Some(&mut rounds));
+            let plain_chosen: Vec<Cand> = rounds.iter().map(|r| r.chosen).collect();
+            // Filed from the first active group, from the ninth (in and out as they
+            // complete), never.
+            let mut fast_chosen = Vec::new();
+            for file_above in [0, FILE_ABOVE, usize::MAX] {
+                let (fast, trace) = fast_trace_filing(&m, file_above);
+                fast_chosen = trace.iter().map(|t| t.0).collect();
+                assert_eq!(
+                    fast_chosen, plain_chosen,
+                    "improved {improved}, transfer {transfer}, file above {file_above}"
+                );
+                assert_eq!(fast, plain);
+            }
+            // How many pairs were partly placed at once (the shape's point).
+            let (class_of, _) = parallel_classes(&p);
+            let mut placed = std::collections::BTreeMap::new();
+            let mut active = 0usize;
+            for c in &fast_chosen {
+                let cl = class_of[c.node as usize];
+                if cl != NONE {
+                    let e = placed.entry(cl).or_insert(0);
+                    *e += 1;
+                    if *e == 1 {
+                        active += 1;
+                    } else if *e == 2 {
+                        active -= 1;
+                    }
+                    most_active = most_active.max(active);
+                }
+            }
+        }
+    }
+    assert!(most_active >= 10, "{most_active}");
 }
 
 /// With memory a hard constraint, a step at 100% of memory changes nothing.
