@@ -72,7 +72,10 @@ use crate::model::graph::NodeIx;
 use crate::model::problem::Problem;
 use crate::util::merge_sorted;
 
+mod live;
 mod rounds;
+
+use live::Live;
 use rounds::{contract, live_heights, priority, Adjacency, Edge};
 
 /// What one round did.
@@ -200,6 +203,11 @@ fn op_work(problem: &Problem) -> Vec<f64> {
         .collect()
 }
 
+/// A round whose batch merges fewer than one pair per this many live edges hands over to
+/// the in-place updates (`live.rs`); larger batches change a good share of the graph, and a
+/// pass over it (`rounds.rs`) costs less per change.
+const SMALL_BATCH: usize = 32;
+
 /// Vertices that count toward the target: those with work and at least one edge (isolated
 /// and zero-work vertices do not consume it).
 fn counted(n: usize, edges: &[(u32, u32, f64)], work: &[f64]) -> usize {
@@ -216,6 +224,12 @@ fn counted(n: usize, edges: &[(u32, u32, f64)], work: &[f64]) -> usize {
 /// (unless one op does); isolated vertices are merged among themselves at the end, by the
 /// devices they may use, under the same share.
 pub fn coarsen(problem: &Problem, target: usize) -> Coarse {
+    coarsen_split(problem, target, SMALL_BATCH)
+}
+
+/// [`coarsen`], handing over to the in-place rounds at the first batch of fewer than one
+/// pair per `small_batch` live edges (0: from the first round; the tests run both ways).
+fn coarsen_split(problem: &Problem, target: usize, small_batch: usize) -> Coarse {
     let g = problem.graph;
     let k = problem.device_count();
     let op_work = op_work(problem);
@@ -281,6 +295,7 @@ pub fn coarsen(problem: &Problem, target: usize) -> Coarse {
     let mut head_of = vec![u32::MAX; n]; // head_of[v] = u
     let mut linked = vec![false; n];
     let mut dead = vec![false; n];
+    let mut handover: Option<Vec<(u32, u32)>> = None;
     loop {
         for e in &edges {
             linked[e.src as usize] = true;
@@ -348,6 +363,10 @@ pub fn coarsen(problem: &Problem, target: usize) -> Coarse {
             head_of[v as usize] = u32::MAX;
         }
         if batch.is_empty() {
+            break;
+        }
+        if batch.len().saturating_mul(small_batch) <= edges.len() {
+            handover = Some(batch);
             break;
         }
         let before = edges.len();
@@ -435,13 +454,75 @@ pub fn coarsen(problem: &Problem, target: usize) -> Coarse {
             fallback,
         });
     }
+    drop((edges, succ, h, tensors, live));
+    // Small rounds: the live graph updated in place (`live.rs`), from the first small batch.
+    let mut live = Live::build(problem, &members).expect("the graph is acyclic");
+    let mut active = (0..n as u32).filter(|&x| live.counts(x, &work)).count();
+    loop {
+        let batch = match handover.take() {
+            Some(batch) => batch,
+            None if active <= target => break,
+            None => live.scan(active, target, cap, &work, &allowed),
+        };
+        if batch.is_empty() {
+            break;
+        }
+        let before = live.edges;
+        // Counted vertices before the merges: only the merged pairs change (every other
+        // vertex keeps its work and at least one edge, if it had one).
+        let was: Vec<usize> = batch
+            .iter()
+            .map(|&(u, v)| usize::from(live.counts(u, &work)) + usize::from(live.counts(v, &work)))
+            .collect();
+        for &(u, v) in &batch {
+            live.merge(problem, u, v);
+        }
+        let mut fallback = false;
+        let mut pairs: &[(u32, u32)] = &batch;
+        if !live.settle() {
+            // Never expected (the module doc's proof): the graph before the batch again,
+            // and only the batch's first pair, safe by Theorem 3.2.
+            fallback = true;
+            pairs = &batch[..1];
+            live = Live::build(problem, &members).expect("the graph before the batch is acyclic");
+            live.merge(problem, pairs[0].0, pairs[0].1);
+            assert!(live.settle(), "one pair is safe (Theorem 3.2)");
+        }
+        for (&(u, v), was) in pairs.iter().zip(&was) {
+            let (m, o) = (u.min(v) as usize, u.max(v) as usize);
+            let gone = std::mem::take(&mut members[o]);
+            let joined = merge_sorted(&members[m], &gone, |&k, &g| {
+                pos[k as usize] < pos[g as usize]
+            });
+            work[m] = joined.iter().map(|&v| op_work[v as usize]).sum();
+            members[m] = joined;
+            let other = std::mem::take(&mut allowed[o]);
+            for (a, b) in allowed[m].iter_mut().zip(other) {
+                *a = *a && b;
+            }
+            work[o] = 0.0;
+            active = active - was + usize::from(live.counts(m as u32, &work));
+        }
+        rounds.push(Round {
+            vertices: live.live,
+            edges: live.edges,
+            merged: pairs.len(),
+            edges_removed_pct: if before > 0 {
+                100.0 * (before - live.edges) as f64 / before as f64
+            } else {
+                0.0
+            },
+            fallback,
+        });
+    }
     // Renumber once: ids in key order.
+    let keys = live.keys();
     let mut id = vec![u32::MAX; n];
-    for (i, &x) in live.iter().enumerate() {
+    for (i, &x) in keys.iter().enumerate() {
         id[x as usize] = i as u32;
     }
     let mut of = vec![0u32; n];
-    let members: Vec<Vec<NodeIx>> = live
+    let members: Vec<Vec<NodeIx>> = keys
         .iter()
         .map(|&x| std::mem::take(&mut members[x as usize]))
         .collect();
@@ -450,9 +531,10 @@ pub fn coarsen(problem: &Problem, target: usize) -> Coarse {
             of[v as usize] = i as u32;
         }
     }
-    let mut edges: Vec<(u32, u32, f64)> = edges
-        .iter()
-        .map(|e| (id[e.src as usize], id[e.dst as usize], e.bytes))
+    let mut edges: Vec<(u32, u32, f64)> = live
+        .edge_list()
+        .into_iter()
+        .map(|(a, b, bytes)| (id[a as usize], id[b as usize], bytes))
         .collect();
     edges.sort_unstable_by_key(|e| (e.0, e.1));
     merge_isolated(problem, cap, of, members, edges, rounds)
