@@ -105,7 +105,11 @@ pub(super) struct Live {
     pub(super) live: usize,
     /// Live edges.
     pub(super) edges: usize,
-    succ: Vec<BTreeMap<u32, Link>>,
+    /// Successors: `succ[a][b]` is the edge `a -> b`'s slot in `links`.
+    succ: Vec<BTreeMap<u32, u32>>,
+    links: Vec<Link>,
+    /// Slots of removed edges, for reuse.
+    free: Vec<u32>,
     pred: Vec<BTreeSet<u32>>,
     /// Heights (Definition 3.4).
     h: Vec<u32>,
@@ -160,6 +164,8 @@ impl Live {
             alive,
             edges: links.len(),
             succ: (0..n).map(|_| BTreeMap::new()).collect(),
+            links: Vec::with_capacity(links.len()),
+            free: Vec::new(),
             pred: (0..n).map(|_| BTreeSet::new()).collect(),
             h: vec![1; n],
             predh: (0..n).map(|_| BTreeMap::new()).collect(),
@@ -181,15 +187,13 @@ impl Live {
                 src: a,
                 dst: b,
             });
-            s.succ[a as usize].insert(
-                b,
-                Link {
-                    tensors,
-                    bytes,
-                    owner,
-                    cand: true,
-                },
-            );
+            s.succ[a as usize].insert(b, s.links.len() as u32);
+            s.links.push(Link {
+                tensors,
+                bytes,
+                owner,
+                cand: true,
+            });
             s.pred[b as usize].insert(a);
         }
         s.heads = s.owned.iter().filter_map(|o| o.first().copied()).collect();
@@ -288,20 +292,30 @@ impl Live {
 
     /// Removes the edge `a -> b` and returns its tensors and bytes.
     fn detach(&mut self, a: u32, b: u32) -> Option<(Vec<u32>, f64)> {
-        let link = self.succ[a as usize].remove(&b)?;
+        let slot = self.succ[a as usize].remove(&b)?;
+        self.free.push(slot);
+        let link = &mut self.links[slot as usize];
+        let (tensors, bytes, owner, cand) = (
+            std::mem::take(&mut link.tensors),
+            link.bytes,
+            link.owner,
+            link.cand,
+        );
         self.pred[b as usize].remove(&a);
         self.sub_height(b, self.h[a as usize]);
-        if link.cand {
-            let c = Cand {
-                bytes: link.bytes,
-                src: a,
-                dst: b,
-            };
-            self.drop_cand(c, link.owner);
+        if cand {
+            self.drop_cand(
+                Cand {
+                    bytes,
+                    src: a,
+                    dst: b,
+                },
+                owner,
+            );
         }
         self.edges -= 1;
         self.dirty.push(b);
-        Some((link.tensors, link.bytes))
+        Some((tensors, bytes))
     }
 
     /// Adds tensors between `a` and `b`: a new edge (with the `bytes` they sum to), or
@@ -312,7 +326,8 @@ impl Live {
         } else {
             a
         };
-        if let Some(link) = self.succ[a as usize].get_mut(&b) {
+        if let Some(&slot) = self.succ[a as usize].get(&b) {
+            let link = &mut self.links[slot as usize];
             let old = (link.cand, link.bytes, link.owner);
             link.tensors = union(&link.tensors, &tensors);
             link.bytes = tensor_sum(problem, &link.tensors);
@@ -335,15 +350,23 @@ impl Live {
             self.add_cand(c, owner);
             return;
         }
-        self.succ[a as usize].insert(
-            b,
-            Link {
-                tensors,
-                bytes,
-                owner,
-                cand: true,
-            },
-        );
+        let link = Link {
+            tensors,
+            bytes,
+            owner,
+            cand: true,
+        };
+        let slot = match self.free.pop() {
+            Some(slot) => {
+                self.links[slot as usize] = link;
+                slot
+            }
+            None => {
+                self.links.push(link);
+                self.links.len() as u32 - 1
+            }
+        };
+        self.succ[a as usize].insert(b, slot);
         self.pred[b as usize].insert(a);
         self.add_height(b, self.h[a as usize]);
         self.edges += 1;
@@ -440,6 +463,7 @@ impl Live {
         {
             let Live {
                 succ,
+                links,
                 pred,
                 h,
                 owned,
@@ -462,7 +486,7 @@ impl Live {
                 let Some(e) = e else { break };
                 let (u, v) = (e.src, e.dst);
                 let (ui, vi) = (u as usize, v as usize);
-                let Some(owner) = succ[ui].get(&v).map(|l| l.owner) else {
+                let Some(owner) = succ[ui].get(&v).map(|&l| links[l as usize].owner) else {
                     continue;
                 };
                 let used = |x: usize| tail_of[x] != u32::MAX || head_of[x] != u32::MAX;
@@ -531,8 +555,8 @@ impl Live {
             self.head_of[v as usize] = u32::MAX;
         }
         for (c, owner) in never {
-            if let Some(link) = self.succ[c.src as usize].get_mut(&c.dst) {
-                link.cand = false;
+            if let Some(&slot) = self.succ[c.src as usize].get(&c.dst) {
+                self.links[slot as usize].cand = false;
             }
             self.drop_cand(c, owner);
         }
@@ -550,8 +574,8 @@ impl Live {
     pub(super) fn edge_list(&self) -> Vec<(u32, u32, f64)> {
         let mut out = Vec::with_capacity(self.edges);
         for (a, s) in self.succ.iter().enumerate() {
-            for (&b, link) in s {
-                out.push((a as u32, b, link.bytes));
+            for (&b, &slot) in s {
+                out.push((a as u32, b, self.links[slot as usize].bytes));
             }
         }
         out
