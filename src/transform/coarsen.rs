@@ -46,15 +46,24 @@
 //!   check (the petgraph check before), so the fallback (undo the batch, merge its first
 //!   pair) is decided exactly as before.
 //!
-//! Cost: `O(rounds x (V + E) + c log c + merged members)` for `c` changed edges per round:
-//! each round still passes over the live vertices and edges (counting, adjacency, heights,
-//! the contraction and the scan), but no longer sorts every edge of the original graph
-//! twice, renumbers every op, or builds the `O(V x devices)` allowed table and a petgraph
-//! copy. A round merges a matching, so on a star it merges one pair and `rounds` is
-//! `Theta(V)` there: still quadratic on a fan-in star (one op with 20,000 inputs: 2,002
-//! rounds, 0.42 s, was 5.5-7 s), 10-12x faster on NASNet x10 (576 rounds, 0.10 s, was 1.1 s;
-//! docs/cost.md). Rounds that cost only what they change (heights updated downstream of the
-//! merges, the scan skipping edges of a used end) are not done.
+//! Issue 24a: small rounds cost what they change. A round whose batch merges at least one
+//! pair per [`SMALL_BATCH`] live edges still makes the pass above (`rounds.rs`; it changes
+//! a good share of the graph); from the first smaller batch on, the live graph is updated in
+//! place (`live.rs`): edges in a slab with predecessor and successor trees, so a merge moves
+//! only the higher key's edges; heights settled from the vertices whose predecessors changed,
+//! lowest height first, each taking `1 + max` of a multiset of its predecessors' heights
+//! (the cycle check: when no vertex is left to update every vertex satisfies Definition
+//! 3.4's equation, which no graph with a cycle can, and which fixes a DAG's heights; should
+//! the updates cost more than a pass, Kahn's algorithm decides, so the fallback is decided
+//! exactly as before); a running count of the counted vertices (only a merged pair changes
+//! whether it counts); candidates grouped by an owning end (the end of higher degree), merged
+//! in scan order from the owners' lists, so an owner in the batch skips all its edges at
+//! once; edges refused for the work cap or the devices leave the candidates (a kept end's
+//! work only grows, its devices only shrink); members joined smaller into larger with the
+//! work continued from running sums (the same left fold, same bits). On a fan-in star a
+//! round is `O(log V)` plus the members' tail: 80,000 ops in 0.12 s (was 6.6 s). Left: rule
+//! (ii)/(iii) refusals are re-examined every round, and a hub whose key moves every round
+//! (docs/cost.md) re-keys all its edges each round.
 //!
 //! Choices:
 //! - Priority: the paper's "estimated communication time" of the edge. Any per-pair mean of
