@@ -208,15 +208,19 @@ fn is_cyclic(n: usize, edges: &[(u32, u32, f64)]) -> bool {
 }
 
 /// Same result, bit for bit: the vertices, their members, the edges and every round.
+/// Both ways: the rounds handing over to the in-place updates as `coarsen` does, and in
+/// place from the first round (every round through `live.rs`).
 fn assert_same(p: &Problem, target: usize, what: &str) {
-    let new = super::coarsen(p, target);
-    let old = coarsen_reference(p, target);
-    // Debug prints each float's shortest round-trip form: equal text, equal bits.
-    assert_eq!(
-        format!("{new:?}"),
-        format!("{old:?}"),
-        "{what}, target {target}"
-    );
+    let old = format!("{:?}", coarsen_reference(p, target));
+    for small_batch in [super::SMALL_BATCH, 0] {
+        let new = super::coarsen_split(p, target, small_batch);
+        // Debug prints each float's shortest round-trip form: equal text, equal bits.
+        assert_eq!(
+            format!("{new:?}"),
+            old,
+            "{what}, target {target}, hand-over at one pair per {small_batch} edges"
+        );
+    }
 }
 
 /// Random graphs of the shapes that stress the rounds (fan-in and fan-out stars, chains

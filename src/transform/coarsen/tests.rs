@@ -226,3 +226,58 @@ fn random_dags_stay_acyclic_and_conserve_work_and_memory() {
     }
     assert!(rounds > 2000, "the rounds ran: {rounds}");
 }
+
+/// Joining members keeps the work's bits: against a merge and a sum over the joined list
+/// in topological order, with fractional works (so that the order shows), lists of every
+/// relative size and interleaving.
+#[test]
+fn joined_members_sum_as_the_whole_list() {
+    let mut r = Rng::new(7);
+    let n = 400;
+    let pos: Vec<u32> = (0..n as u32).collect();
+    let op_work: Vec<f64> = (0..n)
+        .map(|_| 0.1 * r.below(1000) as f64 + 1e-7 * r.below(1000) as f64)
+        .collect();
+    let fold = |ms: &[NodeIx]| -> Vec<f64> {
+        let mut s = empty_sum();
+        ms.iter()
+            .map(|&v| {
+                s += op_work[v as usize];
+                s
+            })
+            .collect()
+    };
+    let mut differ = 0;
+    for _ in 0..2000 {
+        let mut a: Vec<NodeIx> = Vec::new();
+        let mut b: Vec<NodeIx> = Vec::new();
+        let (pa, pb) = (1 + r.below(9), 1 + r.below(9));
+        for v in 0..n as NodeIx {
+            match r.below(40) {
+                x if x < pa => a.push(v),
+                x if x < pa + pb => b.push(v),
+                _ => {}
+            }
+        }
+        if a.is_empty() || b.is_empty() {
+            continue;
+        }
+        let mut whole = a.clone();
+        whole.extend_from_slice(&b);
+        whole.sort_unstable();
+        let want: f64 = whole.iter().map(|&v| op_work[v as usize]).sum();
+        let mut b_first = b.clone();
+        b_first.extend_from_slice(&a);
+        let unsorted: f64 = b_first.iter().map(|&v| op_work[v as usize]).sum();
+        differ += usize::from(unsorted.to_bits() != want.to_bits());
+        let mut members = vec![a.clone(), b.clone()];
+        let mut folds = vec![fold(&a), fold(&b)];
+        let got = join_members(&mut members, &mut folds, 0, 1, &pos, &op_work);
+        assert_eq!(got.to_bits(), want.to_bits());
+        assert_eq!(members[0], whole);
+        assert!(members[1].is_empty());
+        assert_eq!(folds[0], fold(&whole));
+    }
+    // The order matters for these works: a wrong order would show.
+    assert!(differ > 100, "{differ}");
+}

@@ -1,0 +1,583 @@
+//! The live coarse graph of [`super::coarsen`]'s rounds, updated in place (issue 24a): the
+//! edges with their tensor lists, predecessor and successor sets, heights with each
+//! vertex's multiset of predecessor heights, and the candidate edges grouped by an owning
+//! end, so that a round costs what it changes (amortized), not a pass over the graph.
+//!
+//! Vertices are keyed by the topological position of their first member (which orders
+//! them as the final numbering does); a merged pair keeps the lower key.
+
+use std::cmp::{Ordering, Reverse};
+use std::collections::{BTreeMap, BTreeSet, BinaryHeap};
+use std::ops::Bound::{Excluded, Unbounded};
+
+use crate::model::graph::NodeIx;
+use crate::model::problem::Problem;
+
+/// A candidate edge's place in the scan: summed bytes, highest first, ties by lower
+/// (src, dst) key. No two live edges compare equal (one edge per (src, dst)).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Cand {
+    pub(super) bytes: f64,
+    pub(super) src: u32,
+    pub(super) dst: u32,
+}
+
+impl Ord for Cand {
+    fn cmp(&self, o: &Self) -> Ordering {
+        o.bytes
+            .total_cmp(&self.bytes)
+            .then((self.src, self.dst).cmp(&(o.src, o.dst)))
+    }
+}
+
+impl PartialOrd for Cand {
+    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
+        Some(self.cmp(o))
+    }
+}
+
+impl PartialEq for Cand {
+    fn eq(&self, o: &Self) -> bool {
+        self.cmp(o) == Ordering::Equal
+    }
+}
+
+impl Eq for Cand {}
+
+/// One coarse edge: its distinct tensors in increasing id order, `bytes` their sum in that
+/// order (as [`super::coarse_edges`] sums them), the end whose candidate list holds it, and
+/// whether it is still a candidate (an edge refused for the work cap or the devices is
+/// refused for as long as its ends stay: a kept end's work only grows and its devices only
+/// shrink; an edge whose end moves or that a moved edge joins is a candidate again).
+struct Link {
+    tensors: Vec<u32>,
+    bytes: f64,
+    owner: u32,
+    cand: bool,
+}
+
+/// Summed bytes of distinct tensors, in the order given (increasing id).
+fn tensor_sum(problem: &Problem, tensors: &[u32]) -> f64 {
+    let mut it = tensors.iter().map(|&t| problem.tensor_bytes[t as usize]);
+    let first = it.next().unwrap_or(0.0);
+    it.fold(first, |s, b| s + b)
+}
+
+/// Union of two increasing lists of distinct ids.
+fn union(a: &[u32], b: &[u32]) -> Vec<u32> {
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            Ordering::Less => {
+                out.push(a[i]);
+                i += 1;
+            }
+            Ordering::Greater => {
+                out.push(b[j]);
+                j += 1;
+            }
+            Ordering::Equal => {
+                out.push(a[i]);
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    out.extend_from_slice(&a[i..]);
+    out.extend_from_slice(&b[j..]);
+    out
+}
+
+/// What the scan makes of a candidate edge.
+enum Verdict {
+    Accept,
+    /// Refused this round (an end used, rule (ii) or (iii)).
+    NotNow,
+    /// Refused for as long as its ends stay (work cap, devices).
+    Never,
+}
+
+/// The live coarse graph during the rounds.
+pub(super) struct Live {
+    alive: Vec<bool>,
+    /// Live vertices.
+    pub(super) live: usize,
+    /// Live edges.
+    pub(super) edges: usize,
+    /// Successors: `succ[a][b]` is the edge `a -> b`'s slot in `links`.
+    succ: Vec<BTreeMap<u32, u32>>,
+    links: Vec<Link>,
+    /// Slots of removed edges, for reuse.
+    free: Vec<u32>,
+    pred: Vec<BTreeSet<u32>>,
+    /// Heights (Definition 3.4).
+    h: Vec<u32>,
+    /// Each vertex's predecessors' heights, with multiplicity.
+    predh: Vec<BTreeMap<u32, u32>>,
+    /// Candidate edges by owning end, in scan order.
+    owned: Vec<BTreeSet<Cand>>,
+    /// The first of every non-empty `owned` list.
+    heads: BTreeSet<Cand>,
+    /// Vertices whose predecessors or their heights changed since the last [`Live::settle`].
+    dirty: Vec<u32>,
+    tail_of: Vec<u32>,
+    head_of: Vec<u32>,
+}
+
+impl Live {
+    /// The coarse graph of a grouping: vertex `x` holds `members[x]` (empty: not live), an
+    /// edge the distinct tensors between two vertices; heights by Kahn's algorithm. `None`
+    /// when it has a cycle.
+    pub(super) fn build(problem: &Problem, members: &[Vec<NodeIx>]) -> Option<Live> {
+        let g = problem.graph;
+        let n = members.len();
+        let mut of = vec![u32::MAX; g.node_count()];
+        for (x, ms) in members.iter().enumerate() {
+            for &v in ms {
+                of[v as usize] = x as u32;
+            }
+        }
+        let mut keyed: Vec<(u32, u32, u32)> = g
+            .edges
+            .iter()
+            .map(|e| (of[e.src as usize], of[e.dst as usize], e.tensor))
+            .filter(|&(a, b, _)| a != b)
+            .collect();
+        keyed.sort_unstable();
+        keyed.dedup();
+        let mut links: Vec<(u32, u32, Vec<u32>)> = Vec::new();
+        for (a, b, t) in keyed {
+            match links.last_mut() {
+                Some(last) if last.0 == a && last.1 == b => last.2.push(t),
+                _ => links.push((a, b, vec![t])),
+            }
+        }
+        let mut degree = vec![0usize; n];
+        for &(a, b, _) in &links {
+            degree[a as usize] += 1;
+            degree[b as usize] += 1;
+        }
+        let alive: Vec<bool> = members.iter().map(|ms| !ms.is_empty()).collect();
+        let mut s = Live {
+            live: alive.iter().filter(|&&a| a).count(),
+            alive,
+            edges: links.len(),
+            succ: (0..n).map(|_| BTreeMap::new()).collect(),
+            links: Vec::with_capacity(links.len()),
+            free: Vec::new(),
+            pred: (0..n).map(|_| BTreeSet::new()).collect(),
+            h: vec![1; n],
+            predh: (0..n).map(|_| BTreeMap::new()).collect(),
+            owned: (0..n).map(|_| BTreeSet::new()).collect(),
+            heads: BTreeSet::new(),
+            dirty: Vec::new(),
+            tail_of: vec![u32::MAX; n],
+            head_of: vec![u32::MAX; n],
+        };
+        for (a, b, tensors) in links {
+            let bytes = tensor_sum(problem, &tensors);
+            let owner = if degree[b as usize] > degree[a as usize] {
+                b
+            } else {
+                a
+            };
+            s.owned[owner as usize].insert(Cand {
+                bytes,
+                src: a,
+                dst: b,
+            });
+            s.succ[a as usize].insert(b, s.links.len() as u32);
+            s.links.push(Link {
+                tensors,
+                bytes,
+                owner,
+                cand: true,
+            });
+            s.pred[b as usize].insert(a);
+        }
+        s.heads = s.owned.iter().filter_map(|o| o.first().copied()).collect();
+        s.kahn().then_some(s)
+    }
+
+    /// Heights of every live vertex by Kahn's algorithm, and the predecessor heights; false
+    /// (heights unusable) when the graph has a cycle.
+    fn kahn(&mut self) -> bool {
+        let n = self.alive.len();
+        let mut indeg: Vec<usize> = self.pred.iter().map(|p| p.len()).collect();
+        let mut queue: Vec<u32> = (0..n as u32)
+            .filter(|&x| self.alive[x as usize] && indeg[x as usize] == 0)
+            .collect();
+        for x in &queue {
+            self.h[*x as usize] = 1;
+        }
+        let mut head = 0;
+        while head < queue.len() {
+            let x = queue[head] as usize;
+            head += 1;
+            for &y in self.succ[x].keys() {
+                let y = y as usize;
+                indeg[y] -= 1;
+                if indeg[y] == 0 {
+                    self.h[y] = 1 + self.pred[y]
+                        .iter()
+                        .map(|&p| self.h[p as usize])
+                        .max()
+                        .unwrap_or(0);
+                    queue.push(y as u32);
+                }
+            }
+        }
+        if queue.len() != self.live {
+            return false;
+        }
+        for x in 0..n {
+            let mut m = BTreeMap::new();
+            for &p in &self.pred[x] {
+                *m.entry(self.h[p as usize]).or_insert(0) += 1;
+            }
+            self.predh[x] = m;
+        }
+        self.dirty.clear();
+        true
+    }
+
+    /// Whether `x` counts toward the target: live, with work and at least one edge.
+    pub(super) fn counts(&self, x: u32, work: &[f64]) -> bool {
+        let x = x as usize;
+        self.alive[x] && work[x] > 0.0 && !(self.succ[x].is_empty() && self.pred[x].is_empty())
+    }
+
+    fn degree(&self, x: u32) -> usize {
+        self.succ[x as usize].len() + self.pred[x as usize].len()
+    }
+
+    fn add_cand(&mut self, c: Cand, owner: u32) {
+        let set = &mut self.owned[owner as usize];
+        let first = set.first().copied();
+        set.insert(c);
+        if first.is_none_or(|f| c < f) {
+            if let Some(f) = first {
+                self.heads.remove(&f);
+            }
+            self.heads.insert(c);
+        }
+    }
+
+    fn drop_cand(&mut self, c: Cand, owner: u32) {
+        let set = &mut self.owned[owner as usize];
+        let first = set.first() == Some(&c);
+        set.remove(&c);
+        if first {
+            self.heads.remove(&c);
+            if let Some(f) = set.first() {
+                self.heads.insert(*f);
+            }
+        }
+    }
+
+    fn sub_height(&mut self, x: u32, height: u32) {
+        let m = &mut self.predh[x as usize];
+        if let Some(c) = m.get_mut(&height) {
+            *c -= 1;
+            if *c == 0 {
+                m.remove(&height);
+            }
+        }
+    }
+
+    fn add_height(&mut self, x: u32, height: u32) {
+        *self.predh[x as usize].entry(height).or_insert(0) += 1;
+    }
+
+    /// Removes the edge `a -> b` and returns its tensors and bytes.
+    fn detach(&mut self, a: u32, b: u32) -> Option<(Vec<u32>, f64)> {
+        let slot = self.succ[a as usize].remove(&b)?;
+        self.free.push(slot);
+        let link = &mut self.links[slot as usize];
+        let (tensors, bytes, owner, cand) = (
+            std::mem::take(&mut link.tensors),
+            link.bytes,
+            link.owner,
+            link.cand,
+        );
+        self.pred[b as usize].remove(&a);
+        self.sub_height(b, self.h[a as usize]);
+        if cand {
+            self.drop_cand(
+                Cand {
+                    bytes,
+                    src: a,
+                    dst: b,
+                },
+                owner,
+            );
+        }
+        self.edges -= 1;
+        self.dirty.push(b);
+        Some((tensors, bytes))
+    }
+
+    /// Adds tensors between `a` and `b`: a new edge (with the `bytes` they sum to), or
+    /// joined with the edge already there (the union re-summed in id order).
+    fn attach(&mut self, problem: &Problem, a: u32, b: u32, tensors: Vec<u32>, bytes: f64) {
+        let owner = if self.degree(b) > self.degree(a) {
+            b
+        } else {
+            a
+        };
+        if let Some(&slot) = self.succ[a as usize].get(&b) {
+            let link = &mut self.links[slot as usize];
+            let old = (link.cand, link.bytes, link.owner);
+            link.tensors = union(&link.tensors, &tensors);
+            link.bytes = tensor_sum(problem, &link.tensors);
+            link.cand = true;
+            link.owner = owner;
+            let bytes = link.bytes;
+            if old.0 {
+                let c = Cand {
+                    bytes: old.1,
+                    src: a,
+                    dst: b,
+                };
+                self.drop_cand(c, old.2);
+            }
+            let c = Cand {
+                bytes,
+                src: a,
+                dst: b,
+            };
+            self.add_cand(c, owner);
+            return;
+        }
+        let link = Link {
+            tensors,
+            bytes,
+            owner,
+            cand: true,
+        };
+        let slot = match self.free.pop() {
+            Some(slot) => {
+                self.links[slot as usize] = link;
+                slot
+            }
+            None => {
+                self.links.push(link);
+                self.links.len() as u32 - 1
+            }
+        };
+        self.succ[a as usize].insert(b, slot);
+        self.pred[b as usize].insert(a);
+        self.add_height(b, self.h[a as usize]);
+        self.edges += 1;
+        self.dirty.push(b);
+        self.add_cand(
+            Cand {
+                bytes,
+                src: a,
+                dst: b,
+            },
+            owner,
+        );
+    }
+
+    /// Contracts the edge `u -> v`: the higher key's edges move to the lower key (joining
+    /// edges already there), the higher key is no longer live. Heights are settled by
+    /// [`Live::settle`].
+    pub(super) fn merge(&mut self, problem: &Problem, u: u32, v: u32) {
+        let (m, o) = (u.min(v), u.max(v));
+        self.detach(u, v);
+        let outs: Vec<u32> = self.succ[o as usize].keys().copied().collect();
+        for y in outs {
+            if let Some((ts, bytes)) = self.detach(o, y) {
+                self.attach(problem, m, y, ts, bytes);
+            }
+        }
+        let ins: Vec<u32> = self.pred[o as usize].iter().copied().collect();
+        for p in ins {
+            if let Some((ts, bytes)) = self.detach(p, o) {
+                self.attach(problem, p, m, ts, bytes);
+            }
+        }
+        self.alive[o as usize] = false;
+        self.live -= 1;
+        self.dirty.push(m);
+    }
+
+    /// Heights after merges, and the cycle check: from the vertices whose predecessors
+    /// changed, each vertex popped (lowest height first) takes `1 + max` of its
+    /// predecessors' heights and, when that changes it, passes it on to its successors.
+    /// When no vertex is left to update, every live vertex satisfies Definition 3.4's
+    /// equation, which a graph with a cycle cannot (along the cycle the heights would have
+    /// to rise forever) and a DAG satisfies only with its heights: so the heights are exact
+    /// and the graph acyclic. Should the updates cost more than a pass over the graph, Kahn's
+    /// algorithm decides instead (exact too). False when the graph has a cycle.
+    pub(super) fn settle(&mut self) -> bool {
+        let budget = self.live + self.edges + self.dirty.len();
+        let mut spent = 0usize;
+        let mut heap: BinaryHeap<Reverse<(u32, u32)>> =
+            self.dirty.drain(..).map(|x| Reverse((0, x))).collect();
+        while let Some(Reverse((_, x))) = heap.pop() {
+            let xi = x as usize;
+            if !self.alive[xi] {
+                continue;
+            }
+            spent += 1;
+            let new = 1 + self.predh[xi].last_key_value().map_or(0, |(&k, _)| k);
+            let old = self.h[xi];
+            if new == old {
+                continue;
+            }
+            self.h[xi] = new;
+            let succs: Vec<u32> = self.succ[xi].keys().copied().collect();
+            spent += succs.len();
+            if spent > budget {
+                return self.kahn();
+            }
+            for y in succs {
+                self.sub_height(y, old);
+                self.add_height(y, new);
+                heap.push(Reverse((self.h[y as usize], y)));
+            }
+        }
+        true
+    }
+
+    /// One round's greedy scan (Pesto21 §3.3 rules (i)-(iii) and the device rule, see the
+    /// module doc of [`super`]): candidate edges by priority, highest first, the batch of
+    /// accepted pairs, stopping once `active - removed <= target`. The candidates are
+    /// merged from the owners' lists (an owner's next edge enters when its current one is
+    /// refused); an owner in the batch drops its whole list, since every edge of it has a
+    /// used end. Edges refused for the cap or the devices leave the candidates.
+    pub(super) fn scan(
+        &mut self,
+        active: usize,
+        target: usize,
+        cap: f64,
+        work: &[f64],
+        allowed: &[Vec<bool>],
+    ) -> Vec<(u32, u32)> {
+        let mut batch: Vec<(u32, u32)> = Vec::new();
+        let mut removed = 0usize;
+        let mut never: Vec<(Cand, u32)> = Vec::new();
+        {
+            let Live {
+                succ,
+                links,
+                pred,
+                h,
+                owned,
+                heads,
+                tail_of,
+                head_of,
+                ..
+            } = self;
+            let mut firsts = heads.iter().copied().peekable();
+            let mut later: BinaryHeap<Reverse<Cand>> = BinaryHeap::new();
+            loop {
+                if active - removed <= target {
+                    break;
+                }
+                let e = match (firsts.peek(), later.peek()) {
+                    (Some(a), Some(Reverse(b))) if b < a => later.pop().map(|r| r.0),
+                    (Some(_), _) => firsts.next(),
+                    (None, _) => later.pop().map(|r| r.0),
+                };
+                let Some(e) = e else { break };
+                let (u, v) = (e.src, e.dst);
+                let (ui, vi) = (u as usize, v as usize);
+                let Some(owner) = succ[ui].get(&v).map(|&l| links[l as usize].owner) else {
+                    continue;
+                };
+                let used = |x: usize| tail_of[x] != u32::MAX || head_of[x] != u32::MAX;
+                if used(owner as usize) {
+                    continue;
+                }
+                let verdict = if work[ui] + work[vi] > cap
+                    || !allowed[ui].iter().zip(&allowed[vi]).any(|(&a, &b)| a && b)
+                {
+                    Verdict::Never
+                } else if used(ui) || used(vi) {
+                    Verdict::NotNow
+                } else {
+                    let su = &succ[ui];
+                    let pv = &pred[vi];
+                    let only_path = su.len() == 1
+                        || pv.len() == 1
+                        || h[vi] == h[ui] + 1
+                        || su.keys().all(|&w| w == v || h[w as usize] > h[vi]);
+                    // Corrected (iii): no cross edge u -> v_j or u_j -> v at v's height;
+                    // through the shorter of the neighbour list and the batch.
+                    let cross_out = if su.len() <= batch.len() {
+                        su.keys()
+                            .any(|&w| head_of[w as usize] != u32::MAX && h[w as usize] == h[vi])
+                    } else {
+                        batch
+                            .iter()
+                            .any(|&(_, vj)| h[vj as usize] == h[vi] && su.contains_key(&vj))
+                    };
+                    let cross_in = if pv.len() <= batch.len() {
+                        pv.iter().any(|&x| {
+                            let vj = tail_of[x as usize];
+                            vj != u32::MAX && h[vj as usize] == h[vi]
+                        })
+                    } else {
+                        batch
+                            .iter()
+                            .any(|&(uj, vj)| h[vj as usize] == h[vi] && pv.contains(&uj))
+                    };
+                    if only_path && !cross_out && !cross_in {
+                        Verdict::Accept
+                    } else {
+                        Verdict::NotNow
+                    }
+                };
+                match verdict {
+                    Verdict::Accept => {
+                        tail_of[ui] = v;
+                        head_of[vi] = u;
+                        batch.push((u, v));
+                        if work[ui] > 0.0 && work[vi] > 0.0 {
+                            removed += 1;
+                        }
+                        continue;
+                    }
+                    Verdict::Never => never.push((e, owner)),
+                    Verdict::NotNow => {}
+                }
+                if let Some(next) = owned[owner as usize].range((Excluded(e), Unbounded)).next() {
+                    later.push(Reverse(*next));
+                }
+            }
+        }
+        for &(u, v) in &batch {
+            self.tail_of[u as usize] = u32::MAX;
+            self.head_of[v as usize] = u32::MAX;
+        }
+        for (c, owner) in never {
+            if let Some(&slot) = self.succ[c.src as usize].get(&c.dst) {
+                self.links[slot as usize].cand = false;
+            }
+            self.drop_cand(c, owner);
+        }
+        batch
+    }
+
+    /// The live vertices' keys, increasing.
+    pub(super) fn keys(&self) -> Vec<u32> {
+        (0..self.alive.len() as u32)
+            .filter(|&x| self.alive[x as usize])
+            .collect()
+    }
+
+    /// The live edges `(src key, dst key, bytes)`.
+    pub(super) fn edge_list(&self) -> Vec<(u32, u32, f64)> {
+        let mut out = Vec::with_capacity(self.edges);
+        for (a, s) in self.succ.iter().enumerate() {
+            for (&b, &slot) in s {
+                out.push((a as u32, b, self.links[slot as usize].bytes));
+            }
+        }
+        out
+    }
+}
