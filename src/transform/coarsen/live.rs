@@ -10,6 +10,7 @@ use std::cmp::{Ordering, Reverse};
 use std::collections::{BTreeMap, BTreeSet, BinaryHeap};
 use std::ops::Bound::{Excluded, Unbounded};
 
+use super::rounds::tensor_sum;
 use crate::model::graph::NodeIx;
 use crate::model::problem::Problem;
 
@@ -54,13 +55,6 @@ struct Link {
     bytes: f64,
     owner: u32,
     cand: bool,
-}
-
-/// Summed bytes of distinct tensors, in the order given (increasing id).
-fn tensor_sum(problem: &Problem, tensors: &[u32]) -> f64 {
-    let mut it = tensors.iter().map(|&t| problem.tensor_bytes[t as usize]);
-    let first = it.next().unwrap_or(0.0);
-    it.fold(first, |s, b| s + b)
 }
 
 /// Union of two increasing lists of distinct ids.

@@ -24,8 +24,9 @@ pub(super) fn priority(x: &Edge, y: &Edge) -> std::cmp::Ordering {
         .then((x.src, x.dst).cmp(&(y.src, y.dst)))
 }
 
-/// Summed bytes of distinct tensors, in the order given (increasing id).
-fn tensor_sum(problem: &Problem, tensors: &[u32]) -> f64 {
+/// Summed bytes of distinct tensors, in the order given (increasing id; `coarse_edges`'s
+/// order, so sums are the same bits whichever part of `coarsen` forms them).
+pub(super) fn tensor_sum(problem: &Problem, tensors: &[u32]) -> f64 {
     let mut it = tensors.iter().map(|&t| problem.tensor_bytes[t as usize]);
     let first = it.next().unwrap_or(0.0);
     it.fold(first, |s, b| s + b)
