@@ -1,10 +1,14 @@
 //! The rebuild-every-round coarsening as it was before the rounds became incremental
-//! (issue 24x): the reference the tests compare [`super::coarsen`] against, bit for bit.
+//! (issue 24x): the reference the tests compare [`super::coarsen`] against, bit for bit. Its
+//! rounds are the old code; the isolated vertices' step after them, which no rewrite
+//! touched, is the shared `merge_isolated`.
 
 use petgraph::algo::is_cyclic_directed;
 use petgraph::graph::DiGraph;
 
-use super::{coarse_edges, counted, heights, op_work, renumber, work_cap, Coarse, Round};
+use super::{
+    coarse_edges, counted, heights, merge_isolated, op_work, renumber, work_cap, Coarse, Round,
+};
 use crate::model::cluster::DevIx;
 use crate::model::graph::NodeIx;
 use crate::model::problem::Problem;
@@ -148,51 +152,9 @@ pub fn coarsen_reference(problem: &Problem, target: usize) -> Coarse {
             fallback,
         });
     }
-    // Isolated vertices: merged among themselves, by the devices they may use, in
-    // topological order, each group under the work share (no edge, so no cycle).
-    let n = members.len();
-    let mut linked = vec![false; n];
-    for &(a, b, _) in &edges {
-        linked[a as usize] = true;
-        linked[b as usize] = true;
-    }
-    let work = vertex_work(&members);
-    let mut group: Vec<u32> = (0..n as u32).collect();
-    // (allowed devices, head vertex, work so far) of each open group.
-    let mut open: Vec<(Vec<bool>, u32, f64)> = Vec::new();
-    let mut merged = 0;
-    for x in (0..n).filter(|&x| !linked[x]) {
-        let ds: Vec<bool> = (0..k as DevIx)
-            .map(|d| members[x].iter().all(|&v| problem.allowed(v, d)))
-            .collect();
-        match open.iter_mut().find(|o| o.0 == ds) {
-            Some(o) if o.2 + work[x] <= cap => {
-                group[x] = o.1;
-                o.2 += work[x];
-                merged += 1;
-            }
-            Some(o) => *o = (ds, x as u32, work[x]),
-            None => open.push((ds, x as u32, work[x])),
-        }
-    }
-    if merged > 0 {
-        let grouped: Vec<u32> = of.iter().map(|&c| group[c as usize]).collect();
-        (of, members) = renumber(problem, &grouped);
-        edges = coarse_edges(problem, &of);
-        rounds.push(Round {
-            vertices: members.len(),
-            edges: edges.len(),
-            merged,
-            edges_removed_pct: 0.0,
-            fallback: false,
-        });
-    }
-    Coarse {
-        of,
-        members,
-        edges,
-        rounds,
-    }
+    // Isolated vertices: the step after the rounds, which the rounds' rewrites left as it
+    // was (the oracle is for the rounds).
+    merge_isolated(problem, cap, of, members, edges, rounds)
 }
 
 /// Whether a graph of `n` vertices with these edges has a cycle (petgraph's DFS check).
