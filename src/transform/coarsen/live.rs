@@ -10,12 +10,12 @@ use std::cmp::{Ordering, Reverse};
 use std::collections::{BTreeMap, BTreeSet, BinaryHeap};
 use std::ops::Bound::{Excluded, Unbounded};
 
-use super::rounds::tensor_sum;
+use super::rounds::{candidate_order, tensor_sum};
 use crate::model::graph::NodeIx;
 use crate::model::problem::Problem;
 
-/// A candidate edge's place in the scan: summed bytes, highest first, ties by lower
-/// (src, dst) key. No two live edges compare equal (one edge per (src, dst)).
+/// A candidate edge's place in the scan ([`candidate_order`]: summed bytes, highest first,
+/// ties by lower (src, dst) key). No two live edges compare equal (one edge per (src, dst)).
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Cand {
     pub(super) bytes: f64,
@@ -25,9 +25,7 @@ pub(super) struct Cand {
 
 impl Ord for Cand {
     fn cmp(&self, o: &Self) -> Ordering {
-        o.bytes
-            .total_cmp(&self.bytes)
-            .then((self.src, self.dst).cmp(&(o.src, o.dst)))
+        candidate_order((self.bytes, self.src, self.dst), (o.bytes, o.src, o.dst))
     }
 }
 

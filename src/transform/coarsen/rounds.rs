@@ -17,11 +17,15 @@ pub(super) struct Edge {
     pub(super) slot: u32,
 }
 
-/// Candidate order: summed bytes, highest first, ties by lower (src, dst).
+/// Candidate order of `(bytes, src, dst)`: summed bytes, highest first, ties by lower
+/// (src, dst); the greedy scan's order in both kinds of round (`live.rs`'s candidates too).
+pub(super) fn candidate_order(x: (f64, u32, u32), y: (f64, u32, u32)) -> std::cmp::Ordering {
+    y.0.total_cmp(&x.0).then((x.1, x.2).cmp(&(y.1, y.2)))
+}
+
+/// [`candidate_order`] of two edges.
 pub(super) fn priority(x: &Edge, y: &Edge) -> std::cmp::Ordering {
-    y.bytes
-        .total_cmp(&x.bytes)
-        .then((x.src, x.dst).cmp(&(y.src, y.dst)))
+    candidate_order((x.bytes, x.src, x.dst), (y.bytes, y.src, y.dst))
 }
 
 /// Summed bytes of distinct tensors, in the order given (increasing id; `coarse_edges`'s
