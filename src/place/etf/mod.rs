@@ -137,6 +137,7 @@
 //! `index.rs` (the index: filing, classifying, a device's answer), `classes.rs` (m-SCT's
 //! candidates counted by SCT class), `indexed.rs` (the loop over the index); `legacy.rs` and `tests.rs` are the tests'.
 
+mod bundles;
 mod classes;
 mod index;
 mod indexed;

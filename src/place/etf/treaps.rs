@@ -226,6 +226,11 @@ impl Treaps {
         id
     }
 
+    /// Node `id`'s position.
+    pub(super) fn pos(&self, id: u32) -> u32 {
+        self.nodes[id as usize].pos
+    }
+
     /// The tree and key node `id` is filed under.
     pub(super) fn filed(&self, id: u32) -> (u32, f64) {
         let n = &self.nodes[id as usize];
