@@ -266,8 +266,10 @@ impl Index {
     fn refile(&mut self, v: NodeIx, d: DevIx, p: u32, term: usize, key: f64) {
         let k = self.k;
         let slot = v as usize * k + d as usize;
-        if term == k {
-            let tree = (d as usize * (k + 1) + k) as u32;
+        if term == k || self.sources(v, d).len() == 1 {
+            // Alone: led by its fixed part, or by its one source (whose term no other
+            // overtakes; the fixed part it passed stays behind).
+            let tree = (d as usize * (k + 1) + term) as u32;
             let id = self.node[slot];
             if id != NIL && self.trees.filed(id) == (tree, key) {
                 return;
@@ -279,19 +281,12 @@ impl Index {
             }
             return;
         }
-        let wide = self.wide_of[v as usize];
-        let from = if wide == NIL {
-            &self.from_seen
-        } else {
-            &self.sums[wide as usize * k + d as usize]
-                .as_ref()
-                .expect("classified")
-                .1
-        };
-        self.sig.clear();
-        self.sig.extend(from.iter().map(|&(c, w)| (c, w.to_bits())));
-        self.sig.sort_unstable();
-        let b = self.bundles.find(d, &self.sig);
+        let mut sig = std::mem::take(&mut self.sig);
+        sig.clear();
+        sig.extend(self.sources(v, d).iter().map(|&(c, w)| (c, w.to_bits())));
+        sig.sort_unstable();
+        let b = self.bundles.find(d, &sig);
+        self.sig = sig;
         if self.bundles.of[slot] != b {
             self.unfile(v, d);
             #[cfg(test)]
@@ -304,6 +299,18 @@ impl Index {
             }
         }
         self.place_bundle(b, d, term, key);
+    }
+
+    /// `v`'s sources on `d` and their transfer times, as [`Index::classify`] of `(v, d)` left
+    /// them (with the channel model).
+    fn sources(&self, v: NodeIx, d: DevIx) -> &[(DevIx, f64)] {
+        match self.wide_of[v as usize] {
+            NIL => &self.from_seen,
+            wide => {
+                let parts = &self.sums[wide as usize * self.k + d as usize];
+                &parts.as_ref().expect("classified").1
+            }
+        }
     }
 
     /// Files bundle `b`'s entry on `d` in the tree of `term` under `key` and its least
