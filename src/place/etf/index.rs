@@ -1,6 +1,6 @@
 //! m-ETF's index of ready ops ([`Index`]): per device, a tree per term of the estimate, a
-//! candidate filed under its largest term, and what a device answers when asked
-//! ([`Index::device_best`]).
+//! candidate filed under its largest term (alone, or with those of the same sources in a
+//! bundle, [`Bundles`]), and what a device answers when asked ([`Index::device_best`]).
 
 use std::collections::BinaryHeap;
 
@@ -33,12 +33,15 @@ type Parts = (f64, Vec<(DevIx, f64)>);
 /// m-ETF's index of ready ops: per device, a tree per term of the estimate (see
 /// [`Index::classify`]), each candidate in the tree of the term that was the largest when
 /// it was filed, keyed by the part of that term that does not move. A channel that moves
-/// re-keys nothing: the tree of channel `c` reads `channel[c] + key` when asked.
+/// re-keys nothing: the tree of channel `c` reads `channel[c] + key` when asked. Candidates
+/// led by two or more source devices share their bundle's entry ([`Bundles`]), filed under
+/// the least position of its members: one re-file when another channel overtakes.
 pub(super) struct Index {
     k: usize,
     trees: Treaps,
-    /// The node of each (op, device) candidate (`v * k + d`), `NIL` when not filed.
-    pub(super) node: Vec<u32>,
+    /// The node of each (op, device) candidate filed alone (`v * k + d`), `NIL` when not
+    /// filed or in a bundle ([`Index::is_filed`]).
+    node: Vec<u32>,
     /// Ops memory shuts out now per device (Baechi's rule), by the memory they need, then
     /// position (lazy: an entry is checked when memory is freed).
     pub(super) blocked: Vec<BinaryHeap<MaxEntry<f64, u32, NodeIx>>>,
