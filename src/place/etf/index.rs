@@ -1,9 +1,10 @@
 //! m-ETF's index of ready ops ([`Index`]): per device, a tree per term of the estimate, a
-//! candidate filed under its largest term, and what a device answers when asked
-//! ([`Index::device_best`]).
+//! candidate filed under its largest term (alone, or with those of the same sources in a
+//! bundle, [`Bundles`]), and what a device answers when asked ([`Index::device_best`]).
 
 use std::collections::BinaryHeap;
 
+use super::bundles::Bundles;
 use super::classes::Classes;
 use super::state::State;
 use super::treaps::{Treaps, NIL};
@@ -32,12 +33,15 @@ type Parts = (f64, Vec<(DevIx, f64)>);
 /// m-ETF's index of ready ops: per device, a tree per term of the estimate (see
 /// [`Index::classify`]), each candidate in the tree of the term that was the largest when
 /// it was filed, keyed by the part of that term that does not move. A channel that moves
-/// re-keys nothing: the tree of channel `c` reads `channel[c] + key` when asked.
+/// re-keys nothing: the tree of channel `c` reads `channel[c] + key` when asked. Candidates
+/// led by two or more source devices share their bundle's entry ([`Bundles`]), filed under
+/// the least position of its members: one re-file when another channel overtakes.
 pub(super) struct Index {
     k: usize,
     trees: Treaps,
-    /// The node of each (op, device) candidate (`v * k + d`), `NIL` when not filed.
-    pub(super) node: Vec<u32>,
+    /// The node of each (op, device) candidate filed alone (`v * k + d`), `NIL` when not
+    /// filed or in a bundle ([`Index::is_filed`]).
+    node: Vec<u32>,
     /// Ops memory shuts out now per device (Baechi's rule), by the memory they need, then
     /// position (lazy: an entry is checked when memory is freed).
     pub(super) blocked: Vec<BinaryHeap<MaxEntry<f64, u32, NodeIx>>>,
@@ -65,6 +69,12 @@ pub(super) struct Index {
     urgent_seen: Vec<(f64, DevIx)>,
     /// m-SCT: the candidates filed on each device by SCT class.
     classes: Option<Classes>,
+    /// Each op's topological position.
+    pos: Vec<u32>,
+    /// Candidates led by the same channel terms, one tree entry each ([`Bundles`]).
+    bundles: Bundles,
+    /// Scratch: a candidate's sources, by device ([`Index::refile`]).
+    sig: Vec<(DevIx, u64)>,
 }
 
 /// No device (`Index::urgent_seen`).
@@ -130,6 +140,9 @@ impl Index {
             order,
             urgent_seen: vec![(f64::NEG_INFINITY, NO_DEVICE); n],
             classes: sct.then(|| Classes::new(s)),
+            pos: pos.to_vec(),
+            bundles: Bundles::new(n, k),
+            sig: Vec::new(),
         }
     }
 
@@ -217,7 +230,7 @@ impl Index {
     pub(super) fn direct_best(&self, s: &State, d: DevIx, pos: &[u32]) -> Option<(f64, NodeIx)> {
         let base = s.free[d as usize].max(s.now);
         (0..s.problem.node_count() as NodeIx)
-            .filter(|&v| self.node[v as usize * self.k + d as usize] != NIL)
+            .filter(|&v| self.is_filed(v, d))
             .filter(|&v| !s.done[v as usize] && s.allowed(v, d) && s.fits(v, d))
             .map(|v| (s.data_ready(v, d).max(base), pos[v as usize], v))
             .min_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)))
@@ -227,28 +240,96 @@ impl Index {
     /// Files `v` on `d` anew (its term and key now); one filed under them already stays.
     pub(super) fn file(&mut self, s: &State, v: NodeIx, d: DevIx, p: u32) {
         let (term, key, _) = self.classify(s, v, d);
-        self.file_under(v, d, p, term, key);
+        self.refile(v, d, p, term, key);
     }
 
-    /// Files `v` on `d` under `term` and `key` ([`Index::classify`]'s now); one filed under
-    /// them already stays.
-    pub(super) fn file_under(&mut self, v: NodeIx, d: DevIx, p: u32, term: usize, key: f64) {
-        let tree = (d as usize * (self.k + 1) + term) as u32;
+    /// Whether `v` is filed on `d` (alone or in a bundle).
+    pub(super) fn is_filed(&self, v: NodeIx, d: DevIx) -> bool {
         let slot = v as usize * self.k + d as usize;
-        let id = self.node[slot];
-        if id != NIL && self.trees.filed(id) == (tree, key) {
+        self.node[slot] != NIL || self.bundles.of[slot] != NIL
+    }
+
+    /// The term and key `v`'s entry on `d` is filed under (its bundle's, in one).
+    pub(super) fn filed_as(&self, v: NodeIx, d: DevIx) -> Option<(usize, f64)> {
+        let slot = v as usize * self.k + d as usize;
+        let id = match self.bundles.of[slot] {
+            NIL => self.node[slot],
+            b => self.bundles.node(b),
+        };
+        (id != NIL).then(|| {
+            let (tree, key) = self.trees.filed(id);
+            (tree as usize - d as usize * (self.k + 1), key)
+        })
+    }
+
+    /// Files `v` (at position `p`) on `d` under `term` and `key`, what [`Index::classify`]
+    /// of `(v, d)` returned last (its sources are read from what it left): alone in the
+    /// fixed part's tree, or in the bundle of its sources ([`Bundles`]), the bundle's entry
+    /// re-filed under the term. One filed there already stays.
+    fn refile(&mut self, v: NodeIx, d: DevIx, p: u32, term: usize, key: f64) {
+        let k = self.k;
+        let slot = v as usize * k + d as usize;
+        if term == k || self.sources(v, d).len() == 1 {
+            // Alone: led by its fixed part, or by its one source (whose term no other
+            // overtakes; the fixed part it passed stays behind).
+            let tree = (d as usize * (k + 1) + term) as u32;
+            let id = self.node[slot];
+            if id != NIL && self.trees.filed(id) == (tree, key) {
+                return;
+            }
+            self.unfile(v, d);
+            self.node[slot] = self.trees.insert(tree, key, p);
+            if let Some(c) = &mut self.classes {
+                c.count(v, d, true);
+            }
             return;
         }
-        self.unfile(v, d);
-        self.put(v, d, tree, key, p);
+        let mut sig = std::mem::take(&mut self.sig);
+        sig.clear();
+        sig.extend(self.sources(v, d).iter().map(|&(c, w)| (c, w.to_bits())));
+        sig.sort_unstable();
+        let b = self.bundles.find(d, &sig);
+        self.sig = sig;
+        if self.bundles.of[slot] != b {
+            self.unfile(v, d);
+            #[cfg(test)]
+            if self.bundles.first(b).is_some() {
+                super::indexed::count(super::indexed::Count::Joined);
+            }
+            self.bundles.join(b, slot, p);
+            if let Some(c) = &mut self.classes {
+                c.count(v, d, true);
+            }
+        }
+        self.place_bundle(b, d, term, key);
     }
 
-    /// Files `v` (at position `p`) on `d`, which has it not, in `tree` under `key`.
-    fn put(&mut self, v: NodeIx, d: DevIx, tree: u32, key: f64, p: u32) {
-        self.node[v as usize * self.k + d as usize] = self.trees.insert(tree, key, p);
-        if let Some(c) = &mut self.classes {
-            c.count(v, d, true);
+    /// `v`'s sources on `d` and their transfer times, as [`Index::classify`] of `(v, d)` left
+    /// them (with the channel model).
+    fn sources(&self, v: NodeIx, d: DevIx) -> &[(DevIx, f64)] {
+        match self.wide_of[v as usize] {
+            NIL => &self.from_seen,
+            wide => {
+                let parts = &self.sums[wide as usize * self.k + d as usize];
+                &parts.as_ref().expect("classified").1
+            }
         }
+    }
+
+    /// Files bundle `b`'s entry on `d` in the tree of `term` under `key` and its least
+    /// member's position, unless it is there.
+    fn place_bundle(&mut self, b: u32, d: DevIx, term: usize, key: f64) {
+        let tree = (d as usize * (self.k + 1) + term) as u32;
+        let first = self.bundles.first(b).expect("a member");
+        let id = self.bundles.node(b);
+        if id != NIL {
+            if self.trees.filed(id) == (tree, key) && self.trees.pos(id) == first {
+                return;
+            }
+            self.trees.remove(id);
+        }
+        let id = self.trees.insert(tree, key, first);
+        self.bundles.set_node(b, id);
     }
 
     pub(super) fn unfile(&mut self, v: NodeIx, d: DevIx) {
@@ -257,16 +338,35 @@ impl Index {
         if id != NIL {
             self.trees.remove(id);
             self.node[slot] = NIL;
-            if let Some(c) = &mut self.classes {
-                c.count(v, d, false);
+        } else if self.bundles.of[slot] != NIL {
+            let b = self.bundles.leave(slot, self.pos[v as usize]);
+            let id = self.bundles.node(b);
+            match self.bundles.first(b) {
+                None => {
+                    self.trees.remove(id);
+                    self.bundles.set_node(b, NIL);
+                    self.bundles.drop_empty(b);
+                }
+                Some(first) if first != self.trees.pos(id) => {
+                    let (tree, key) = self.trees.filed(id);
+                    self.trees.remove(id);
+                    let id = self.trees.insert(tree, key, first);
+                    self.bundles.set_node(b, id);
+                }
+                Some(_) => {}
             }
+        } else {
+            return;
+        }
+        if let Some(c) = &mut self.classes {
+            c.count(v, d, false);
         }
     }
 
     /// m-SCT: whether every candidate filed on `d` but `f` has an urgent floor later than
     /// `bound` ([`Classes::all_wait`]; `false` without classes).
     pub(super) fn all_wait(&self, s: &State, d: DevIx, f: NodeIx, bound: f64) -> bool {
-        let filed = self.node[f as usize * self.k + d as usize] != NIL;
+        let filed = self.is_filed(f, d);
         self.classes
             .as_ref()
             .is_some_and(|c| c.all_wait(s, d, f, filed, bound))
@@ -311,7 +411,20 @@ impl Index {
         for &term in &live {
             let tree = d as usize * (k + 1) + term;
             let fits = |key: f64| tree_value(s, k, own, term, key) <= bound;
+            let from = out.len();
             self.trees.each_within(tree, fits, stack, out);
+            if term == k {
+                continue;
+            }
+            // A bundle's entry stands for every member.
+            for i in from..out.len() {
+                let v = self.order[out[i] as usize];
+                let b = self.bundles.of[v as usize * k + d as usize];
+                if b != NIL {
+                    let first = out[i];
+                    out.extend(self.bundles.members(b).filter(|&p| p != first));
+                }
+            }
         }
         self.live = live;
     }
@@ -396,9 +509,14 @@ impl Index {
                 return Best::Found(ready.max(base), v);
             }
             // Another term overtook the one it was filed under.
-            self.unfile(v, d);
-            let tree = (d as usize * (k + 1) + term) as u32;
-            self.put(v, d, tree, key, found);
+            #[cfg(test)]
+            {
+                let b = self.bundles.of[v as usize * k + d as usize];
+                if b != NIL && term != k && self.bundles.members(b).nth(1).is_some() {
+                    super::indexed::count(super::indexed::Count::Turned);
+                }
+            }
+            self.refile(v, d, found, term, key);
         }
     }
 }

@@ -5,7 +5,6 @@
 use super::index::{Best, Index, WIDE};
 use super::options::Options;
 use super::state::State;
-use super::treaps::NIL;
 use crate::analysis::topo_position;
 use crate::error::Result;
 use crate::model::cluster::DevIx;
@@ -180,7 +179,7 @@ pub(super) fn schedule_index(
             let t = tensor as usize;
             for i in ix.consumer_start[t]..ix.consumer_start[t + 1] {
                 let w = ix.consumers[i as usize];
-                if ix.node[w as usize * k + d as usize] != NIL {
+                if ix.is_filed(w, d) {
                     ix.file(&s, w, d, pos[w as usize]);
                 }
             }
@@ -452,13 +451,17 @@ fn walk_within(
     // Those whose estimate another term overtook are filed under it, so the next walk does
     // not meet them below their start again (the state is the same, so is the answer).
     for &(v, p, term, key) in refile.iter() {
-        ix.file_under(v, d, p, term, key);
+        if ix.filed_as(v, d) != Some((term, key)) {
+            ix.file(s, v, d, p);
+        }
     }
 }
 
 /// What the waiting steps did (tests): steps, delayed devices visited, urgent times computed
 /// there, candidates passed over as no better than on an SCT device, candidates taken out
-/// of a delayed device's trees.
+/// of a delayed device's trees, walks, seen urgent times that passed a candidate over,
+/// devices passed over whole; and what the bundles did (any step): candidates that joined
+/// a bundle with members, and bundles of two or more re-filed under another term.
 #[cfg(test)]
 #[derive(Clone, Copy)]
 pub(super) enum Count {
@@ -470,16 +473,18 @@ pub(super) enum Count {
     Walks,
     Seen,
     AllWait,
+    Joined,
+    Turned,
 }
 
 #[cfg(test)]
 thread_local! {
     /// Per test thread, indexed by [`Count`].
-    pub(super) static COUNTS: std::cell::Cell<[usize; 8]> = const { std::cell::Cell::new([0; 8]) };
+    pub(super) static COUNTS: std::cell::Cell<[usize; 10]> = const { std::cell::Cell::new([0; 10]) };
 }
 
 #[cfg(test)]
-fn count(what: Count) {
+pub(super) fn count(what: Count) {
     COUNTS.with(|c| {
         let mut a = c.get();
         a[what as usize] += 1;

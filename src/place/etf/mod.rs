@@ -79,6 +79,11 @@
 //! time (they all start then), else the least bound and the least position reaching it
 //! (ties after rounding included), checked, and re-filed under its new largest term when
 //! another has overtaken it (one receiving from several devices whose channels leapfrog).
+//! Pairs of a device led by the same two or more source devices with the same transfer
+//! times (`bundles.rs`) share one entry, under their least position: their channel part is
+//! the same at every instant, so when another sender's channel overtakes, the entry is
+//! re-filed once, not each pair (side-by-side copies of a graph: the copies' ops that wait
+//! on the same transfers).
 //! A tensor that arrives on `d` lowers its other consumers' estimates there: they are filed
 //! anew. Each step asks the devices best first (by a lower bound of their start: free time,
 //! `now`, their trees' least value), each only until its candidates left start later than
@@ -86,8 +91,11 @@
 //! when its bound is no later than the step's answer. An op with many producers keeps its
 //! estimate's parts per device (fixed part, largest transfer per source device) until one
 //! of its tensors arrives there, so re-checking it costs `k`, not its in-degree. So
-//! `O((V + E) * k * log V)` plus one re-file per overtaking (a device's pairs that
-//! memory shuts out wait, by size, until memory is freed there). With favourites (m-SCT),
+//! `O((V + E) * k * log V)` plus one re-file per overtaking of an entry (a device's pairs
+//! that memory shuts out wait, by size, until memory is freed there): on NASNet copies
+//! those grow with the ops (issue 24e), but an input whose pairs all have distinct
+//! transfer times from several devices whose channels take turns could still need one per
+//! pair and turn. With favourites (m-SCT),
 //! a step where no device waits is m-ETF's (`best` is then the least own start, ties to the
 //! lower device). In a step where some device waits, a pair's start is its own start or, on
 //! a device waiting for another op's favourite child and no sooner than that child is
@@ -137,6 +145,7 @@
 //! `index.rs` (the index: filing, classifying, a device's answer), `classes.rs` (m-SCT's
 //! candidates counted by SCT class), `indexed.rs` (the loop over the index); `legacy.rs` and `tests.rs` are the tests'.
 
+mod bundles;
 mod classes;
 mod index;
 mod indexed;

@@ -111,6 +111,13 @@ fn random_instance(seed: u64) -> (Graph, Cluster) {
 /// equal estimates (ties that must still go to the lower position), and zero times give
 /// `0.0` sums.
 fn wide_instance(seed: u64, rounding: bool) -> (Graph, Cluster) {
+    wide_copies(seed, rounding, 1)
+}
+
+/// `copies` side-by-side copies of [`wide_instance`]'s graph (ids prefixed `cI`): the
+/// copies' ops wait on the same transfer times from the same devices, so they share
+/// bundles, whose leading channel turns as the channels move (issue 24e).
+fn wide_copies(seed: u64, rounding: bool, copies: usize) -> (Graph, Cluster) {
     let label = if rounding {
         "etf-rounding-test"
     } else {
@@ -160,6 +167,16 @@ fn wide_instance(seed: u64, rounding: bool) -> (Graph, Cluster) {
         }
         previous = layer;
     }
+    let copy = |items: &[String]| -> Vec<String> {
+        (0..copies)
+            .flat_map(|c| {
+                items
+                    .iter()
+                    .map(move |x| x.replace(r#"":"n"#, &format!(r#"":"c{c}n"#)))
+            })
+            .collect()
+    };
+    let (nodes, edges) = (copy(&nodes), copy(&edges));
     let k = 4 + rng.below(5) as usize;
     let memory = if rng.below(4) == 0 {
         format!(r#","memory":{}"#, 24 + rng.below(40))
@@ -239,6 +256,34 @@ fn heaps_match_the_direct_loop_where_sums_round() {
         placed += heaps_agree(&p, &format!("rounding seed {seed}"));
     }
     assert!(placed > 60, "only {placed} rounding placements compared");
+}
+
+/// The heaps against the direct loop on three copies of wide instances: the same placement
+/// (or both an error), with bundles of several members re-filed as their channels turn.
+#[test]
+fn heaps_match_the_direct_loop_on_copies() {
+    use super::indexed::{Count, COUNTS};
+    COUNTS.with(|c| c.set([0; 10]));
+    let mut placed = 0;
+    for seed in 0..12 {
+        for rounding in [false, true] {
+            let (g, c) = wide_copies(seed, rounding, 3);
+            let p = Problem::new(&g, &c).expect("copies of a wide instance are valid");
+            placed += heaps_agree(&p, &format!("copies seed {seed} rounding {rounding}"));
+        }
+    }
+    let counts = COUNTS.with(|c| c.get());
+    let (joined, turned) = (
+        counts[Count::Joined as usize],
+        counts[Count::Turned as usize],
+    );
+    eprintln!("{placed} placements, {joined} joined a bundle, {turned} bundles turned");
+    assert!(placed > 60, "only {placed} placements of copies compared");
+    assert!(
+        joined > 400,
+        "only {joined} candidates joined a bundle with members"
+    );
+    assert!(turned > 400, "only {turned} bundles of several re-filed");
 }
 
 /// Favourites for m-SCT's loop in tests: each op's first successor, every other op.
@@ -342,7 +387,7 @@ fn last_favourite(p: &Problem) -> Vec<Option<NodeIx>> {
 #[test]
 fn waiting_steps_match_the_direct_step() {
     use super::indexed::COUNTS;
-    COUNTS.with(|c| c.set([0; 8]));
+    COUNTS.with(|c| c.set([0; 10]));
     let mut placed = 0;
     let instances = (0..200)
         .map(random_instance)
@@ -367,7 +412,7 @@ fn waiting_steps_match_the_direct_step() {
             }
         }
     }
-    let [steps, devices, urgent, elsewhere, visits, walks, seen, all_wait] =
+    let [steps, devices, urgent, elsewhere, visits, walks, seen, all_wait, _, _] =
         COUNTS.with(|c| c.get());
     eprintln!("{placed} placements, {steps} waiting steps, {devices} delayed devices, {urgent} urgent, {elsewhere} elsewhere, {visits} visits, {walks} walks, {seen} seen, {all_wait} passed whole");
     assert!(placed > 800, "only {placed} placements compared");
@@ -499,9 +544,9 @@ fn a_delayed_device_visits_only_what_beats_the_answer() {
         let mut s = State::new(&p, opts);
         s.free = vec![0.0, 3.0];
         s.waits_for[0] = Some((f, 0.0));
-        COUNTS.with(|c| c.set([0; 8]));
+        COUNTS.with(|c| c.set([0; 10]));
         let [fast, direct] = both_steps(&s, &pos);
-        let [_, devices, urgent, _, visits, _, _, _] = COUNTS.with(|c| c.get());
+        let [_, devices, urgent, _, visits, _, _, _, _, _] = COUNTS.with(|c| c.get());
         assert_eq!(fast, direct, "{opts:?}");
         assert_eq!(fast, Some((0.0, pos[x0 as usize], 0, x0)), "{opts:?}");
         assert_eq!((devices, urgent, visits), (1, 2, 2), "{opts:?}");

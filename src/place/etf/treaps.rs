@@ -1,8 +1,9 @@
 //! m-ETF's trees: treaps of (ready op, device) candidates ordered by `(key, position)`, each
 //! subtree knowing its least topological position, all in one arena ([`Treaps`]).
 
-/// A treap node: one (ready op, device) candidate of m-ETF's index, in the tree of the term
-/// that bounded its estimate when it was filed.
+/// A treap node: one (ready op, device) candidate of m-ETF's index, or a bundle of them
+/// (`bundles.rs`, under its least member's position), in the tree of the term that bounded
+/// its estimate when it was filed.
 #[derive(Clone, Copy)]
 struct Node {
     /// The term's part that does not move: the fixed part itself, or the transfer time
@@ -224,6 +225,11 @@ impl Treaps {
         }
         self.roots[tree] = self.put(root, id);
         id
+    }
+
+    /// Node `id`'s position.
+    pub(super) fn pos(&self, id: u32) -> u32 {
+        self.nodes[id as usize].pos
     }
 
     /// The tree and key node `id` is filed under.
