@@ -300,7 +300,7 @@ fn every_other_favourite(p: &Problem) -> Vec<Option<NodeIx>> {
 
 /// m-SCT through the index (waiting steps included) against
 /// the direct loop in every step: the same placement (or both an error) on random and
-/// wide instances, for every option, checked and unchecked.
+/// wide instances and copies of them (bundles), for every option, checked and unchecked.
 #[test]
 fn sct_index_matches_the_direct_loop() {
     let mut placed = 0;
@@ -308,7 +308,8 @@ fn sct_index_matches_the_direct_loop() {
     let instances = (0..300)
         .map(random_instance)
         .chain((0..12).map(|seed| wide_instance(seed, false)))
-        .chain((0..12).map(|seed| wide_instance(seed, true)));
+        .chain((0..12).map(|seed| wide_instance(seed, true)))
+        .chain((0..8).map(|seed| wide_copies(seed, seed % 2 == 1, 3)));
     for (i, (g, c)) in instances.enumerate() {
         let Ok(p) = Problem::new(&g, &c) else {
             continue;
