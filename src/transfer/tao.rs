@@ -18,9 +18,12 @@
 //! - Ranks are normalized per link (reading A6) and enforced per §3 ([`RankedLinks`]: least rank
 //!   first, ties and unranked transfers at random). Computed once per run, in `init`.
 //!
-//! Cost: `O(|R| x (ops x |R| / 64 + dependencies))` per device, after `DeviceRecvs::of_run`'s
-//! dependency sets, `O((V + E) x |R| / 64)` per device: super-linear by Algorithm 2's
-//! definition (`|R|` rounds, each a scan of the outstanding recvs; docs/cost.md).
+//! Cost: `O(|R|^2 + |R| x holders x |R| / 64)` per device (the rounds' scans, and per
+//! round the groups that hold the recv taken, each updated word by word), after
+//! `DeviceRecvs::of_run`'s dependency sets, `O((V + E) x |R| / 64)` per device:
+//! super-linear by Algorithm 2's definition (`|R|` rounds, each a scan of the outstanding
+//! recvs; docs/cost.md). Before issue 24f each round also swept the groups in order of
+//! `op.M` to rebuild `M+`, `O(groups x |R| / 64)` a round.
 
 use super::recvs::{Bits, DeviceRecvs, Oracle, RankedLinks};
 use super::{LinkOrderInfo, Transfer};
@@ -60,9 +63,13 @@ pub fn before(a: usize, b: usize, p: &[f64], m: &[f64], m_plus: &[f64]) -> bool 
 ///   the ops whose outstanding set is `{r}`;
 /// - a group's `op.M` is re-summed (ascending recv order per channel, as the reference)
 ///   only when one of its recvs is removed;
-/// - `M+` is swept from the groups in ascending `op.M`: each recv takes the `op.M` of the
-///   first group that holds it (a minimum), with word-wide bit operations, and the sweep
-///   stops when every outstanding recv has its value.
+/// - `M+` (the least `op.M` over the groups with two or more outstanding recvs that hold
+///   the recv) is kept, not rebuilt each round (issue 24f): only the groups that hold the
+///   recv taken change, and a group's `op.M` only falls (its sum loses a non-negative
+///   term; rounding is monotone), so each such group lowers its recvs' `M+` to its new
+///   `op.M` (a minimum is exact whatever the order); a group that drops to one
+///   outstanding recv leaves, and that recv's `M+` is recomputed from the groups that hold
+///   it (should an `op.M` ever rise, its recvs are recomputed too).
 ///
 /// The pick is the reference's linear scan under Eq. 5 (reading A3), one comparison per
 /// outstanding recv.
@@ -179,8 +186,14 @@ pub fn tao_order(dev: &DeviceRecvs) -> Vec<usize> {
     }
     let mut p = vec![0.0f64; nr];
     let m = &dev.time;
+    // M+: per outstanding recv, the least op.M over the groups with two or more
+    // outstanding recvs that hold it (infinite for none).
     let mut m_plus = vec![f64::INFINITY; nr];
-    let mut unset = vec![0u64; words];
+    for &g in &active {
+        lower_within(gbits[g], &outstanding, op_m[g], &mut m_plus);
+    }
+    // Recvs whose M+ may have risen (its group left or its op.M rose): recomputed.
+    let mut stale: Vec<usize> = Vec::new();
     let mut order = Vec::with_capacity(nr);
     for _ in 0..nr {
         for &r in &dirty {
@@ -188,35 +201,6 @@ pub fn tao_order(dev: &DeviceRecvs) -> Vec<usize> {
             p[r] = single[r].iter().fold(0.0, |s, &o| s + dev.op_time[o]);
         }
         dirty.clear();
-        // M+: the least op.M over the groups with two or more outstanding recvs.
-        active.retain(|&g| count[g] >= 2);
-        active.sort_by(|&a, &b| op_m[a].total_cmp(&op_m[b]));
-        unset.copy_from_slice(&outstanding);
-        let mut left = outstanding.iter().map(|w| w.count_ones()).sum::<u32>();
-        for i in (0..nr).filter(|&i| is_out(&outstanding, i)) {
-            m_plus[i] = f64::INFINITY;
-        }
-        for &g in &active {
-            if left == 0 {
-                break;
-            }
-            if op_m[g].is_nan() {
-                continue;
-            }
-            for (w, (u, &x)) in unset.iter_mut().zip(gbits[g]).enumerate() {
-                let mut new = *u & x;
-                if new == 0 {
-                    continue;
-                }
-                *u &= !new;
-                left -= new.count_ones();
-                while new != 0 {
-                    let i = w * 64 + new.trailing_zeros() as usize;
-                    new &= new - 1;
-                    m_plus[i] = op_m[g];
-                }
-            }
-        }
         let mut best: Option<usize> = None;
         for c in (0..nr).filter(|&c| is_out(&outstanding, c)) {
             if best.is_none_or(|b| before(c, b, &p, m, &m_plus)) {
@@ -232,20 +216,56 @@ pub fn tao_order(dev: &DeviceRecvs) -> Vec<usize> {
             match count[g] {
                 0 => {}
                 1 => {
+                    // It leaves M+: its last outstanding recv may have taken its op.M.
                     let r = first_out(gbits[g], &outstanding);
                     single[r].extend_from_slice(&gops[g]);
                     dirty.push(r);
+                    stale.push(r);
                 }
                 _ => {
+                    let before = op_m[g];
                     gsum[g * nc + ch[b]] = channel_sum(gbits[g], &outstanding, ch[b]);
                     op_m[g] = gsum[g * nc..(g + 1) * nc]
                         .iter()
                         .fold(0.0, |a, &x| a.max(x));
+                    if op_m[g] <= before {
+                        lower_within(gbits[g], &outstanding, op_m[g], &mut m_plus);
+                    } else {
+                        // Not seen (a sum of fewer non-negative terms, rounded, is no
+                        // larger), but then its recvs are recomputed.
+                        stale.extend(
+                            Bits::iter_words(gbits[g]).filter(|&i| is_out(&outstanding, i)),
+                        );
+                    }
                 }
             }
         }
+        for r in stale.drain(..) {
+            m_plus[r] = holders[r]
+                .iter()
+                .map(|&g| g as usize)
+                .filter(|&g| count[g] >= 2 && !op_m[g].is_nan())
+                .map(|g| op_m[g])
+                .fold(f64::INFINITY, f64::min);
+        }
     }
     order
+}
+
+/// Lowers to `value` the M+ of every recv of `bits` that is outstanding (`NaN` lowers
+/// none).
+fn lower_within(bits: &[u64], outstanding: &[u64], value: f64, m_plus: &mut [f64]) {
+    if value.is_nan() {
+        return;
+    }
+    for (w, (&x, &o)) in bits.iter().zip(outstanding).enumerate() {
+        let mut rest = x & o;
+        while rest != 0 {
+            let i = w * 64 + rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            m_plus[i] = m_plus[i].min(value);
+        }
+    }
 }
 
 /// The reference: Algorithm 1 recomputed over every op each round.
