@@ -66,10 +66,11 @@ pub fn before(a: usize, b: usize, p: &[f64], m: &[f64], m_plus: &[f64]) -> bool 
 /// - `M+` (the least `op.M` over the groups with two or more outstanding recvs that hold
 ///   the recv) is kept, not rebuilt each round (issue 24f): only the groups that hold the
 ///   recv taken change, and a group's `op.M` only falls (its sum loses a non-negative
-///   term; rounding is monotone), so each such group lowers its recvs' `M+` to its new
-///   `op.M` (a minimum is exact whatever the order); a group that drops to one
-///   outstanding recv leaves, and that recv's `M+` is recomputed from the groups that hold
-///   it (should an `op.M` ever rise, its recvs are recomputed too).
+///   term; rounding is monotone), so a group whose `op.M` fell lowers its recvs' `M+` to
+///   it (a minimum is exact whatever the order; one whose largest channel was not the
+///   recv's keeps its `op.M` and moves nothing); a group that drops to one outstanding recv
+///   leaves, and that recv's `M+` is recomputed from the groups that hold it when the
+///   group's `op.M` was that least (should an `op.M` ever rise, its recvs are recomputed).
 ///
 /// The pick is the reference's linear scan under Eq. 5 (reading A3), one comparison per
 /// outstanding recv.
@@ -216,11 +217,14 @@ pub fn tao_order(dev: &DeviceRecvs) -> Vec<usize> {
             match count[g] {
                 0 => {}
                 1 => {
-                    // It leaves M+: its last outstanding recv may have taken its op.M.
+                    // It leaves M+: its last outstanding recv may have taken its op.M
+                    // (`m_plus[r] <= op_m[g]` while it held `r`).
                     let r = first_out(gbits[g], &outstanding);
                     single[r].extend_from_slice(&gops[g]);
                     dirty.push(r);
-                    stale.push(r);
+                    if m_plus[r] == op_m[g] {
+                        stale.push(r);
+                    }
                 }
                 _ => {
                     let before = op_m[g];
@@ -228,7 +232,9 @@ pub fn tao_order(dev: &DeviceRecvs) -> Vec<usize> {
                     op_m[g] = gsum[g * nc..(g + 1) * nc]
                         .iter()
                         .fold(0.0, |a, &x| a.max(x));
-                    if op_m[g] <= before {
+                    if op_m[g] == before {
+                        // Its largest channel was not `b`'s: no M+ moves.
+                    } else if op_m[g] < before {
                         lower_within(gbits[g], &outstanding, op_m[g], &mut m_plus);
                     } else {
                         // Not seen (a sum of fewer non-negative terms, rounded, is no
