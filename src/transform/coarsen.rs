@@ -83,9 +83,11 @@ use crate::util::merge_sorted;
 
 mod live;
 mod rounds;
+mod works;
 
 use live::Live;
 use rounds::{contract, live_heights, priority, Adjacency, Edge};
+use works::Works;
 
 /// What one round did.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -216,53 +218,6 @@ fn op_work(problem: &Problem) -> Vec<f64> {
 /// the in-place updates (`live.rs`); larger batches change a good share of the graph, and a
 /// pass over it (`rounds.rs`) costs less per change.
 const SMALL_BATCH: usize = 32;
-
-/// The sum of no terms, as `Iterator::sum` starts it (every work below is that sum's fold).
-fn empty_sum() -> f64 {
-    std::iter::empty::<f64>().sum()
-}
-
-/// Joins vertex `o`'s members into `m`'s, in topological order, and returns `m`'s work,
-/// the same bits as summing the joined members in that order (`Iterator::sum` is a left
-/// fold): the smaller list is inserted into the larger, and the running sums `folds` are
-/// kept up to the first insertion and continued from there. `O(small x log(big) + tail)`,
-/// the tail from the first insertion to the end (one op on a fan-in star, whose hub comes
-/// last in topological order), against a merge and a re-sum of both lists before.
-fn join_members(
-    members: &mut [Vec<NodeIx>],
-    folds: &mut [Vec<f64>],
-    m: usize,
-    o: usize,
-    pos: &[u32],
-    op_work: &[f64],
-) -> f64 {
-    let mut gone = std::mem::take(&mut members[o]);
-    let mut gone_folds = std::mem::take(&mut folds[o]);
-    if gone.len() > members[m].len() {
-        std::mem::swap(&mut members[m], &mut gone);
-        std::mem::swap(&mut folds[m], &mut gone_folds);
-    }
-    let list = &mut members[m];
-    let at =
-        |list: &[NodeIx], v: NodeIx| list.partition_point(|&x| pos[x as usize] < pos[v as usize]);
-    let first = gone.first().map_or(list.len(), |&g| at(list, g));
-    if gone.len() * 8 > list.len() {
-        *list = merge_sorted(list, &gone, |&a, &b| pos[a as usize] < pos[b as usize]);
-    } else {
-        for &g in &gone {
-            let i = at(list, g);
-            list.insert(i, g);
-        }
-    }
-    let f = &mut folds[m];
-    f.truncate(first);
-    let mut s = f.last().copied().unwrap_or_else(empty_sum);
-    for &v in &list[first..] {
-        s += op_work[v as usize];
-        f.push(s);
-    }
-    s
-}
 
 /// Vertices that count toward the target: those with work and at least one edge (isolated
 /// and zero-work vertices do not consume it).
@@ -513,25 +468,13 @@ fn coarsen_split(problem: &Problem, target: usize, small_batch: usize) -> Coarse
     drop((edges, succ, h, tensors, live));
     // Small rounds: the live graph updated in place (`live.rs`), from the first small batch.
     let mut live = Live::build(problem, &members).expect("the graph is acyclic");
-    let mut active = (0..n as u32).filter(|&x| live.counts(x, &work)).count();
-    // Each vertex's work summed over its first i + 1 members, for every i.
-    let mut folds: Vec<Vec<f64>> = members
-        .iter()
-        .map(|ms| {
-            let mut s = empty_sum();
-            ms.iter()
-                .map(|&v| {
-                    s += op_work[v as usize];
-                    s
-                })
-                .collect()
-        })
-        .collect();
+    let mut works = Works::new(members, work, &pos, &op_work);
+    let mut active = (0..n as u32).filter(|&x| live.counts(x, &works)).count();
     loop {
         let batch = match handover.take() {
             Some(batch) => batch,
             None if active <= target => break,
-            None => live.scan(active, target, cap, &work, &allowed),
+            None => live.scan(active, target, cap, &mut works, &allowed),
         };
         if batch.is_empty() {
             break;
@@ -541,7 +484,9 @@ fn coarsen_split(problem: &Problem, target: usize, small_batch: usize) -> Coarse
         // vertex keeps its work and at least one edge, if it had one).
         let was: Vec<usize> = batch
             .iter()
-            .map(|&(u, v)| usize::from(live.counts(u, &work)) + usize::from(live.counts(v, &work)))
+            .map(|&(u, v)| {
+                usize::from(live.counts(u, &works)) + usize::from(live.counts(v, &works))
+            })
             .collect();
         for &(u, v) in &batch {
             live.merge(problem, u, v);
@@ -553,19 +498,19 @@ fn coarsen_split(problem: &Problem, target: usize, small_batch: usize) -> Coarse
             // and only the batch's first pair, safe by Theorem 3.2.
             fallback = true;
             pairs = &batch[..1];
-            live = Live::build(problem, &members).expect("the graph before the batch is acyclic");
+            live = Live::build(problem, works.members())
+                .expect("the graph before the batch is acyclic");
             live.merge(problem, pairs[0].0, pairs[0].1);
             assert!(live.settle(), "one pair is safe (Theorem 3.2)");
         }
         for (&(u, v), was) in pairs.iter().zip(&was) {
-            let (m, o) = (u.min(v) as usize, u.max(v) as usize);
-            work[m] = join_members(&mut members, &mut folds, m, o, &pos, &op_work);
-            let other = std::mem::take(&mut allowed[o]);
-            for (a, b) in allowed[m].iter_mut().zip(other) {
+            let (m, o) = (u.min(v), u.max(v));
+            works.join(m, o);
+            let other = std::mem::take(&mut allowed[o as usize]);
+            for (a, b) in allowed[m as usize].iter_mut().zip(other) {
                 *a = *a && b;
             }
-            work[o] = 0.0;
-            active = active - was + usize::from(live.counts(m as u32, &work));
+            active = active - was + usize::from(live.counts(m, &works));
         }
         rounds.push(Round {
             vertices: live.live,
@@ -580,6 +525,7 @@ fn coarsen_split(problem: &Problem, target: usize, small_batch: usize) -> Coarse
         });
     }
     // Renumber once: ids in key order.
+    let mut members = works.into_members();
     let keys = live.keys();
     let mut id = vec![u32::MAX; n];
     for (i, &x) in keys.iter().enumerate() {

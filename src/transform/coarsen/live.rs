@@ -11,6 +11,7 @@ use std::collections::{BTreeMap, BTreeSet, BinaryHeap};
 use std::ops::Bound::{Excluded, Unbounded};
 
 use super::rounds::{candidate_order, tensor_sum};
+use super::works::Works;
 use crate::model::graph::NodeIx;
 use crate::model::problem::Problem;
 
@@ -235,9 +236,11 @@ impl Live {
     }
 
     /// Whether `x` counts toward the target: live, with work and at least one edge.
-    pub(super) fn counts(&self, x: u32, work: &[f64]) -> bool {
-        let x = x as usize;
-        self.alive[x] && work[x] > 0.0 && !(self.succ[x].is_empty() && self.pred[x].is_empty())
+    pub(super) fn counts(&self, x: u32, works: &Works) -> bool {
+        let xi = x as usize;
+        self.alive[xi]
+            && works.positive(x)
+            && !(self.succ[xi].is_empty() && self.pred[xi].is_empty())
     }
 
     fn degree(&self, x: u32) -> usize {
@@ -446,7 +449,7 @@ impl Live {
         active: usize,
         target: usize,
         cap: f64,
-        work: &[f64],
+        works: &mut Works,
         allowed: &[Vec<bool>],
     ) -> Vec<(u32, u32)> {
         let mut batch: Vec<(u32, u32)> = Vec::new();
@@ -485,7 +488,7 @@ impl Live {
                 if used(owner as usize) {
                     continue;
                 }
-                let verdict = if work[ui] + work[vi] > cap
+                let verdict = if works.over_cap(u, v, cap)
                     || !allowed[ui].iter().zip(&allowed[vi]).any(|(&a, &b)| a && b)
                 {
                     Verdict::Never
@@ -529,7 +532,7 @@ impl Live {
                         tail_of[ui] = v;
                         head_of[vi] = u;
                         batch.push((u, v));
-                        if work[ui] > 0.0 && work[vi] > 0.0 {
+                        if works.positive(u) && works.positive(v) {
                             removed += 1;
                         }
                         continue;
