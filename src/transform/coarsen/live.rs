@@ -54,7 +54,13 @@ struct Link {
     bytes: f64,
     owner: u32,
     cand: bool,
+    /// The stamp of its parking (see [`Live::park`]) while it is parked, else 0.
+    parked: u32,
 }
+
+/// A parked edge's entry in a watch list: `(src, dst, stamp, witness)`; stale once the
+/// edge is woken, removed or parked again (stamps are never reused).
+type Watch = (u32, u32, u32, u32);
 
 /// Union of two increasing lists of distinct ids.
 fn union(a: &[u32], b: &[u32]) -> Vec<u32> {
@@ -85,10 +91,49 @@ fn union(a: &[u32], b: &[u32]) -> Vec<u32> {
 /// What the scan makes of a candidate edge.
 enum Verdict {
     Accept,
-    /// Refused this round (an end used, rule (ii) or (iii)).
+    /// Refused this round (an end used, or rule (iii)).
     NotNow,
+    /// Refused by rule (ii), with a witness: parked until something it depends on changes.
+    Park(u32),
     /// Refused for as long as its ends stay (work cap, devices).
     Never,
+}
+
+#[cfg(test)]
+thread_local! {
+    /// What the parking did on this thread, for the tests: edges parked by the scan, parked
+    /// again when woken (still refused), and woken back into the candidates.
+    pub(super) static PARKING: std::cell::Cell<[u64; 3]> = const { std::cell::Cell::new([0; 3]) };
+}
+
+/// Counts a parking event for the tests (`PARKING`).
+fn parking_event(_i: usize) {
+    #[cfg(test)]
+    PARKING.with(|c| {
+        let mut v = c.get();
+        v[_i] += 1;
+        c.set(v);
+    });
+}
+
+/// Rule (ii) for the edge `u -> v` (see [`super`]): `None` when it holds (`|succ(u)| = 1`,
+/// `|prec(v)| = 1`, `H(v) = H(u) + 1`, or every other successor of `u` is higher than
+/// `v`), else a witness: the first other successor of `u` no higher than `v`.
+fn rule_ii_witness(
+    succ: &[BTreeMap<u32, u32>],
+    pred: &[BTreeSet<u32>],
+    h: &[u32],
+    u: u32,
+    v: u32,
+) -> Option<u32> {
+    let (ui, vi) = (u as usize, v as usize);
+    if succ[ui].len() == 1 || pred[vi].len() == 1 || h[vi] == h[ui] + 1 {
+        return None;
+    }
+    succ[ui]
+        .keys()
+        .copied()
+        .find(|&w| w != v && h[w as usize] <= h[vi])
 }
 
 /// The live coarse graph during the rounds.
@@ -116,6 +161,16 @@ pub(super) struct Live {
     dirty: Vec<u32>,
     tail_of: Vec<u32>,
     head_of: Vec<u32>,
+    /// Edges parked for rule (ii) ([`Live::park`]) by their source: woken when it loses a
+    /// successor or changes height.
+    as_src: Vec<Vec<Watch>>,
+    /// Edges parked for rule (ii) by their head and by their witness: woken when it changes
+    /// height.
+    on_height: Vec<Vec<Watch>>,
+    /// Parked edges to wake at the next scan (some stale).
+    woken: Vec<Watch>,
+    /// The last parking's stamp.
+    stamp: u32,
 }
 
 impl Live {
@@ -167,6 +222,10 @@ impl Live {
             dirty: Vec::new(),
             tail_of: vec![u32::MAX; n],
             head_of: vec![u32::MAX; n],
+            as_src: (0..n).map(|_| Vec::new()).collect(),
+            on_height: (0..n).map(|_| Vec::new()).collect(),
+            woken: Vec::new(),
+            stamp: 0,
         };
         for (a, b, tensors) in links {
             let bytes = tensor_sum(problem, &tensors);
@@ -186,6 +245,7 @@ impl Live {
                 bytes,
                 owner,
                 cand: true,
+                parked: 0,
             });
             s.pred[b as usize].insert(a);
         }
@@ -223,6 +283,10 @@ impl Live {
         }
         if queue.len() != self.live {
             return false;
+        }
+        // Heights may have changed anywhere: every parked edge is woken.
+        for x in 0..n {
+            self.height_changed(x as u32);
         }
         for x in 0..n {
             let mut m = BTreeMap::new();
@@ -271,6 +335,85 @@ impl Live {
         }
     }
 
+    /// `x`'s height changed: every edge parked on it, in any role, is woken.
+    fn height_changed(&mut self, x: u32) {
+        let x = x as usize;
+        for list in [&mut self.as_src, &mut self.on_height] {
+            let woken = std::mem::take(&mut list[x]);
+            self.woken.extend(woken);
+        }
+    }
+
+    /// Parks the candidate `c` (owned by `owner`), refused by rule (ii) with `witness`
+    /// (a successor of `c.src` other than `c.dst`, no higher than `c.dst`): it leaves the
+    /// candidates until its source loses a successor or one of the three changes height
+    /// (see [`Live::scan`] for why that is exact).
+    fn park(&mut self, c: Cand, owner: u32, witness: u32) {
+        let Some(&slot) = self.succ[c.src as usize].get(&c.dst) else {
+            return;
+        };
+        self.drop_cand(c, owner);
+        self.links[slot as usize].cand = false;
+        parking_event(0);
+        self.park_slot(slot, c.src, c.dst, witness);
+    }
+
+    /// Parks the edge `u -> v` at `slot` (not a candidate) with `witness`, a fresh stamp.
+    fn park_slot(&mut self, slot: u32, u: u32, v: u32, witness: u32) {
+        self.stamp += 1;
+        self.links[slot as usize].parked = self.stamp;
+        let w = (u, v, self.stamp, witness);
+        self.as_src[u as usize].push(w);
+        self.on_height[v as usize].push(w);
+        self.on_height[witness as usize].push(w);
+    }
+
+    /// Parked edges woken since the last scan (their stale entries skipped): each is
+    /// checked against rule (ii) as the scan would check it (nothing changes the graph
+    /// between here and the scan, and the scan's other verdicts cannot accept it), parked
+    /// again with a fresh witness when the rule still refuses it, else a candidate again.
+    fn wake(&mut self) {
+        let woken = std::mem::take(&mut self.woken);
+        for (a, b, stamp, old) in woken {
+            let Some(&slot) = self.succ[a as usize].get(&b) else {
+                continue;
+            };
+            let link = &mut self.links[slot as usize];
+            if link.parked != stamp {
+                continue;
+            }
+            link.parked = 0;
+            let (ai, bi) = (a as usize, b as usize);
+            let h = &self.h;
+            // The old witness first (`O(log)`), then a search.
+            let still = self.pred[bi].len() > 1
+                && h[bi] != h[ai] + 1
+                && self.succ[ai].contains_key(&old)
+                && h[old as usize] <= h[bi];
+            let witness = if still {
+                Some(old)
+            } else {
+                rule_ii_witness(&self.succ, &self.pred, h, a, b)
+            };
+            if let Some(w) = witness {
+                parking_event(1);
+                self.park_slot(slot, a, b, w);
+                continue;
+            }
+            parking_event(2);
+            link.cand = true;
+            let (bytes, owner) = (link.bytes, link.owner);
+            self.add_cand(
+                Cand {
+                    bytes,
+                    src: a,
+                    dst: b,
+                },
+                owner,
+            );
+        }
+    }
+
     fn sub_height(&mut self, x: u32, height: u32) {
         let m = &mut self.predh[x as usize];
         if let Some(c) = m.get_mut(&height) {
@@ -298,6 +441,9 @@ impl Live {
         );
         self.pred[b as usize].remove(&a);
         self.sub_height(b, self.h[a as usize]);
+        // `a` lost the successor `b` (perhaps the witness of an edge parked on `a`).
+        let woken = std::mem::take(&mut self.as_src[a as usize]);
+        self.woken.extend(woken);
         if cand {
             self.drop_cand(
                 Cand {
@@ -327,6 +473,7 @@ impl Live {
             link.tensors = union(&link.tensors, &tensors);
             link.bytes = tensor_sum(problem, &link.tensors);
             link.cand = true;
+            link.parked = 0;
             link.owner = owner;
             let bytes = link.bytes;
             if old.0 {
@@ -350,6 +497,7 @@ impl Live {
             bytes,
             owner,
             cand: true,
+            parked: 0,
         };
         let slot = match self.free.pop() {
             Some(slot) => {
@@ -424,6 +572,7 @@ impl Live {
                 continue;
             }
             self.h[xi] = new;
+            self.height_changed(x);
             let succs: Vec<u32> = self.succ[xi].keys().copied().collect();
             spent += succs.len();
             if spent > budget {
@@ -444,6 +593,24 @@ impl Live {
     /// merged from the owners' lists (an owner's next edge enters when its current one is
     /// refused); an owner in the batch drops its whole list, since every edge of it has a
     /// used end. Edges refused for the cap or the devices leave the candidates.
+    ///
+    /// Edges refused by rule (ii) are parked (issue 24d): they leave the candidates, watched
+    /// by their source `u`, head `v` and a witness `w` (a successor of `u` other than `v`
+    /// with `H(w) <= H(v)`), and come back only when `u` loses a successor or one of `u`,
+    /// `v`, `w` changes height. Exact, because while none of that happens the refusal holds
+    /// at every later scan: `w` and `v` stay successors of `u` (so `|succ(u)| > 1`),
+    /// `H(w) <= H(v)` and `H(v) != H(u) + 1` stay as they were, and `|prec(v)| > 1` stays
+    /// too (were `u` left as `v`'s only predecessor, `H(v)` would become `H(u) + 1`, a
+    /// change of `H(v)` or `H(u)`); rule (ii) depends on nothing else (not on the batch, not
+    /// on bytes or work). And an edge that the scan would refuse, whatever the verdict (an
+    /// owner or an end used, the cap, the devices, rule (ii)), changes nothing of the round
+    /// but the edges it lets through after it, which the candidates without it let through
+    /// in the same order: the batch is the same. Woken edges are checked again before the
+    /// scan ([`Live::wake`]) and parked again while the rule still refuses them, so a hub
+    /// source that loses a successor every round costs `O(log)` per parked edge, not a pass
+    /// through the candidates. Edges refused by rule (iii) (which depends on the round's
+    /// batch) or for a used end are examined again next round, as before. `Live::build`
+    /// after a fallback starts with nothing parked.
     pub(super) fn scan(
         &mut self,
         active: usize,
@@ -452,9 +619,11 @@ impl Live {
         works: &mut Works,
         allowed: &[Vec<bool>],
     ) -> Vec<(u32, u32)> {
+        self.wake();
         let mut batch: Vec<(u32, u32)> = Vec::new();
         let mut removed = 0usize;
         let mut never: Vec<(Cand, u32)> = Vec::new();
+        let mut parked: Vec<(Cand, u32, u32)> = Vec::new();
         {
             let Live {
                 succ,
@@ -497,31 +666,34 @@ impl Live {
                 } else {
                     let su = &succ[ui];
                     let pv = &pred[vi];
-                    let only_path = su.len() == 1
-                        || pv.len() == 1
-                        || h[vi] == h[ui] + 1
-                        || su.keys().all(|&w| w == v || h[w as usize] > h[vi]);
+                    let witness = rule_ii_witness(succ, pred, h, u, v);
                     // Corrected (iii): no cross edge u -> v_j or u_j -> v at v's height;
                     // through the shorter of the neighbour list and the batch.
-                    let cross_out = if su.len() <= batch.len() {
-                        su.keys()
-                            .any(|&w| head_of[w as usize] != u32::MAX && h[w as usize] == h[vi])
-                    } else {
-                        batch
-                            .iter()
-                            .any(|&(_, vj)| h[vj as usize] == h[vi] && su.contains_key(&vj))
+                    let cross_out = || {
+                        if su.len() <= batch.len() {
+                            su.keys()
+                                .any(|&w| head_of[w as usize] != u32::MAX && h[w as usize] == h[vi])
+                        } else {
+                            batch
+                                .iter()
+                                .any(|&(_, vj)| h[vj as usize] == h[vi] && su.contains_key(&vj))
+                        }
                     };
-                    let cross_in = if pv.len() <= batch.len() {
-                        pv.iter().any(|&x| {
-                            let vj = tail_of[x as usize];
-                            vj != u32::MAX && h[vj as usize] == h[vi]
-                        })
-                    } else {
-                        batch
-                            .iter()
-                            .any(|&(uj, vj)| h[vj as usize] == h[vi] && pv.contains(&uj))
+                    let cross_in = || {
+                        if pv.len() <= batch.len() {
+                            pv.iter().any(|&x| {
+                                let vj = tail_of[x as usize];
+                                vj != u32::MAX && h[vj as usize] == h[vi]
+                            })
+                        } else {
+                            batch
+                                .iter()
+                                .any(|&(uj, vj)| h[vj as usize] == h[vi] && pv.contains(&uj))
+                        }
                     };
-                    if only_path && !cross_out && !cross_in {
+                    if let Some(w) = witness {
+                        Verdict::Park(w)
+                    } else if !cross_out() && !cross_in() {
                         Verdict::Accept
                     } else {
                         Verdict::NotNow
@@ -538,6 +710,7 @@ impl Live {
                         continue;
                     }
                     Verdict::Never => never.push((e, owner)),
+                    Verdict::Park(w) => parked.push((e, owner, w)),
                     Verdict::NotNow => {}
                 }
                 if let Some(next) = owned[owner as usize].range((Excluded(e), Unbounded)).next() {
@@ -554,6 +727,9 @@ impl Live {
                 self.links[slot as usize].cand = false;
             }
             self.drop_cand(c, owner);
+        }
+        for (c, owner, w) in parked {
+            self.park(c, owner, w);
         }
         batch
     }

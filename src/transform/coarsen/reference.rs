@@ -278,6 +278,81 @@ fn incremental_rounds_match_the_rebuild_on_random_graphs() {
     assert_eq!(fallbacks, 0);
 }
 
+/// Rule (ii) refusals parked and woken (`live.rs`): copies of a random cell (a layered DAG
+/// with skip edges, fan-out and fan-in, so that many edges are refused by rule (ii) round
+/// after round while heights fall and rise around them, and a merge far upstream changes a
+/// witness's height), compared with the rebuild in place from round 1 and with the
+/// hand-over, at several targets; the parking must have happened, including edges woken
+/// back into the candidates (an edge parked for good by mistake would change the result).
+#[test]
+fn parked_refusals_match_the_rebuild_on_cells_with_skips() {
+    use crate::rng::Rng;
+    use crate::testutil::{cluster, joined};
+    let c = cluster(
+        r#"{"devices":[{"id":"g0","kind":"gpu","speed":2},{"id":"c0","kind":"cpu","speed":1}],"bandwidth":1}"#,
+    );
+    let before = super::live::PARKING.with(|p| p.get());
+    for seed in 0..200u64 {
+        let mut r = Rng::new(1000 + seed);
+        let width = 2 + r.below(4) as usize;
+        let depth = 3 + r.below(6) as usize;
+        let cell = width * depth;
+        let copies = 1 + r.below(5) as usize;
+        let mut nodes = Vec::new();
+        let mut edges = Vec::new();
+        for k in 0..copies {
+            for i in 0..cell {
+                let cost = 0.1 * (1 + r.below(20)) as f64;
+                let dev = if r.below(15) == 0 {
+                    r#","device":"cpu""#
+                } else {
+                    ""
+                };
+                nodes.push(format!(r#"{{"id":"c{k}n{i}","cost":{cost}{dev}}}"#));
+            }
+            for i in width..cell {
+                let layer = i / width;
+                // One or two edges from the layer above, sometimes a skip from further up.
+                for _ in 0..1 + r.below(2) {
+                    let j = (layer - 1) * width + r.below(width as u64) as usize;
+                    let bytes = 0.1 * (1 + r.below(40)) as f64;
+                    edges.push(format!(
+                        r#"{{"src":"c{k}n{j}","dst":"c{k}n{i}","bytes":{bytes}}}"#
+                    ));
+                }
+                if layer >= 2 && r.below(2) == 0 {
+                    let j = r.below(((layer - 1) * width) as u64) as usize;
+                    let bytes = 0.1 * (1 + r.below(40)) as f64;
+                    edges.push(format!(
+                        r#"{{"src":"c{k}n{j}","dst":"c{k}n{i}","bytes":{bytes}}}"#
+                    ));
+                }
+            }
+            if k > 0 {
+                edges.push(format!(
+                    r#"{{"src":"c{}n{}","dst":"c{k}n0","bytes":0.05}}"#,
+                    k - 1,
+                    cell - 1
+                ));
+            }
+        }
+        let g = joined(&nodes, &edges);
+        let Ok(p) = Problem::new(&g, &c) else {
+            continue;
+        };
+        let n = nodes.len();
+        for target in [1, 2 + r.below(n as u64) as usize, n / 3 + 1] {
+            assert_same(&p, target, &format!("cells seed {seed}"));
+        }
+    }
+    let after = super::live::PARKING.with(|p| p.get());
+    let done: Vec<u64> = (0..3).map(|i| after[i] - before[i]).collect();
+    assert!(
+        done[0] > 2000 && done[1] > 1000 && done[2] > 200,
+        "parked, parked again, woken: {done:?}"
+    );
+}
+
 /// Every bundled graph (with the CLI's default cluster, one gpu and one cpu) at targets 20,
 /// 64 and 200.
 #[test]
