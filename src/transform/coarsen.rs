@@ -59,11 +59,30 @@
 //! whether it counts); candidates grouped by an owning end (the end of higher degree), merged
 //! in scan order from the owners' lists, so an owner in the batch skips all its edges at
 //! once; edges refused for the work cap or the devices leave the candidates (a kept end's
-//! work only grows, its devices only shrink); members joined smaller into larger with the
-//! work continued from running sums (the same left fold, same bits). On a fan-in star a
-//! round is `O(log V)` plus the members' tail: 80,000 ops in 0.12 s (was 6.6 s). Left: rule
-//! (ii)/(iii) refusals are re-examined every round, and a hub whose key moves every round
-//! (docs/cost.md) re-keys all its edges each round.
+//! work only grows, its devices only shrink). On a fan-in star a round is `O(log V)`:
+//! 80,000 ops in 0.12 s (was 6.6 s).
+//!
+//! Issue 24d: the tail rounds of real graphs (NASNet copies: hundreds of rounds, one pair
+//! per copy) no longer pay for the refused edges or the members' order:
+//! - members are joined by appending the smaller list to the larger and adding the works
+//!   (`works.rs`); the work cap is still decided on the fold in topological order, exactly:
+//!   the running sum is within a proven bound of it, and only a pair whose sum lies within
+//!   that bound of the cap is folded in order (the lists are sorted once, at the end);
+//!   before, every merge re-folded the members from the first insertion (two thirds of the
+//!   in-place rounds' time on NASNet copies);
+//! - edges refused by rule (ii) are parked, watched by their source, head and a witness
+//!   (another successor of the source, no higher than the head), and woken only when the
+//!   source loses a successor or one of the three changes height, which is exactly when
+//!   the refusal may lapse (`live.rs`'s scan doc); a woken edge is checked again and parked
+//!   again in `O(log)` while still refused (NASNet x10: 5,750 examinations by the scan under
+//!   rule (ii) instead of 104,220).
+//!
+//! NASNet x10 coarsens in ~50 ms (was ~100), x40 in ~345 ms (was ~610). Left: rule (iii)
+//! and used-end refusals are examined again each round (1-2% of the examinations on NASNet
+//! copies); a parked edge whose source or head is a hub that changes height each round is
+//! woken and parked again each round (`O(log)` each); and a hub whose key moves every round
+//! re-keys all its edges each round (a fan-in star whose bytes grow with the leaves'
+//! topological positions: 2.3 s at 10,000 leaves, 9.3 s at 20,000, quadratic; docs/cost.md).
 //!
 //! Choices:
 //! - Priority: the paper's "estimated communication time" of the edge. Any per-pair mean of
