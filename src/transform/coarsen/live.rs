@@ -101,12 +101,13 @@ enum Verdict {
 
 #[cfg(test)]
 thread_local! {
-    /// What the parking did on this thread, for the tests: edges parked by the scan, parked
-    /// again when woken (still refused), and woken back into the candidates.
-    pub(super) static PARKING: std::cell::Cell<[u64; 3]> = const { std::cell::Cell::new([0; 3]) };
+    /// What the parking and the re-keying did on this thread, for the tests: edges parked by
+    /// the scan, parked again when woken (still refused), woken back into the candidates;
+    /// kept slots given a lower key, and their edges re-keyed in other vertices' lists.
+    pub(super) static PARKING: std::cell::Cell<[u64; 5]> = const { std::cell::Cell::new([0; 5]) };
 }
 
-/// Counts a parking event for the tests (`PARKING`).
+/// Counts a parking or re-keying event for the tests (`PARKING`).
 fn parking_event(_i: usize) {
     #[cfg(test)]
     PARKING.with(|c| {
@@ -136,13 +137,65 @@ fn rule_ii_witness(
         .find(|&w| w != v && h[w as usize] <= h[vi])
 }
 
-/// The live coarse graph during the rounds.
+/// An entry of an owner's candidate list: the edge's bytes and the key of its other end.
+/// An owner keeps its out-edges and its in-edges in two lists, each in scan order
+/// ([`candidate_order`] with the owner's key fixed: bytes, highest first, then the other
+/// end's key), an order that does not depend on the owner's own key, so a vertex whose key
+/// moves keeps its lists (issue 24d).
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    bytes: f64,
+    other: u32,
+}
+
+impl Ord for Entry {
+    fn cmp(&self, o: &Self) -> Ordering {
+        candidate_order((self.bytes, self.other, 0), (o.bytes, o.other, 0))
+    }
+}
+
+impl PartialOrd for Entry {
+    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
+        Some(self.cmp(o))
+    }
+}
+
+impl PartialEq for Entry {
+    fn eq(&self, o: &Self) -> bool {
+        self.cmp(o) == Ordering::Equal
+    }
+}
+
+impl Eq for Entry {}
+
+/// The candidate of `entry` in side `side` (0: out-edges, 1: in-edges) of the list of an
+/// owner whose key is `key`.
+fn cand_of(key: u32, side: usize, entry: &Entry) -> Cand {
+    let (src, dst) = if side == 0 {
+        (key, entry.other)
+    } else {
+        (entry.other, key)
+    };
+    Cand {
+        bytes: entry.bytes,
+        src,
+        dst,
+    }
+}
+
+/// The live coarse graph during the rounds. Vertices are held in slots (`key_of`,
+/// `slot_of`): a merged pair keeps the slot of the end with more edges, which takes the
+/// lower key, so a hub whose key moves keeps its edges where they are (issue 24d; before,
+/// the higher key's edges always moved). Every per-vertex array below is by slot.
 pub(super) struct Live {
     alive: Vec<bool>,
     /// Live vertices.
     pub(super) live: usize,
     /// Live edges.
     pub(super) edges: usize,
+    /// Each slot's key, and each key's slot (`u32::MAX`: no live vertex has that key).
+    key_of: Vec<u32>,
+    slot_of: Vec<u32>,
     /// Successors: `succ[a][b]` is the edge `a -> b`'s slot in `links`.
     succ: Vec<BTreeMap<u32, u32>>,
     links: Vec<Link>,
@@ -153,8 +206,11 @@ pub(super) struct Live {
     h: Vec<u32>,
     /// Each vertex's predecessors' heights, with multiplicity.
     predh: Vec<BTreeMap<u32, u32>>,
-    /// Candidate edges by owning end, in scan order.
-    owned: Vec<BTreeSet<Cand>>,
+    /// Candidate edges by owning end: its out-edges and its in-edges, in scan order.
+    owned: Vec<[BTreeSet<Entry>; 2]>,
+    /// Each vertex's candidate edges held in the other end's lists (re-keyed when its key
+    /// moves).
+    lent: Vec<u32>,
     /// The first of every non-empty `owned` list.
     heads: BTreeSet<Cand>,
     /// Vertices whose predecessors or their heights changed since the last [`Live::settle`].
@@ -176,7 +232,7 @@ pub(super) struct Live {
 impl Live {
     /// The coarse graph of a grouping: vertex `x` holds `members[x]` (empty: not live), an
     /// edge the distinct tensors between two vertices; heights by Kahn's algorithm. `None`
-    /// when it has a cycle.
+    /// when it has a cycle. Slots start as the keys.
     pub(super) fn build(problem: &Problem, members: &[Vec<NodeIx>]) -> Option<Live> {
         let g = problem.graph;
         let n = members.len();
@@ -211,13 +267,16 @@ impl Live {
             live: alive.iter().filter(|&&a| a).count(),
             alive,
             edges: links.len(),
+            key_of: (0..n as u32).collect(),
+            slot_of: (0..n as u32).collect(),
             succ: (0..n).map(|_| BTreeMap::new()).collect(),
             links: Vec::with_capacity(links.len()),
             free: Vec::new(),
             pred: (0..n).map(|_| BTreeSet::new()).collect(),
             h: vec![1; n],
             predh: (0..n).map(|_| BTreeMap::new()).collect(),
-            owned: (0..n).map(|_| BTreeSet::new()).collect(),
+            owned: (0..n).map(|_| [BTreeSet::new(), BTreeSet::new()]).collect(),
+            lent: vec![0; n],
             heads: BTreeSet::new(),
             dirty: Vec::new(),
             tail_of: vec![u32::MAX; n],
@@ -234,11 +293,6 @@ impl Live {
             } else {
                 a
             };
-            s.owned[owner as usize].insert(Cand {
-                bytes,
-                src: a,
-                dst: b,
-            });
             s.succ[a as usize].insert(b, s.links.len() as u32);
             s.links.push(Link {
                 tensors,
@@ -248,8 +302,8 @@ impl Live {
                 parked: 0,
             });
             s.pred[b as usize].insert(a);
+            s.add_cand(a, b, bytes, owner);
         }
-        s.heads = s.owned.iter().filter_map(|o| o.first().copied()).collect();
         s.kahn().then_some(s)
     }
 
@@ -299,11 +353,16 @@ impl Live {
         true
     }
 
-    /// Whether `x` counts toward the target: live, with work and at least one edge.
-    pub(super) fn counts(&self, x: u32, works: &Works) -> bool {
+    /// Whether the vertex keyed `key` counts toward the target: live, with work and at
+    /// least one edge.
+    pub(super) fn counts(&self, key: u32, works: &Works) -> bool {
+        let x = self.slot_of[key as usize];
+        if x == u32::MAX {
+            return false;
+        }
         let xi = x as usize;
         self.alive[xi]
-            && works.positive(x)
+            && works.positive(key)
             && !(self.succ[xi].is_empty() && self.pred[xi].is_empty())
     }
 
@@ -311,27 +370,103 @@ impl Live {
         self.succ[x as usize].len() + self.pred[x as usize].len()
     }
 
-    fn add_cand(&mut self, c: Cand, owner: u32) {
-        let set = &mut self.owned[owner as usize];
+    /// Inserts `e` into side `side` of `owner`'s list, keeping `heads`.
+    fn list_insert(&mut self, owner: u32, side: usize, e: Entry) {
+        let key = self.key_of[owner as usize];
+        let set = &mut self.owned[owner as usize][side];
         let first = set.first().copied();
-        set.insert(c);
-        if first.is_none_or(|f| c < f) {
+        set.insert(e);
+        if first.is_none_or(|f| e < f) {
             if let Some(f) = first {
-                self.heads.remove(&f);
+                self.heads.remove(&cand_of(key, side, &f));
             }
-            self.heads.insert(c);
+            self.heads.insert(cand_of(key, side, &e));
         }
     }
 
-    fn drop_cand(&mut self, c: Cand, owner: u32) {
-        let set = &mut self.owned[owner as usize];
-        let first = set.first() == Some(&c);
-        set.remove(&c);
+    /// Removes `e` from side `side` of `owner`'s list, keeping `heads`.
+    fn list_remove(&mut self, owner: u32, side: usize, e: Entry) {
+        let key = self.key_of[owner as usize];
+        let set = &mut self.owned[owner as usize][side];
+        let first = set.first() == Some(&e);
+        set.remove(&e);
         if first {
-            self.heads.remove(&c);
+            self.heads.remove(&cand_of(key, side, &e));
             if let Some(f) = set.first() {
-                self.heads.insert(*f);
+                self.heads.insert(cand_of(key, side, f));
             }
+        }
+    }
+
+    /// The list side and entry of the edge `a -> b` (slots) in `owner`'s lists, and the
+    /// other end.
+    fn place(&self, a: u32, b: u32, bytes: f64, owner: u32) -> (usize, Entry, u32) {
+        let (side, other) = if owner == a { (0, b) } else { (1, a) };
+        let e = Entry {
+            bytes,
+            other: self.key_of[other as usize],
+        };
+        (side, e, other)
+    }
+
+    /// Makes the edge `a -> b` (slots) a candidate in `owner`'s list.
+    fn add_cand(&mut self, a: u32, b: u32, bytes: f64, owner: u32) {
+        let (side, e, other) = self.place(a, b, bytes, owner);
+        self.list_insert(owner, side, e);
+        self.lent[other as usize] += 1;
+    }
+
+    /// Takes the edge `a -> b` (slots) out of `owner`'s list.
+    fn drop_cand(&mut self, a: u32, b: u32, bytes: f64, owner: u32) {
+        let (side, e, other) = self.place(a, b, bytes, owner);
+        self.list_remove(owner, side, e);
+        self.lent[other as usize] -= 1;
+    }
+
+    /// Gives slot `s` the key `key`: its own lists stay (their order does not depend on
+    /// it), their heads are re-keyed, and so are its edges held in other vertices' lists.
+    fn rekey(&mut self, s: u32, key: u32) {
+        let si = s as usize;
+        let old = self.key_of[si];
+        for side in 0..2 {
+            if let Some(f) = self.owned[si][side].first() {
+                self.heads.remove(&cand_of(old, side, f));
+            }
+        }
+        // Its candidate edges in the other ends' lists: (owner, side, bytes).
+        let mut moved: Vec<(u32, usize, f64)> = Vec::new();
+        if self.lent[si] > 0 {
+            for (&y, &slot) in &self.succ[si] {
+                let l = &self.links[slot as usize];
+                if l.cand && l.owner == y {
+                    moved.push((y, 1, l.bytes));
+                }
+            }
+            for &p in &self.pred[si] {
+                let slot = self.succ[p as usize][&s];
+                let l = &self.links[slot as usize];
+                if l.cand && l.owner == p {
+                    moved.push((p, 0, l.bytes));
+                }
+            }
+        }
+        parking_event(3);
+        for &(owner, side, bytes) in &moved {
+            parking_event(4);
+            self.list_remove(owner, side, Entry { bytes, other: old });
+        }
+        if self.slot_of[old as usize] == s {
+            self.slot_of[old as usize] = u32::MAX;
+        }
+        self.key_of[si] = key;
+        self.slot_of[key as usize] = s;
+        for side in 0..2 {
+            if let Some(f) = self.owned[si][side].first() {
+                self.heads.insert(cand_of(key, side, f));
+            }
+        }
+        for &(owner, side, bytes) in &moved {
+            self.list_insert(owner, side, Entry { bytes, other: key });
         }
     }
 
@@ -344,18 +479,18 @@ impl Live {
         }
     }
 
-    /// Parks the candidate `c` (owned by `owner`), refused by rule (ii) with `witness`
-    /// (a successor of `c.src` other than `c.dst`, no higher than `c.dst`): it leaves the
+    /// Parks the candidate `a -> b` (slots; owned by `owner`), refused by rule (ii) with
+    /// `witness` (a successor of `a` other than `b`, no higher than `b`): it leaves the
     /// candidates until its source loses a successor or one of the three changes height
     /// (see [`Live::scan`] for why that is exact).
-    fn park(&mut self, c: Cand, owner: u32, witness: u32) {
-        let Some(&slot) = self.succ[c.src as usize].get(&c.dst) else {
+    fn park(&mut self, a: u32, b: u32, bytes: f64, owner: u32, witness: u32) {
+        let Some(&slot) = self.succ[a as usize].get(&b) else {
             return;
         };
-        self.drop_cand(c, owner);
+        self.drop_cand(a, b, bytes, owner);
         self.links[slot as usize].cand = false;
         parking_event(0);
-        self.park_slot(slot, c.src, c.dst, witness);
+        self.park_slot(slot, a, b, witness);
     }
 
     /// Parks the edge `u -> v` at `slot` (not a candidate) with `witness`, a fresh stamp.
@@ -403,14 +538,7 @@ impl Live {
             parking_event(2);
             link.cand = true;
             let (bytes, owner) = (link.bytes, link.owner);
-            self.add_cand(
-                Cand {
-                    bytes,
-                    src: a,
-                    dst: b,
-                },
-                owner,
-            );
+            self.add_cand(a, b, bytes, owner);
         }
     }
 
@@ -428,7 +556,7 @@ impl Live {
         *self.predh[x as usize].entry(height).or_insert(0) += 1;
     }
 
-    /// Removes the edge `a -> b` and returns its tensors and bytes.
+    /// Removes the edge `a -> b` (slots) and returns its tensors and bytes.
     fn detach(&mut self, a: u32, b: u32) -> Option<(Vec<u32>, f64)> {
         let slot = self.succ[a as usize].remove(&b)?;
         self.free.push(slot);
@@ -445,22 +573,15 @@ impl Live {
         let woken = std::mem::take(&mut self.as_src[a as usize]);
         self.woken.extend(woken);
         if cand {
-            self.drop_cand(
-                Cand {
-                    bytes,
-                    src: a,
-                    dst: b,
-                },
-                owner,
-            );
+            self.drop_cand(a, b, bytes, owner);
         }
         self.edges -= 1;
         self.dirty.push(b);
         Some((tensors, bytes))
     }
 
-    /// Adds tensors between `a` and `b`: a new edge (with the `bytes` they sum to), or
-    /// joined with the edge already there (the union re-summed in id order).
+    /// Adds tensors between `a` and `b` (slots): a new edge (with the `bytes` they sum
+    /// to), or joined with the edge already there (the union re-summed in id order).
     fn attach(&mut self, problem: &Problem, a: u32, b: u32, tensors: Vec<u32>, bytes: f64) {
         let owner = if self.degree(b) > self.degree(a) {
             b
@@ -477,19 +598,9 @@ impl Live {
             link.owner = owner;
             let bytes = link.bytes;
             if old.0 {
-                let c = Cand {
-                    bytes: old.1,
-                    src: a,
-                    dst: b,
-                };
-                self.drop_cand(c, old.2);
+                self.drop_cand(a, b, old.1, old.2);
             }
-            let c = Cand {
-                bytes,
-                src: a,
-                dst: b,
-            };
-            self.add_cand(c, owner);
+            self.add_cand(a, b, bytes, owner);
             return;
         }
         let link = Link {
@@ -514,39 +625,47 @@ impl Live {
         self.add_height(b, self.h[a as usize]);
         self.edges += 1;
         self.dirty.push(b);
-        self.add_cand(
-            Cand {
-                bytes,
-                src: a,
-                dst: b,
-            },
-            owner,
-        );
+        self.add_cand(a, b, bytes, owner);
     }
 
-    /// Contracts the edge `u -> v`: the higher key's edges move to the lower key (joining
-    /// edges already there), the higher key is no longer live. Heights are settled by
+    /// Contracts the edge `u -> v` (keys): the end with fewer edges moves them to the
+    /// other (joining edges already there), which takes the lower key; the other slot is no
+    /// longer live. The same coarse graph as moving the higher key's edges to the lower key
+    /// (edges are sets of tensors, joined by union), at the cost of the smaller side. An
+    /// edge of the kept end keeps its standing: refused for the cap or the devices stays
+    /// refused (work only grows, devices only shrink), and a parked edge is woken by the
+    /// changes the merge makes (a lost successor, heights). Heights are settled by
     /// [`Live::settle`].
     pub(super) fn merge(&mut self, problem: &Problem, u: u32, v: u32) {
-        let (m, o) = (u.min(v), u.max(v));
-        self.detach(u, v);
-        let outs: Vec<u32> = self.succ[o as usize].keys().copied().collect();
+        let (su, sv) = (self.slot_of[u as usize], self.slot_of[v as usize]);
+        self.detach(su, sv);
+        let (km, ko) = (u.min(v), u.max(v));
+        let (sm, so) = (self.slot_of[km as usize], self.slot_of[ko as usize]);
+        let (keep, gone) = if self.degree(so) > self.degree(sm) {
+            (so, sm)
+        } else {
+            (sm, so)
+        };
+        let outs: Vec<u32> = self.succ[gone as usize].keys().copied().collect();
         for y in outs {
-            if let Some((ts, bytes)) = self.detach(o, y) {
-                self.attach(problem, m, y, ts, bytes);
+            if let Some((ts, bytes)) = self.detach(gone, y) {
+                self.attach(problem, keep, y, ts, bytes);
             }
         }
-        let ins: Vec<u32> = self.pred[o as usize].iter().copied().collect();
+        let ins: Vec<u32> = self.pred[gone as usize].iter().copied().collect();
         for p in ins {
-            if let Some((ts, bytes)) = self.detach(p, o) {
-                self.attach(problem, p, m, ts, bytes);
+            if let Some((ts, bytes)) = self.detach(p, gone) {
+                self.attach(problem, p, keep, ts, bytes);
             }
         }
-        self.alive[o as usize] = false;
+        self.alive[gone as usize] = false;
         self.live -= 1;
-        self.dirty.push(m);
+        self.slot_of[ko as usize] = u32::MAX;
+        if self.key_of[keep as usize] != km {
+            self.rekey(keep, km);
+        }
+        self.dirty.push(keep);
     }
-
     /// Heights after merges, and the cycle check: from the vertices whose predecessors
     /// changed, each vertex popped (lowest height first) takes `1 + max` of its
     /// predecessors' heights and, when that changes it, passes it on to its successors.
@@ -620,10 +739,13 @@ impl Live {
         allowed: &[Vec<bool>],
     ) -> Vec<(u32, u32)> {
         self.wake();
+        // The batch by keys, and by slots.
         let mut batch: Vec<(u32, u32)> = Vec::new();
+        let mut slots: Vec<(u32, u32)> = Vec::new();
         let mut removed = 0usize;
-        let mut never: Vec<(Cand, u32)> = Vec::new();
-        let mut parked: Vec<(Cand, u32, u32)> = Vec::new();
+        // Refused edges (slots), their bytes and owner (and witness).
+        let mut never: Vec<(u32, u32, f64, u32)> = Vec::new();
+        let mut parked: Vec<(u32, u32, f64, u32, u32)> = Vec::new();
         {
             let Live {
                 succ,
@@ -634,6 +756,8 @@ impl Live {
                 heads,
                 tail_of,
                 head_of,
+                key_of,
+                slot_of,
                 ..
             } = self;
             let mut firsts = heads.iter().copied().peekable();
@@ -648,9 +772,11 @@ impl Live {
                     (None, _) => later.pop().map(|r| r.0),
                 };
                 let Some(e) = e else { break };
+                // Keys (the work, the devices, the batch), and slots (the graph).
                 let (u, v) = (e.src, e.dst);
-                let (ui, vi) = (u as usize, v as usize);
-                let Some(owner) = succ[ui].get(&v).map(|&l| links[l as usize].owner) else {
+                let (su, sv) = (slot_of[u as usize], slot_of[v as usize]);
+                let (ui, vi) = (su as usize, sv as usize);
+                let Some(owner) = succ[ui].get(&sv).map(|&l| links[l as usize].owner) else {
                     continue;
                 };
                 let used = |x: usize| tail_of[x] != u32::MAX || head_of[x] != u32::MAX;
@@ -658,25 +784,28 @@ impl Live {
                     continue;
                 }
                 let verdict = if works.over_cap(u, v, cap)
-                    || !allowed[ui].iter().zip(&allowed[vi]).any(|(&a, &b)| a && b)
+                    || !allowed[u as usize]
+                        .iter()
+                        .zip(&allowed[v as usize])
+                        .any(|(&a, &b)| a && b)
                 {
                     Verdict::Never
                 } else if used(ui) || used(vi) {
                     Verdict::NotNow
                 } else {
-                    let su = &succ[ui];
-                    let pv = &pred[vi];
-                    let witness = rule_ii_witness(succ, pred, h, u, v);
+                    let (out_u, pv) = (&succ[ui], &pred[vi]);
+                    let witness = rule_ii_witness(succ, pred, h, su, sv);
                     // Corrected (iii): no cross edge u -> v_j or u_j -> v at v's height;
                     // through the shorter of the neighbour list and the batch.
                     let cross_out = || {
-                        if su.len() <= batch.len() {
-                            su.keys()
+                        if out_u.len() <= batch.len() {
+                            out_u
+                                .keys()
                                 .any(|&w| head_of[w as usize] != u32::MAX && h[w as usize] == h[vi])
                         } else {
-                            batch
+                            slots
                                 .iter()
-                                .any(|&(_, vj)| h[vj as usize] == h[vi] && su.contains_key(&vj))
+                                .any(|&(_, vj)| h[vj as usize] == h[vi] && out_u.contains_key(&vj))
                         }
                     };
                     let cross_in = || {
@@ -686,7 +815,7 @@ impl Live {
                                 vj != u32::MAX && h[vj as usize] == h[vi]
                             })
                         } else {
-                            batch
+                            slots
                                 .iter()
                                 .any(|&(uj, vj)| h[vj as usize] == h[vi] && pv.contains(&uj))
                         }
@@ -701,43 +830,53 @@ impl Live {
                 };
                 match verdict {
                     Verdict::Accept => {
-                        tail_of[ui] = v;
-                        head_of[vi] = u;
+                        tail_of[ui] = sv;
+                        head_of[vi] = su;
                         batch.push((u, v));
+                        slots.push((su, sv));
                         if works.positive(u) && works.positive(v) {
                             removed += 1;
                         }
                         continue;
                     }
-                    Verdict::Never => never.push((e, owner)),
-                    Verdict::Park(w) => parked.push((e, owner, w)),
+                    Verdict::Never => never.push((su, sv, e.bytes, owner)),
+                    Verdict::Park(w) => parked.push((su, sv, e.bytes, owner, w)),
                     Verdict::NotNow => {}
                 }
-                if let Some(next) = owned[owner as usize].range((Excluded(e), Unbounded)).next() {
-                    later.push(Reverse(*next));
+                let (side, other) = if owner == su { (0, v) } else { (1, u) };
+                let entry = Entry {
+                    bytes: e.bytes,
+                    other,
+                };
+                let list = &owned[owner as usize][side];
+                if let Some(next) = list.range((Excluded(entry), Unbounded)).next() {
+                    later.push(Reverse(cand_of(key_of[owner as usize], side, next)));
                 }
             }
         }
-        for &(u, v) in &batch {
+        for &(u, v) in &slots {
             self.tail_of[u as usize] = u32::MAX;
             self.head_of[v as usize] = u32::MAX;
         }
-        for (c, owner) in never {
-            if let Some(&slot) = self.succ[c.src as usize].get(&c.dst) {
+        for (a, b, bytes, owner) in never {
+            if let Some(&slot) = self.succ[a as usize].get(&b) {
                 self.links[slot as usize].cand = false;
             }
-            self.drop_cand(c, owner);
+            self.drop_cand(a, b, bytes, owner);
         }
-        for (c, owner, w) in parked {
-            self.park(c, owner, w);
+        for (a, b, bytes, owner, w) in parked {
+            self.park(a, b, bytes, owner, w);
         }
         batch
     }
 
     /// The live vertices' keys, increasing.
     pub(super) fn keys(&self) -> Vec<u32> {
-        (0..self.alive.len() as u32)
-            .filter(|&x| self.alive[x as usize])
+        (0..self.slot_of.len() as u32)
+            .filter(|&k| {
+                let s = self.slot_of[k as usize];
+                s != u32::MAX && self.alive[s as usize]
+            })
             .collect()
     }
 
@@ -746,7 +885,11 @@ impl Live {
         let mut out = Vec::with_capacity(self.edges);
         for (a, s) in self.succ.iter().enumerate() {
             for (&b, &slot) in s {
-                out.push((a as u32, b, self.links[slot as usize].bytes));
+                out.push((
+                    self.key_of[a],
+                    self.key_of[b as usize],
+                    self.links[slot as usize].bytes,
+                ));
             }
         }
         out
