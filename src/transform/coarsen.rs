@@ -50,8 +50,9 @@
 //! pair per [`SMALL_BATCH`] live edges still makes the pass above (`rounds.rs`; it changes
 //! a good share of the graph); from the first smaller batch on, the live graph is updated in
 //! place (`live.rs`): edges in a slab with predecessor and successor trees, so a merge moves
-//! only the higher key's edges; heights settled from the vertices whose predecessors changed,
-//! lowest height first, each taking `1 + max` of a multiset of its predecessors' heights
+//! only one side's edges (the higher key's; since 24d the smaller side's); heights settled
+//! from the vertices whose predecessors changed, lowest height first, each taking
+//! `1 + max` of a multiset of its predecessors' heights
 //! (the cycle check: when no vertex is left to update every vertex satisfies Definition
 //! 3.4's equation, which no graph with a cycle can, and which fixes a DAG's heights; should
 //! the updates cost more than a pass, Kahn's algorithm decides, so the fallback is decided
@@ -75,14 +76,22 @@
 //!   source loses a successor or one of the three changes height, which is exactly when
 //!   the refusal may lapse (`live.rs`'s scan doc); a woken edge is checked again and parked
 //!   again in `O(log)` while still refused (NASNet x10: 5,750 examinations by the scan under
-//!   rule (ii) instead of 104,220).
+//!   rule (ii) instead of 104,220);
+//! - a merged pair keeps the slot (edges, lists) of the end with more edges, which takes
+//!   the lower key; an owner's candidates are in two lists, out-edges and in-edges, each
+//!   ordered by bytes and the other end's key (the scan order with the owner's key fixed),
+//!   so a hub whose key moves keeps its lists: only their heads and the hub's edges held in
+//!   other vertices' lists are re-keyed. Before, the higher key's edges always moved, so a
+//!   fan-in star whose bytes grow with the leaves' topological positions (each round merges
+//!   an earlier leaf: the hub's key moves every round) re-keyed all its edges each round:
+//!   20,000 leaves took 9.2 s, now 0.03 s.
 //!
-//! NASNet x10 coarsens in ~50 ms (was ~100), x40 in ~345 ms (was ~610). Left: rule (iii)
-//! and used-end refusals are examined again each round (1-2% of the examinations on NASNet
-//! copies); a parked edge whose source or head is a hub that changes height each round is
-//! woken and parked again each round (`O(log)` each); and a hub whose key moves every round
-//! re-keys all its edges each round (a fan-in star whose bytes grow with the leaves'
-//! topological positions: 2.3 s at 10,000 leaves, 9.3 s at 20,000, quadratic; docs/cost.md).
+//! NASNet x10 coarsens in ~39 ms (was ~86), x40 in ~275 ms (was ~540). Left: the first
+//! rounds' passes (`rounds.rs`) are now most of it (~22 of ~37 ms at x10, ~140 of ~250 at
+//! x40); rule (iii) and used-end refusals are examined again each round (1-2% of the
+//! examinations on NASNet copies); a parked edge whose source or head is a vertex that
+//! changes height each round is woken and parked again each round (`O(log)` each, ~42,000
+//! on NASNet x10); a merge still moves the smaller side's edges, `O(small log)`.
 //!
 //! Choices:
 //! - Priority: the paper's "estimated communication time" of the edge. Any per-pair mean of

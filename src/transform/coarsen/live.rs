@@ -4,7 +4,10 @@
 //! end, so that a round costs what it changes (amortized), not a pass over the graph.
 //!
 //! Vertices are keyed by the topological position of their first member (which orders
-//! them as the final numbering does); a merged pair keeps the lower key.
+//! them as the final numbering does); a merged pair keeps the lower key, and the slot of
+//! the end with more edges (issue 24d: the smaller side's edges move, whichever key it had).
+//! Edges refused by rule (ii) are parked until something that decides the refusal changes
+//! ([`Live::scan`]).
 
 use std::cmp::{Ordering, Reverse};
 use std::collections::{BTreeMap, BTreeSet, BinaryHeap};

@@ -389,8 +389,9 @@ fn incremental_rounds_match_the_rebuild_on_bundled_graphs() {
 }
 
 /// Stars whose hub's first member changes every round (the leaf merged next always comes
-/// earlier in topological order: every hub edge moves each round), fan-in and fan-out, with
-/// a second tensor from some leaves, at several targets.
+/// earlier in topological order: the hub's key moves each round; before 24d every hub edge
+/// moved, now the hub keeps its slot and lists), fan-in and fan-out, with a second tensor
+/// from some leaves, at several targets.
 #[test]
 fn incremental_rounds_match_the_rebuild_on_stars_whose_key_moves() {
     use crate::model::cluster::Cluster;
