@@ -58,12 +58,13 @@ struct Link {
     owner: u32,
     cand: bool,
     /// The stamp of its parking (see [`Live::park`]) while it is parked, else 0.
-    parked: u32,
+    parked: u64,
 }
 
 /// A parked edge's entry in a watch list: `(src, dst, stamp, witness)`; stale once the
-/// edge is woken, removed or parked again (stamps are never reused).
-type Watch = (u32, u32, u32, u32);
+/// edge is woken, removed or parked again (stamps are never reused: 64 bits, one per
+/// parking).
+type Watch = (u32, u32, u64, u32);
 
 /// Union of two increasing lists of distinct ids.
 fn union(a: &[u32], b: &[u32]) -> Vec<u32> {
@@ -229,7 +230,7 @@ pub(super) struct Live {
     /// Parked edges to wake at the next scan (some stale).
     woken: Vec<Watch>,
     /// The last parking's stamp.
-    stamp: u32,
+    stamp: u64,
 }
 
 impl Live {
