@@ -50,8 +50,9 @@
 //! pair per [`SMALL_BATCH`] live edges still makes the pass above (`rounds.rs`; it changes
 //! a good share of the graph); from the first smaller batch on, the live graph is updated in
 //! place (`live.rs`): edges in a slab with predecessor and successor trees, so a merge moves
-//! only the higher key's edges; heights settled from the vertices whose predecessors changed,
-//! lowest height first, each taking `1 + max` of a multiset of its predecessors' heights
+//! only one side's edges (the higher key's; since 24d the smaller side's); heights settled
+//! from the vertices whose predecessors changed, lowest height first, each taking
+//! `1 + max` of a multiset of its predecessors' heights
 //! (the cycle check: when no vertex is left to update every vertex satisfies Definition
 //! 3.4's equation, which no graph with a cycle can, and which fixes a DAG's heights; should
 //! the updates cost more than a pass, Kahn's algorithm decides, so the fallback is decided
@@ -59,11 +60,38 @@
 //! whether it counts); candidates grouped by an owning end (the end of higher degree), merged
 //! in scan order from the owners' lists, so an owner in the batch skips all its edges at
 //! once; edges refused for the work cap or the devices leave the candidates (a kept end's
-//! work only grows, its devices only shrink); members joined smaller into larger with the
-//! work continued from running sums (the same left fold, same bits). On a fan-in star a
-//! round is `O(log V)` plus the members' tail: 80,000 ops in 0.12 s (was 6.6 s). Left: rule
-//! (ii)/(iii) refusals are re-examined every round, and a hub whose key moves every round
-//! (docs/cost.md) re-keys all its edges each round.
+//! work only grows, its devices only shrink). On a fan-in star a round is `O(log V)`:
+//! 80,000 ops in 0.12 s (was 6.6 s).
+//!
+//! Issue 24d: the tail rounds of real graphs (NASNet copies: hundreds of rounds, one pair
+//! per copy) no longer pay for the refused edges or the members' order:
+//! - members are joined by appending the smaller list to the larger and adding the works
+//!   (`works.rs`); the work cap is still decided on the fold in topological order, exactly:
+//!   the running sum is within a proven bound of it, and only a pair whose sum lies within
+//!   that bound of the cap is folded in order (the lists are sorted once, at the end);
+//!   before, every merge re-folded the members from the first insertion (two thirds of the
+//!   in-place rounds' time on NASNet copies);
+//! - edges refused by rule (ii) are parked, watched by their source, head and a witness
+//!   (another successor of the source, no higher than the head), and woken only when the
+//!   source loses a successor or one of the three changes height, which is exactly when
+//!   the refusal may lapse (`live.rs`'s scan doc); a woken edge is checked again and parked
+//!   again in `O(log)` while still refused (NASNet x10: 5,750 examinations by the scan under
+//!   rule (ii) instead of 104,220);
+//! - a merged pair keeps the slot (edges, lists) of the end with more edges, which takes
+//!   the lower key; an owner's candidates are in two lists, out-edges and in-edges, each
+//!   ordered by bytes and the other end's key (the scan order with the owner's key fixed),
+//!   so a hub whose key moves keeps its lists: only their heads and the hub's edges held in
+//!   other vertices' lists are re-keyed. Before, the higher key's edges always moved, so a
+//!   fan-in star whose bytes grow with the leaves' topological positions (each round merges
+//!   an earlier leaf: the hub's key moves every round) re-keyed all its edges each round:
+//!   20,000 leaves took 9.2 s, now 0.03 s.
+//!
+//! NASNet x10 coarsens in ~39 ms (was ~86), x40 in ~275 ms (was ~540). Left: the first
+//! rounds' passes (`rounds.rs`) are now most of it (~22 of ~37 ms at x10, ~140 of ~250 at
+//! x40); rule (iii) and used-end refusals are examined again each round (1-2% of the
+//! examinations on NASNet copies); a parked edge whose source or head is a vertex that
+//! changes height each round is woken and parked again each round (`O(log)` each, ~42,000
+//! on NASNet x10); a merge still moves the smaller side's edges, `O(small log)`.
 //!
 //! Choices:
 //! - Priority: the paper's "estimated communication time" of the edge. Any per-pair mean of
@@ -83,9 +111,11 @@ use crate::util::merge_sorted;
 
 mod live;
 mod rounds;
+mod works;
 
 use live::Live;
 use rounds::{contract, live_heights, priority, Adjacency, Edge};
+use works::Works;
 
 /// What one round did.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -216,53 +246,6 @@ fn op_work(problem: &Problem) -> Vec<f64> {
 /// the in-place updates (`live.rs`); larger batches change a good share of the graph, and a
 /// pass over it (`rounds.rs`) costs less per change.
 const SMALL_BATCH: usize = 32;
-
-/// The sum of no terms, as `Iterator::sum` starts it (every work below is that sum's fold).
-fn empty_sum() -> f64 {
-    std::iter::empty::<f64>().sum()
-}
-
-/// Joins vertex `o`'s members into `m`'s, in topological order, and returns `m`'s work,
-/// the same bits as summing the joined members in that order (`Iterator::sum` is a left
-/// fold): the smaller list is inserted into the larger, and the running sums `folds` are
-/// kept up to the first insertion and continued from there. `O(small x log(big) + tail)`,
-/// the tail from the first insertion to the end (one op on a fan-in star, whose hub comes
-/// last in topological order), against a merge and a re-sum of both lists before.
-fn join_members(
-    members: &mut [Vec<NodeIx>],
-    folds: &mut [Vec<f64>],
-    m: usize,
-    o: usize,
-    pos: &[u32],
-    op_work: &[f64],
-) -> f64 {
-    let mut gone = std::mem::take(&mut members[o]);
-    let mut gone_folds = std::mem::take(&mut folds[o]);
-    if gone.len() > members[m].len() {
-        std::mem::swap(&mut members[m], &mut gone);
-        std::mem::swap(&mut folds[m], &mut gone_folds);
-    }
-    let list = &mut members[m];
-    let at =
-        |list: &[NodeIx], v: NodeIx| list.partition_point(|&x| pos[x as usize] < pos[v as usize]);
-    let first = gone.first().map_or(list.len(), |&g| at(list, g));
-    if gone.len() * 8 > list.len() {
-        *list = merge_sorted(list, &gone, |&a, &b| pos[a as usize] < pos[b as usize]);
-    } else {
-        for &g in &gone {
-            let i = at(list, g);
-            list.insert(i, g);
-        }
-    }
-    let f = &mut folds[m];
-    f.truncate(first);
-    let mut s = f.last().copied().unwrap_or_else(empty_sum);
-    for &v in &list[first..] {
-        s += op_work[v as usize];
-        f.push(s);
-    }
-    s
-}
 
 /// Vertices that count toward the target: those with work and at least one edge (isolated
 /// and zero-work vertices do not consume it).
@@ -513,25 +496,13 @@ fn coarsen_split(problem: &Problem, target: usize, small_batch: usize) -> Coarse
     drop((edges, succ, h, tensors, live));
     // Small rounds: the live graph updated in place (`live.rs`), from the first small batch.
     let mut live = Live::build(problem, &members).expect("the graph is acyclic");
-    let mut active = (0..n as u32).filter(|&x| live.counts(x, &work)).count();
-    // Each vertex's work summed over its first i + 1 members, for every i.
-    let mut folds: Vec<Vec<f64>> = members
-        .iter()
-        .map(|ms| {
-            let mut s = empty_sum();
-            ms.iter()
-                .map(|&v| {
-                    s += op_work[v as usize];
-                    s
-                })
-                .collect()
-        })
-        .collect();
+    let mut works = Works::new(members, work, &pos, &op_work);
+    let mut active = (0..n as u32).filter(|&x| live.counts(x, &works)).count();
     loop {
         let batch = match handover.take() {
             Some(batch) => batch,
             None if active <= target => break,
-            None => live.scan(active, target, cap, &work, &allowed),
+            None => live.scan(active, target, cap, &mut works, &allowed),
         };
         if batch.is_empty() {
             break;
@@ -541,7 +512,9 @@ fn coarsen_split(problem: &Problem, target: usize, small_batch: usize) -> Coarse
         // vertex keeps its work and at least one edge, if it had one).
         let was: Vec<usize> = batch
             .iter()
-            .map(|&(u, v)| usize::from(live.counts(u, &work)) + usize::from(live.counts(v, &work)))
+            .map(|&(u, v)| {
+                usize::from(live.counts(u, &works)) + usize::from(live.counts(v, &works))
+            })
             .collect();
         for &(u, v) in &batch {
             live.merge(problem, u, v);
@@ -553,19 +526,19 @@ fn coarsen_split(problem: &Problem, target: usize, small_batch: usize) -> Coarse
             // and only the batch's first pair, safe by Theorem 3.2.
             fallback = true;
             pairs = &batch[..1];
-            live = Live::build(problem, &members).expect("the graph before the batch is acyclic");
+            live = Live::build(problem, works.members())
+                .expect("the graph before the batch is acyclic");
             live.merge(problem, pairs[0].0, pairs[0].1);
             assert!(live.settle(), "one pair is safe (Theorem 3.2)");
         }
         for (&(u, v), was) in pairs.iter().zip(&was) {
-            let (m, o) = (u.min(v) as usize, u.max(v) as usize);
-            work[m] = join_members(&mut members, &mut folds, m, o, &pos, &op_work);
-            let other = std::mem::take(&mut allowed[o]);
-            for (a, b) in allowed[m].iter_mut().zip(other) {
+            let (m, o) = (u.min(v), u.max(v));
+            works.join(m, o);
+            let other = std::mem::take(&mut allowed[o as usize]);
+            for (a, b) in allowed[m as usize].iter_mut().zip(other) {
                 *a = *a && b;
             }
-            work[o] = 0.0;
-            active = active - was + usize::from(live.counts(m as u32, &work));
+            active = active - was + usize::from(live.counts(m, &works));
         }
         rounds.push(Round {
             vertices: live.live,
@@ -580,6 +553,7 @@ fn coarsen_split(problem: &Problem, target: usize, small_batch: usize) -> Coarse
         });
     }
     // Renumber once: ids in key order.
+    let mut members = works.into_members();
     let keys = live.keys();
     let mut id = vec![u32::MAX; n];
     for (i, &x) in keys.iter().enumerate() {

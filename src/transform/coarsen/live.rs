@@ -4,13 +4,17 @@
 //! end, so that a round costs what it changes (amortized), not a pass over the graph.
 //!
 //! Vertices are keyed by the topological position of their first member (which orders
-//! them as the final numbering does); a merged pair keeps the lower key.
+//! them as the final numbering does); a merged pair keeps the lower key, and the slot of
+//! the end with more edges (issue 24d: the smaller side's edges move, whichever key it had).
+//! Edges refused by rule (ii) are parked until something that decides the refusal changes
+//! ([`Live::scan`]).
 
 use std::cmp::{Ordering, Reverse};
 use std::collections::{BTreeMap, BTreeSet, BinaryHeap};
 use std::ops::Bound::{Excluded, Unbounded};
 
 use super::rounds::{candidate_order, tensor_sum};
+use super::works::Works;
 use crate::model::graph::NodeIx;
 use crate::model::problem::Problem;
 
@@ -53,7 +57,14 @@ struct Link {
     bytes: f64,
     owner: u32,
     cand: bool,
+    /// The stamp of its parking (see [`Live::park`]) while it is parked, else 0.
+    parked: u64,
 }
+
+/// A parked edge's entry in a watch list: `(src, dst, stamp, witness)`; stale once the
+/// edge is woken, removed or parked again (stamps are never reused: 64 bits, one per
+/// parking).
+type Watch = (u32, u32, u64, u32);
 
 /// Union of two increasing lists of distinct ids.
 fn union(a: &[u32], b: &[u32]) -> Vec<u32> {
@@ -84,19 +95,111 @@ fn union(a: &[u32], b: &[u32]) -> Vec<u32> {
 /// What the scan makes of a candidate edge.
 enum Verdict {
     Accept,
-    /// Refused this round (an end used, rule (ii) or (iii)).
+    /// Refused this round (an end used, or rule (iii)).
     NotNow,
+    /// Refused by rule (ii), with a witness: parked until something it depends on changes.
+    Park(u32),
     /// Refused for as long as its ends stay (work cap, devices).
     Never,
 }
 
-/// The live coarse graph during the rounds.
+#[cfg(test)]
+thread_local! {
+    /// What the parking and the re-keying did on this thread, for the tests: edges parked by
+    /// the scan, parked again when woken (still refused), woken back into the candidates;
+    /// kept slots given a lower key, and their edges re-keyed in other vertices' lists.
+    pub(super) static PARKING: std::cell::Cell<[u64; 5]> = const { std::cell::Cell::new([0; 5]) };
+}
+
+/// Counts a parking or re-keying event for the tests (`PARKING`).
+fn parking_event(_i: usize) {
+    #[cfg(test)]
+    PARKING.with(|c| {
+        let mut v = c.get();
+        v[_i] += 1;
+        c.set(v);
+    });
+}
+
+/// Rule (ii) for the edge `u -> v` (see [`super`]): `None` when it holds (`|succ(u)| = 1`,
+/// `|prec(v)| = 1`, `H(v) = H(u) + 1`, or every other successor of `u` is higher than
+/// `v`), else a witness: the first other successor of `u` no higher than `v`.
+fn rule_ii_witness(
+    succ: &[BTreeMap<u32, u32>],
+    pred: &[BTreeSet<u32>],
+    h: &[u32],
+    u: u32,
+    v: u32,
+) -> Option<u32> {
+    let (ui, vi) = (u as usize, v as usize);
+    if succ[ui].len() == 1 || pred[vi].len() == 1 || h[vi] == h[ui] + 1 {
+        return None;
+    }
+    succ[ui]
+        .keys()
+        .copied()
+        .find(|&w| w != v && h[w as usize] <= h[vi])
+}
+
+/// An entry of an owner's candidate list: the edge's bytes and the key of its other end.
+/// An owner keeps its out-edges and its in-edges in two lists, each in scan order
+/// ([`candidate_order`] with the owner's key fixed: bytes, highest first, then the other
+/// end's key), an order that does not depend on the owner's own key, so a vertex whose key
+/// moves keeps its lists (issue 24d).
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    bytes: f64,
+    other: u32,
+}
+
+impl Ord for Entry {
+    fn cmp(&self, o: &Self) -> Ordering {
+        candidate_order((self.bytes, self.other, 0), (o.bytes, o.other, 0))
+    }
+}
+
+impl PartialOrd for Entry {
+    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
+        Some(self.cmp(o))
+    }
+}
+
+impl PartialEq for Entry {
+    fn eq(&self, o: &Self) -> bool {
+        self.cmp(o) == Ordering::Equal
+    }
+}
+
+impl Eq for Entry {}
+
+/// The candidate of `entry` in side `side` (0: out-edges, 1: in-edges) of the list of an
+/// owner whose key is `key`.
+fn cand_of(key: u32, side: usize, entry: &Entry) -> Cand {
+    let (src, dst) = if side == 0 {
+        (key, entry.other)
+    } else {
+        (entry.other, key)
+    };
+    Cand {
+        bytes: entry.bytes,
+        src,
+        dst,
+    }
+}
+
+/// The live coarse graph during the rounds. Vertices are held in slots (`key_of`,
+/// `slot_of`): a merged pair keeps the slot of the end with more edges, which takes the
+/// lower key, so a hub whose key moves keeps its edges where they are (issue 24d; before,
+/// the higher key's edges always moved). Every per-vertex array below is by slot.
 pub(super) struct Live {
     alive: Vec<bool>,
     /// Live vertices.
     pub(super) live: usize,
     /// Live edges.
     pub(super) edges: usize,
+    /// Each slot's key, and each key's slot (`u32::MAX`: no live vertex has that key).
+    key_of: Vec<u32>,
+    slot_of: Vec<u32>,
     /// Successors: `succ[a][b]` is the edge `a -> b`'s slot in `links`.
     succ: Vec<BTreeMap<u32, u32>>,
     links: Vec<Link>,
@@ -107,20 +210,33 @@ pub(super) struct Live {
     h: Vec<u32>,
     /// Each vertex's predecessors' heights, with multiplicity.
     predh: Vec<BTreeMap<u32, u32>>,
-    /// Candidate edges by owning end, in scan order.
-    owned: Vec<BTreeSet<Cand>>,
+    /// Candidate edges by owning end: its out-edges and its in-edges, in scan order.
+    owned: Vec<[BTreeSet<Entry>; 2]>,
+    /// Each vertex's candidate edges held in the other end's lists (re-keyed when its key
+    /// moves).
+    lent: Vec<u32>,
     /// The first of every non-empty `owned` list.
     heads: BTreeSet<Cand>,
     /// Vertices whose predecessors or their heights changed since the last [`Live::settle`].
     dirty: Vec<u32>,
     tail_of: Vec<u32>,
     head_of: Vec<u32>,
+    /// Edges parked for rule (ii) ([`Live::park`]) by their source: woken when it loses a
+    /// successor or changes height.
+    as_src: Vec<Vec<Watch>>,
+    /// Edges parked for rule (ii) by their head and by their witness: woken when it changes
+    /// height.
+    on_height: Vec<Vec<Watch>>,
+    /// Parked edges to wake at the next scan (some stale).
+    woken: Vec<Watch>,
+    /// The last parking's stamp.
+    stamp: u64,
 }
 
 impl Live {
     /// The coarse graph of a grouping: vertex `x` holds `members[x]` (empty: not live), an
     /// edge the distinct tensors between two vertices; heights by Kahn's algorithm. `None`
-    /// when it has a cycle.
+    /// when it has a cycle. Slots start as the keys.
     pub(super) fn build(problem: &Problem, members: &[Vec<NodeIx>]) -> Option<Live> {
         let g = problem.graph;
         let n = members.len();
@@ -155,17 +271,24 @@ impl Live {
             live: alive.iter().filter(|&&a| a).count(),
             alive,
             edges: links.len(),
+            key_of: (0..n as u32).collect(),
+            slot_of: (0..n as u32).collect(),
             succ: (0..n).map(|_| BTreeMap::new()).collect(),
             links: Vec::with_capacity(links.len()),
             free: Vec::new(),
             pred: (0..n).map(|_| BTreeSet::new()).collect(),
             h: vec![1; n],
             predh: (0..n).map(|_| BTreeMap::new()).collect(),
-            owned: (0..n).map(|_| BTreeSet::new()).collect(),
+            owned: (0..n).map(|_| [BTreeSet::new(), BTreeSet::new()]).collect(),
+            lent: vec![0; n],
             heads: BTreeSet::new(),
             dirty: Vec::new(),
             tail_of: vec![u32::MAX; n],
             head_of: vec![u32::MAX; n],
+            as_src: (0..n).map(|_| Vec::new()).collect(),
+            on_height: (0..n).map(|_| Vec::new()).collect(),
+            woken: Vec::new(),
+            stamp: 0,
         };
         for (a, b, tensors) in links {
             let bytes = tensor_sum(problem, &tensors);
@@ -174,21 +297,17 @@ impl Live {
             } else {
                 a
             };
-            s.owned[owner as usize].insert(Cand {
-                bytes,
-                src: a,
-                dst: b,
-            });
             s.succ[a as usize].insert(b, s.links.len() as u32);
             s.links.push(Link {
                 tensors,
                 bytes,
                 owner,
                 cand: true,
+                parked: 0,
             });
             s.pred[b as usize].insert(a);
+            s.add_cand(a, b, bytes, owner);
         }
-        s.heads = s.owned.iter().filter_map(|o| o.first().copied()).collect();
         s.kahn().then_some(s)
     }
 
@@ -223,6 +342,10 @@ impl Live {
         if queue.len() != self.live {
             return false;
         }
+        // Heights may have changed anywhere: every parked edge is woken.
+        for x in 0..n {
+            self.height_changed(x as u32);
+        }
         for x in 0..n {
             let mut m = BTreeMap::new();
             for &p in &self.pred[x] {
@@ -234,37 +357,192 @@ impl Live {
         true
     }
 
-    /// Whether `x` counts toward the target: live, with work and at least one edge.
-    pub(super) fn counts(&self, x: u32, work: &[f64]) -> bool {
-        let x = x as usize;
-        self.alive[x] && work[x] > 0.0 && !(self.succ[x].is_empty() && self.pred[x].is_empty())
+    /// Whether the vertex keyed `key` counts toward the target: live, with work and at
+    /// least one edge.
+    pub(super) fn counts(&self, key: u32, works: &Works) -> bool {
+        let x = self.slot_of[key as usize];
+        if x == u32::MAX {
+            return false;
+        }
+        let xi = x as usize;
+        self.alive[xi]
+            && works.positive(key)
+            && !(self.succ[xi].is_empty() && self.pred[xi].is_empty())
     }
 
     fn degree(&self, x: u32) -> usize {
         self.succ[x as usize].len() + self.pred[x as usize].len()
     }
 
-    fn add_cand(&mut self, c: Cand, owner: u32) {
-        let set = &mut self.owned[owner as usize];
+    /// Inserts `e` into side `side` of `owner`'s list, keeping `heads`.
+    fn list_insert(&mut self, owner: u32, side: usize, e: Entry) {
+        let key = self.key_of[owner as usize];
+        let set = &mut self.owned[owner as usize][side];
         let first = set.first().copied();
-        set.insert(c);
-        if first.is_none_or(|f| c < f) {
+        set.insert(e);
+        if first.is_none_or(|f| e < f) {
             if let Some(f) = first {
-                self.heads.remove(&f);
+                self.heads.remove(&cand_of(key, side, &f));
             }
-            self.heads.insert(c);
+            self.heads.insert(cand_of(key, side, &e));
         }
     }
 
-    fn drop_cand(&mut self, c: Cand, owner: u32) {
-        let set = &mut self.owned[owner as usize];
-        let first = set.first() == Some(&c);
-        set.remove(&c);
+    /// Removes `e` from side `side` of `owner`'s list, keeping `heads`.
+    fn list_remove(&mut self, owner: u32, side: usize, e: Entry) {
+        let key = self.key_of[owner as usize];
+        let set = &mut self.owned[owner as usize][side];
+        let first = set.first() == Some(&e);
+        set.remove(&e);
         if first {
-            self.heads.remove(&c);
+            self.heads.remove(&cand_of(key, side, &e));
             if let Some(f) = set.first() {
-                self.heads.insert(*f);
+                self.heads.insert(cand_of(key, side, f));
             }
+        }
+    }
+
+    /// The list side and entry of the edge `a -> b` (slots) in `owner`'s lists, and the
+    /// other end.
+    fn place(&self, a: u32, b: u32, bytes: f64, owner: u32) -> (usize, Entry, u32) {
+        let (side, other) = if owner == a { (0, b) } else { (1, a) };
+        let e = Entry {
+            bytes,
+            other: self.key_of[other as usize],
+        };
+        (side, e, other)
+    }
+
+    /// Makes the edge `a -> b` (slots) a candidate in `owner`'s list.
+    fn add_cand(&mut self, a: u32, b: u32, bytes: f64, owner: u32) {
+        let (side, e, other) = self.place(a, b, bytes, owner);
+        self.list_insert(owner, side, e);
+        self.lent[other as usize] += 1;
+    }
+
+    /// Takes the edge `a -> b` (slots) out of `owner`'s list.
+    fn drop_cand(&mut self, a: u32, b: u32, bytes: f64, owner: u32) {
+        let (side, e, other) = self.place(a, b, bytes, owner);
+        self.list_remove(owner, side, e);
+        self.lent[other as usize] -= 1;
+    }
+
+    /// Gives slot `s` the key `key`: its own lists stay (their order does not depend on
+    /// it), their heads are re-keyed, and so are its edges held in other vertices' lists.
+    fn rekey(&mut self, s: u32, key: u32) {
+        let si = s as usize;
+        let old = self.key_of[si];
+        for side in 0..2 {
+            if let Some(f) = self.owned[si][side].first() {
+                self.heads.remove(&cand_of(old, side, f));
+            }
+        }
+        // Its candidate edges in the other ends' lists: (owner, side, bytes).
+        let mut moved: Vec<(u32, usize, f64)> = Vec::new();
+        if self.lent[si] > 0 {
+            for (&y, &slot) in &self.succ[si] {
+                let l = &self.links[slot as usize];
+                if l.cand && l.owner == y {
+                    moved.push((y, 1, l.bytes));
+                }
+            }
+            for &p in &self.pred[si] {
+                let slot = self.succ[p as usize][&s];
+                let l = &self.links[slot as usize];
+                if l.cand && l.owner == p {
+                    moved.push((p, 0, l.bytes));
+                }
+            }
+        }
+        parking_event(3);
+        for &(owner, side, bytes) in &moved {
+            parking_event(4);
+            self.list_remove(owner, side, Entry { bytes, other: old });
+        }
+        if self.slot_of[old as usize] == s {
+            self.slot_of[old as usize] = u32::MAX;
+        }
+        self.key_of[si] = key;
+        self.slot_of[key as usize] = s;
+        for side in 0..2 {
+            if let Some(f) = self.owned[si][side].first() {
+                self.heads.insert(cand_of(key, side, f));
+            }
+        }
+        for &(owner, side, bytes) in &moved {
+            self.list_insert(owner, side, Entry { bytes, other: key });
+        }
+    }
+
+    /// `x`'s height changed: every edge parked on it, in any role, is woken.
+    fn height_changed(&mut self, x: u32) {
+        let x = x as usize;
+        for list in [&mut self.as_src, &mut self.on_height] {
+            let woken = std::mem::take(&mut list[x]);
+            self.woken.extend(woken);
+        }
+    }
+
+    /// Parks the candidate `a -> b` (slots; owned by `owner`), refused by rule (ii) with
+    /// `witness` (a successor of `a` other than `b`, no higher than `b`): it leaves the
+    /// candidates until its source loses a successor or one of the three changes height
+    /// (see [`Live::scan`] for why that is exact).
+    fn park(&mut self, a: u32, b: u32, bytes: f64, owner: u32, witness: u32) {
+        let Some(&slot) = self.succ[a as usize].get(&b) else {
+            return;
+        };
+        self.drop_cand(a, b, bytes, owner);
+        self.links[slot as usize].cand = false;
+        parking_event(0);
+        self.park_slot(slot, a, b, witness);
+    }
+
+    /// Parks the edge `u -> v` at `slot` (not a candidate) with `witness`, a fresh stamp.
+    fn park_slot(&mut self, slot: u32, u: u32, v: u32, witness: u32) {
+        self.stamp += 1;
+        self.links[slot as usize].parked = self.stamp;
+        let w = (u, v, self.stamp, witness);
+        self.as_src[u as usize].push(w);
+        self.on_height[v as usize].push(w);
+        self.on_height[witness as usize].push(w);
+    }
+
+    /// Parked edges woken since the last scan (their stale entries skipped): each is
+    /// checked against rule (ii) as the scan would check it (nothing changes the graph
+    /// between here and the scan, and the scan's other verdicts cannot accept it), parked
+    /// again with a fresh witness when the rule still refuses it, else a candidate again.
+    fn wake(&mut self) {
+        let woken = std::mem::take(&mut self.woken);
+        for (a, b, stamp, old) in woken {
+            let Some(&slot) = self.succ[a as usize].get(&b) else {
+                continue;
+            };
+            let link = &mut self.links[slot as usize];
+            if link.parked != stamp {
+                continue;
+            }
+            link.parked = 0;
+            let (ai, bi) = (a as usize, b as usize);
+            let h = &self.h;
+            // The old witness first (`O(log)`), then a search.
+            let still = self.pred[bi].len() > 1
+                && h[bi] != h[ai] + 1
+                && self.succ[ai].contains_key(&old)
+                && h[old as usize] <= h[bi];
+            let witness = if still {
+                Some(old)
+            } else {
+                rule_ii_witness(&self.succ, &self.pred, h, a, b)
+            };
+            if let Some(w) = witness {
+                parking_event(1);
+                self.park_slot(slot, a, b, w);
+                continue;
+            }
+            parking_event(2);
+            link.cand = true;
+            let (bytes, owner) = (link.bytes, link.owner);
+            self.add_cand(a, b, bytes, owner);
         }
     }
 
@@ -282,7 +560,7 @@ impl Live {
         *self.predh[x as usize].entry(height).or_insert(0) += 1;
     }
 
-    /// Removes the edge `a -> b` and returns its tensors and bytes.
+    /// Removes the edge `a -> b` (slots) and returns its tensors and bytes.
     fn detach(&mut self, a: u32, b: u32) -> Option<(Vec<u32>, f64)> {
         let slot = self.succ[a as usize].remove(&b)?;
         self.free.push(slot);
@@ -295,23 +573,19 @@ impl Live {
         );
         self.pred[b as usize].remove(&a);
         self.sub_height(b, self.h[a as usize]);
+        // `a` lost the successor `b` (perhaps the witness of an edge parked on `a`).
+        let woken = std::mem::take(&mut self.as_src[a as usize]);
+        self.woken.extend(woken);
         if cand {
-            self.drop_cand(
-                Cand {
-                    bytes,
-                    src: a,
-                    dst: b,
-                },
-                owner,
-            );
+            self.drop_cand(a, b, bytes, owner);
         }
         self.edges -= 1;
         self.dirty.push(b);
         Some((tensors, bytes))
     }
 
-    /// Adds tensors between `a` and `b`: a new edge (with the `bytes` they sum to), or
-    /// joined with the edge already there (the union re-summed in id order).
+    /// Adds tensors between `a` and `b` (slots): a new edge (with the `bytes` they sum
+    /// to), or joined with the edge already there (the union re-summed in id order).
     fn attach(&mut self, problem: &Problem, a: u32, b: u32, tensors: Vec<u32>, bytes: f64) {
         let owner = if self.degree(b) > self.degree(a) {
             b
@@ -324,22 +598,13 @@ impl Live {
             link.tensors = union(&link.tensors, &tensors);
             link.bytes = tensor_sum(problem, &link.tensors);
             link.cand = true;
+            link.parked = 0;
             link.owner = owner;
             let bytes = link.bytes;
             if old.0 {
-                let c = Cand {
-                    bytes: old.1,
-                    src: a,
-                    dst: b,
-                };
-                self.drop_cand(c, old.2);
+                self.drop_cand(a, b, old.1, old.2);
             }
-            let c = Cand {
-                bytes,
-                src: a,
-                dst: b,
-            };
-            self.add_cand(c, owner);
+            self.add_cand(a, b, bytes, owner);
             return;
         }
         let link = Link {
@@ -347,6 +612,7 @@ impl Live {
             bytes,
             owner,
             cand: true,
+            parked: 0,
         };
         let slot = match self.free.pop() {
             Some(slot) => {
@@ -363,39 +629,47 @@ impl Live {
         self.add_height(b, self.h[a as usize]);
         self.edges += 1;
         self.dirty.push(b);
-        self.add_cand(
-            Cand {
-                bytes,
-                src: a,
-                dst: b,
-            },
-            owner,
-        );
+        self.add_cand(a, b, bytes, owner);
     }
 
-    /// Contracts the edge `u -> v`: the higher key's edges move to the lower key (joining
-    /// edges already there), the higher key is no longer live. Heights are settled by
+    /// Contracts the edge `u -> v` (keys): the end with fewer edges moves them to the
+    /// other (joining edges already there), which takes the lower key; the other slot is no
+    /// longer live. The same coarse graph as moving the higher key's edges to the lower key
+    /// (edges are sets of tensors, joined by union), at the cost of the smaller side. An
+    /// edge of the kept end keeps its standing: refused for the cap or the devices stays
+    /// refused (work only grows, devices only shrink), and a parked edge is woken by the
+    /// changes the merge makes (a lost successor, heights). Heights are settled by
     /// [`Live::settle`].
     pub(super) fn merge(&mut self, problem: &Problem, u: u32, v: u32) {
-        let (m, o) = (u.min(v), u.max(v));
-        self.detach(u, v);
-        let outs: Vec<u32> = self.succ[o as usize].keys().copied().collect();
+        let (su, sv) = (self.slot_of[u as usize], self.slot_of[v as usize]);
+        self.detach(su, sv);
+        let (km, ko) = (u.min(v), u.max(v));
+        let (sm, so) = (self.slot_of[km as usize], self.slot_of[ko as usize]);
+        let (keep, gone) = if self.degree(so) > self.degree(sm) {
+            (so, sm)
+        } else {
+            (sm, so)
+        };
+        let outs: Vec<u32> = self.succ[gone as usize].keys().copied().collect();
         for y in outs {
-            if let Some((ts, bytes)) = self.detach(o, y) {
-                self.attach(problem, m, y, ts, bytes);
+            if let Some((ts, bytes)) = self.detach(gone, y) {
+                self.attach(problem, keep, y, ts, bytes);
             }
         }
-        let ins: Vec<u32> = self.pred[o as usize].iter().copied().collect();
+        let ins: Vec<u32> = self.pred[gone as usize].iter().copied().collect();
         for p in ins {
-            if let Some((ts, bytes)) = self.detach(p, o) {
-                self.attach(problem, p, m, ts, bytes);
+            if let Some((ts, bytes)) = self.detach(p, gone) {
+                self.attach(problem, p, keep, ts, bytes);
             }
         }
-        self.alive[o as usize] = false;
+        self.alive[gone as usize] = false;
         self.live -= 1;
-        self.dirty.push(m);
+        self.slot_of[ko as usize] = u32::MAX;
+        if self.key_of[keep as usize] != km {
+            self.rekey(keep, km);
+        }
+        self.dirty.push(keep);
     }
-
     /// Heights after merges, and the cycle check: from the vertices whose predecessors
     /// changed, each vertex popped (lowest height first) takes `1 + max` of its
     /// predecessors' heights and, when that changes it, passes it on to its successors.
@@ -421,6 +695,7 @@ impl Live {
                 continue;
             }
             self.h[xi] = new;
+            self.height_changed(x);
             let succs: Vec<u32> = self.succ[xi].keys().copied().collect();
             spent += succs.len();
             if spent > budget {
@@ -441,17 +716,40 @@ impl Live {
     /// merged from the owners' lists (an owner's next edge enters when its current one is
     /// refused); an owner in the batch drops its whole list, since every edge of it has a
     /// used end. Edges refused for the cap or the devices leave the candidates.
+    ///
+    /// Edges refused by rule (ii) are parked (issue 24d): they leave the candidates, watched
+    /// by their source `u`, head `v` and a witness `w` (a successor of `u` other than `v`
+    /// with `H(w) <= H(v)`), and come back only when `u` loses a successor or one of `u`,
+    /// `v`, `w` changes height. Exact, because while none of that happens the refusal holds
+    /// at every later scan: `w` and `v` stay successors of `u` (so `|succ(u)| > 1`),
+    /// `H(w) <= H(v)` and `H(v) != H(u) + 1` stay as they were, and `|prec(v)| > 1` stays
+    /// too (were `u` left as `v`'s only predecessor, `H(v)` would become `H(u) + 1`, a
+    /// change of `H(v)` or `H(u)`); rule (ii) depends on nothing else (not on the batch, not
+    /// on bytes or work). And an edge that the scan would refuse, whatever the verdict (an
+    /// owner or an end used, the cap, the devices, rule (ii)), changes nothing of the round
+    /// but the edges it lets through after it, which the candidates without it let through
+    /// in the same order: the batch is the same. Woken edges are checked again before the
+    /// scan ([`Live::wake`]) and parked again while the rule still refuses them, so a hub
+    /// source that loses a successor every round costs `O(log)` per parked edge, not a pass
+    /// through the candidates. Edges refused by rule (iii) (which depends on the round's
+    /// batch) or for a used end are examined again next round, as before. `Live::build`
+    /// after a fallback starts with nothing parked.
     pub(super) fn scan(
         &mut self,
         active: usize,
         target: usize,
         cap: f64,
-        work: &[f64],
+        works: &mut Works,
         allowed: &[Vec<bool>],
     ) -> Vec<(u32, u32)> {
+        self.wake();
+        // The batch by keys, and by slots.
         let mut batch: Vec<(u32, u32)> = Vec::new();
+        let mut slots: Vec<(u32, u32)> = Vec::new();
         let mut removed = 0usize;
-        let mut never: Vec<(Cand, u32)> = Vec::new();
+        // Refused edges (slots), their bytes and owner (and witness).
+        let mut never: Vec<(u32, u32, f64, u32)> = Vec::new();
+        let mut parked: Vec<(u32, u32, f64, u32, u32)> = Vec::new();
         {
             let Live {
                 succ,
@@ -462,6 +760,8 @@ impl Live {
                 heads,
                 tail_of,
                 head_of,
+                key_of,
+                slot_of,
                 ..
             } = self;
             let mut firsts = heads.iter().copied().peekable();
@@ -476,49 +776,57 @@ impl Live {
                     (None, _) => later.pop().map(|r| r.0),
                 };
                 let Some(e) = e else { break };
+                // Keys (the work, the devices, the batch), and slots (the graph).
                 let (u, v) = (e.src, e.dst);
-                let (ui, vi) = (u as usize, v as usize);
-                let Some(owner) = succ[ui].get(&v).map(|&l| links[l as usize].owner) else {
+                let (su, sv) = (slot_of[u as usize], slot_of[v as usize]);
+                let (ui, vi) = (su as usize, sv as usize);
+                let Some(owner) = succ[ui].get(&sv).map(|&l| links[l as usize].owner) else {
                     continue;
                 };
                 let used = |x: usize| tail_of[x] != u32::MAX || head_of[x] != u32::MAX;
                 if used(owner as usize) {
                     continue;
                 }
-                let verdict = if work[ui] + work[vi] > cap
-                    || !allowed[ui].iter().zip(&allowed[vi]).any(|(&a, &b)| a && b)
+                let verdict = if works.over_cap(u, v, cap)
+                    || !allowed[u as usize]
+                        .iter()
+                        .zip(&allowed[v as usize])
+                        .any(|(&a, &b)| a && b)
                 {
                     Verdict::Never
                 } else if used(ui) || used(vi) {
                     Verdict::NotNow
                 } else {
-                    let su = &succ[ui];
-                    let pv = &pred[vi];
-                    let only_path = su.len() == 1
-                        || pv.len() == 1
-                        || h[vi] == h[ui] + 1
-                        || su.keys().all(|&w| w == v || h[w as usize] > h[vi]);
+                    let (out_u, pv) = (&succ[ui], &pred[vi]);
+                    let witness = rule_ii_witness(succ, pred, h, su, sv);
                     // Corrected (iii): no cross edge u -> v_j or u_j -> v at v's height;
                     // through the shorter of the neighbour list and the batch.
-                    let cross_out = if su.len() <= batch.len() {
-                        su.keys()
-                            .any(|&w| head_of[w as usize] != u32::MAX && h[w as usize] == h[vi])
-                    } else {
-                        batch
-                            .iter()
-                            .any(|&(_, vj)| h[vj as usize] == h[vi] && su.contains_key(&vj))
+                    let cross_out = || {
+                        if out_u.len() <= batch.len() {
+                            out_u
+                                .keys()
+                                .any(|&w| head_of[w as usize] != u32::MAX && h[w as usize] == h[vi])
+                        } else {
+                            slots
+                                .iter()
+                                .any(|&(_, vj)| h[vj as usize] == h[vi] && out_u.contains_key(&vj))
+                        }
                     };
-                    let cross_in = if pv.len() <= batch.len() {
-                        pv.iter().any(|&x| {
-                            let vj = tail_of[x as usize];
-                            vj != u32::MAX && h[vj as usize] == h[vi]
-                        })
-                    } else {
-                        batch
-                            .iter()
-                            .any(|&(uj, vj)| h[vj as usize] == h[vi] && pv.contains(&uj))
+                    let cross_in = || {
+                        if pv.len() <= batch.len() {
+                            pv.iter().any(|&x| {
+                                let vj = tail_of[x as usize];
+                                vj != u32::MAX && h[vj as usize] == h[vi]
+                            })
+                        } else {
+                            slots
+                                .iter()
+                                .any(|&(uj, vj)| h[vj as usize] == h[vi] && pv.contains(&uj))
+                        }
                     };
-                    if only_path && !cross_out && !cross_in {
+                    if let Some(w) = witness {
+                        Verdict::Park(w)
+                    } else if !cross_out() && !cross_in() {
                         Verdict::Accept
                     } else {
                         Verdict::NotNow
@@ -526,39 +834,53 @@ impl Live {
                 };
                 match verdict {
                     Verdict::Accept => {
-                        tail_of[ui] = v;
-                        head_of[vi] = u;
+                        tail_of[ui] = sv;
+                        head_of[vi] = su;
                         batch.push((u, v));
-                        if work[ui] > 0.0 && work[vi] > 0.0 {
+                        slots.push((su, sv));
+                        if works.positive(u) && works.positive(v) {
                             removed += 1;
                         }
                         continue;
                     }
-                    Verdict::Never => never.push((e, owner)),
+                    Verdict::Never => never.push((su, sv, e.bytes, owner)),
+                    Verdict::Park(w) => parked.push((su, sv, e.bytes, owner, w)),
                     Verdict::NotNow => {}
                 }
-                if let Some(next) = owned[owner as usize].range((Excluded(e), Unbounded)).next() {
-                    later.push(Reverse(*next));
+                let (side, other) = if owner == su { (0, v) } else { (1, u) };
+                let entry = Entry {
+                    bytes: e.bytes,
+                    other,
+                };
+                let list = &owned[owner as usize][side];
+                if let Some(next) = list.range((Excluded(entry), Unbounded)).next() {
+                    later.push(Reverse(cand_of(key_of[owner as usize], side, next)));
                 }
             }
         }
-        for &(u, v) in &batch {
+        for &(u, v) in &slots {
             self.tail_of[u as usize] = u32::MAX;
             self.head_of[v as usize] = u32::MAX;
         }
-        for (c, owner) in never {
-            if let Some(&slot) = self.succ[c.src as usize].get(&c.dst) {
+        for (a, b, bytes, owner) in never {
+            if let Some(&slot) = self.succ[a as usize].get(&b) {
                 self.links[slot as usize].cand = false;
             }
-            self.drop_cand(c, owner);
+            self.drop_cand(a, b, bytes, owner);
+        }
+        for (a, b, bytes, owner, w) in parked {
+            self.park(a, b, bytes, owner, w);
         }
         batch
     }
 
     /// The live vertices' keys, increasing.
     pub(super) fn keys(&self) -> Vec<u32> {
-        (0..self.alive.len() as u32)
-            .filter(|&x| self.alive[x as usize])
+        (0..self.slot_of.len() as u32)
+            .filter(|&k| {
+                let s = self.slot_of[k as usize];
+                s != u32::MAX && self.alive[s as usize]
+            })
             .collect()
     }
 
@@ -567,7 +889,11 @@ impl Live {
         let mut out = Vec::with_capacity(self.edges);
         for (a, s) in self.succ.iter().enumerate() {
             for (&b, &slot) in s {
-                out.push((a as u32, b, self.links[slot as usize].bytes));
+                out.push((
+                    self.key_of[a],
+                    self.key_of[b as usize],
+                    self.links[slot as usize].bytes,
+                ));
             }
         }
         out

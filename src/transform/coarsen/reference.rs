@@ -278,6 +278,81 @@ fn incremental_rounds_match_the_rebuild_on_random_graphs() {
     assert_eq!(fallbacks, 0);
 }
 
+/// Rule (ii) refusals parked and woken (`live.rs`): copies of a random cell (a layered DAG
+/// with skip edges, fan-out and fan-in, so that many edges are refused by rule (ii) round
+/// after round while heights fall and rise around them, and a merge far upstream changes a
+/// witness's height), compared with the rebuild in place from round 1 and with the
+/// hand-over, at several targets; the parking must have happened, including edges woken
+/// back into the candidates (an edge parked for good by mistake would change the result).
+#[test]
+fn parked_refusals_match_the_rebuild_on_cells_with_skips() {
+    use crate::rng::Rng;
+    use crate::testutil::{cluster, joined};
+    let c = cluster(
+        r#"{"devices":[{"id":"g0","kind":"gpu","speed":2},{"id":"c0","kind":"cpu","speed":1}],"bandwidth":1}"#,
+    );
+    let before = super::live::PARKING.with(|p| p.get());
+    for seed in 0..200u64 {
+        let mut r = Rng::new(1000 + seed);
+        let width = 2 + r.below(4) as usize;
+        let depth = 3 + r.below(6) as usize;
+        let cell = width * depth;
+        let copies = 1 + r.below(5) as usize;
+        let mut nodes = Vec::new();
+        let mut edges = Vec::new();
+        for k in 0..copies {
+            for i in 0..cell {
+                let cost = 0.1 * (1 + r.below(20)) as f64;
+                let dev = if r.below(15) == 0 {
+                    r#","device":"cpu""#
+                } else {
+                    ""
+                };
+                nodes.push(format!(r#"{{"id":"c{k}n{i}","cost":{cost}{dev}}}"#));
+            }
+            for i in width..cell {
+                let layer = i / width;
+                // One or two edges from the layer above, sometimes a skip from further up.
+                for _ in 0..1 + r.below(2) {
+                    let j = (layer - 1) * width + r.below(width as u64) as usize;
+                    let bytes = 0.1 * (1 + r.below(40)) as f64;
+                    edges.push(format!(
+                        r#"{{"src":"c{k}n{j}","dst":"c{k}n{i}","bytes":{bytes}}}"#
+                    ));
+                }
+                if layer >= 2 && r.below(2) == 0 {
+                    let j = r.below(((layer - 1) * width) as u64) as usize;
+                    let bytes = 0.1 * (1 + r.below(40)) as f64;
+                    edges.push(format!(
+                        r#"{{"src":"c{k}n{j}","dst":"c{k}n{i}","bytes":{bytes}}}"#
+                    ));
+                }
+            }
+            if k > 0 {
+                edges.push(format!(
+                    r#"{{"src":"c{}n{}","dst":"c{k}n0","bytes":0.05}}"#,
+                    k - 1,
+                    cell - 1
+                ));
+            }
+        }
+        let g = joined(&nodes, &edges);
+        let Ok(p) = Problem::new(&g, &c) else {
+            continue;
+        };
+        let n = nodes.len();
+        for target in [1, 2 + r.below(n as u64) as usize, n / 3 + 1] {
+            assert_same(&p, target, &format!("cells seed {seed}"));
+        }
+    }
+    let after = super::live::PARKING.with(|p| p.get());
+    let done: Vec<u64> = (0..3).map(|i| after[i] - before[i]).collect();
+    assert!(
+        done[0] > 2000 && done[1] > 1000 && done[2] > 200,
+        "parked, parked again, woken: {done:?}"
+    );
+}
+
 /// Every bundled graph (with the CLI's default cluster, one gpu and one cpu) at targets 20,
 /// 64 and 200.
 #[test]
@@ -314,8 +389,9 @@ fn incremental_rounds_match_the_rebuild_on_bundled_graphs() {
 }
 
 /// Stars whose hub's first member changes every round (the leaf merged next always comes
-/// earlier in topological order: every hub edge moves each round), fan-in and fan-out, with
-/// a second tensor from some leaves, at several targets.
+/// earlier in topological order: the hub's key moves each round; before 24d every hub edge
+/// moved, now the hub keeps its slot and lists), fan-in and fan-out, with a second tensor
+/// from some leaves, at several targets.
 #[test]
 fn incremental_rounds_match_the_rebuild_on_stars_whose_key_moves() {
     use crate::model::cluster::Cluster;
@@ -349,4 +425,82 @@ fn incremental_rounds_match_the_rebuild_on_stars_whose_key_moves() {
         }
         assert!(super::coarsen(&p, 1).rounds.len() > 20);
     }
+}
+
+/// Hubs whose key moves while they keep their slot (`live.rs`: the end with more edges
+/// keeps its lists and takes the lower key): random hubs fed by leaves whose bytes grow
+/// with their topological position (each round merges an earlier leaf), feeding leaves
+/// and each other with equal bytes (ties between a hub's in- and out-edges, decided by
+/// keys that move), some hub edges held in a bigger hub's lists (re-keyed when the smaller
+/// hub's key moves), device rules, at several targets, in place and with the hand-over.
+#[test]
+fn hubs_whose_key_moves_match_the_rebuild() {
+    use crate::rng::Rng;
+    use crate::testutil::{cluster, joined};
+    let c = cluster(
+        r#"{"devices":[{"id":"g0","kind":"gpu","speed":2},{"id":"c0","kind":"cpu","speed":1}],"bandwidth":1}"#,
+    );
+    let before = super::live::PARKING.with(|p| p.get());
+    for seed in 0..80u64 {
+        let mut r = Rng::new(5000 + seed);
+        let hubs = 1 + r.below(3) as usize;
+        let mut nodes = Vec::new();
+        let mut edges = Vec::new();
+        let edge = |edges: &mut Vec<String>, a: &str, b: &str, bytes: f64| {
+            edges.push(format!(r#"{{"src":"{a}","dst":"{b}","bytes":{bytes}}}"#));
+        };
+        for k in 0..hubs {
+            let ins = 5 + r.below(60) as usize;
+            let outs = r.below(30) as usize;
+            let tie = 0.1 * (1 + r.below(5)) as f64;
+            for i in 0..ins {
+                let dev = if r.below(20) == 0 {
+                    r#","device":"cpu""#
+                } else {
+                    ""
+                };
+                nodes.push(format!(
+                    r#"{{"id":"h{k}i{i}","cost":{}{dev}}}"#,
+                    1 + r.below(3)
+                ));
+                let bytes = if r.below(4) == 0 {
+                    tie
+                } else {
+                    0.3 * (1 + i) as f64
+                };
+                edge(&mut edges, &format!("h{k}i{i}"), &format!("h{k}"), bytes);
+            }
+            nodes.push(format!(r#"{{"id":"h{k}","cost":1}}"#));
+            for o in 0..outs {
+                nodes.push(format!(r#"{{"id":"h{k}o{o}","cost":1}}"#));
+                edge(&mut edges, &format!("h{k}"), &format!("h{k}o{o}"), tie);
+            }
+            if k > 0 {
+                // Hub to hub, and some of the earlier hub's leaves feed this one too.
+                edge(&mut edges, &format!("h{}", k - 1), &format!("h{k}"), tie);
+                for i in 0..3 {
+                    edge(
+                        &mut edges,
+                        &format!("h{}i{i}", k - 1),
+                        &format!("h{k}"),
+                        tie,
+                    );
+                }
+            }
+        }
+        let g = joined(&nodes, &edges);
+        let Ok(p) = Problem::new(&g, &c) else {
+            continue;
+        };
+        let n = nodes.len();
+        for target in [1, 2 + r.below(n as u64) as usize, n / 2] {
+            assert_same(&p, target, &format!("hubs seed {seed}"));
+        }
+    }
+    let after = super::live::PARKING.with(|p| p.get());
+    let (rekeyed, lent) = (after[3] - before[3], after[4] - before[4]);
+    assert!(
+        rekeyed > 5000 && lent > 1000,
+        "re-keyed {rekeyed}, lent {lent}"
+    );
 }

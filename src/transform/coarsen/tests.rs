@@ -227,57 +227,78 @@ fn random_dags_stay_acyclic_and_conserve_work_and_memory() {
     assert!(rounds > 2000, "the rounds ran: {rounds}");
 }
 
-/// Joining members keeps the work's bits: against a merge and a sum over the joined list
-/// in topological order, with fractional works (so that the order shows), lists of every
-/// relative size and interleaving.
+/// The cap rule on joined vertices decides as the fold in topological order would
+/// (`works.rs`): vertices joined in random trees from ops with fractional works (so that
+/// the order shows), each pair checked against caps at, just above and just below the
+/// exact fold's sum, and far from it; the members come out in topological order.
 #[test]
-fn joined_members_sum_as_the_whole_list() {
+fn joined_works_decide_the_cap_as_the_fold() {
     let mut r = Rng::new(7);
-    let n = 400;
-    let pos: Vec<u32> = (0..n as u32).collect();
+    let n = 300;
+    let pos: Vec<u32> = (0..n as u32).rev().collect();
     let op_work: Vec<f64> = (0..n)
-        .map(|_| 0.1 * r.below(1000) as f64 + 1e-7 * r.below(1000) as f64)
+        .map(|i| {
+            if i % 11 == 0 {
+                0.0
+            } else {
+                0.1 * r.below(1000) as f64 + 1e-7 * r.below(1000) as f64
+            }
+        })
         .collect();
-    let fold = |ms: &[NodeIx]| -> Vec<f64> {
-        let mut s = empty_sum();
-        ms.iter()
-            .map(|&v| {
-                s += op_work[v as usize];
-                s
-            })
-            .collect()
+    let fold = |ms: &[NodeIx]| -> f64 {
+        let mut ms = ms.to_vec();
+        ms.sort_unstable_by_key(|&v| pos[v as usize]);
+        ms.iter().map(|&v| op_work[v as usize]).sum()
     };
     let mut differ = 0;
-    for _ in 0..2000 {
-        let mut a: Vec<NodeIx> = Vec::new();
-        let mut b: Vec<NodeIx> = Vec::new();
-        let (pa, pb) = (1 + r.below(9), 1 + r.below(9));
-        for v in 0..n as NodeIx {
-            match r.below(40) {
-                x if x < pa => a.push(v),
-                x if x < pa + pb => b.push(v),
-                _ => {}
+    let mut checks = 0;
+    for _ in 0..40 {
+        let members: Vec<Vec<NodeIx>> = (0..n as NodeIx).map(|v| vec![v]).collect();
+        let work: Vec<f64> = (0..n).map(|v| op_work[v]).collect();
+        let mut works = works::Works::new(members, work, &pos, &op_work);
+        let mut whole: Vec<Vec<NodeIx>> = (0..n as NodeIx).map(|v| vec![v]).collect();
+        let mut alive: Vec<u32> = (0..n as u32).collect();
+        while alive.len() > 1 {
+            let i = r.below(alive.len() as u64) as usize;
+            let mut j = r.below(alive.len() as u64 - 1) as usize;
+            if j >= i {
+                j += 1;
             }
+            let (u, v) = (alive[i], alive[j]);
+            let (fu, fv) = (fold(&whole[u as usize]), fold(&whole[v as usize]));
+            let exact = fu + fv;
+            for cap in [
+                exact,
+                exact.next_up(),
+                exact.next_down(),
+                exact * 1.5,
+                exact * 0.5,
+            ] {
+                assert_eq!(works.over_cap(u, v, cap), exact > cap, "{cap} vs {exact}");
+                checks += 1;
+            }
+            let (m, o) = (u.min(v), u.max(v));
+            works.join(m, o);
+            let gone = std::mem::take(&mut whole[o as usize]);
+            whole[m as usize].extend(gone);
+            let unsorted: f64 = whole[m as usize].iter().map(|&x| op_work[x as usize]).sum();
+            differ += usize::from(unsorted.to_bits() != fold(&whole[m as usize]).to_bits());
+            alive.retain(|&x| x != o);
+            if r.below(4) == 0 {
+                assert_eq!(
+                    works.folded(m).to_bits(),
+                    fold(&whole[m as usize]).to_bits()
+                );
+            }
+            assert_eq!(works.positive(m), fold(&whole[m as usize]) > 0.0);
         }
-        if a.is_empty() || b.is_empty() {
-            continue;
-        }
-        let mut whole = a.clone();
-        whole.extend_from_slice(&b);
-        whole.sort_unstable();
-        let want: f64 = whole.iter().map(|&v| op_work[v as usize]).sum();
-        let mut b_first = b.clone();
-        b_first.extend_from_slice(&a);
-        let unsorted: f64 = b_first.iter().map(|&v| op_work[v as usize]).sum();
-        differ += usize::from(unsorted.to_bits() != want.to_bits());
-        let mut members = vec![a.clone(), b.clone()];
-        let mut folds = vec![fold(&a), fold(&b)];
-        let got = join_members(&mut members, &mut folds, 0, 1, &pos, &op_work);
-        assert_eq!(got.to_bits(), want.to_bits());
-        assert_eq!(members[0], whole);
-        assert!(members[1].is_empty());
-        assert_eq!(folds[0], fold(&whole));
+        let out = works.into_members();
+        let root = alive[0] as usize;
+        let mut want = whole[root].clone();
+        want.sort_unstable_by_key(|&v| pos[v as usize]);
+        assert_eq!(out[root], want);
     }
     // The order matters for these works: a wrong order would show.
     assert!(differ > 100, "{differ}");
+    assert!(checks > 10_000, "{checks}");
 }
