@@ -7,7 +7,9 @@
 //! the same `C` at every instant, and so the same largest channel term. A candidate whose
 //! `C` leads (is above its fixed part) starts at `C` while it stays ready: its fixed part
 //! does not change until one of its tensors arrives on `d` (it is then filed anew), and `C`
-//! only grows. So such candidates form a bundle with one entry in the index, in the tree of
+//! only grows (channels only grow; transfer times are not negative). Should it not, an
+//! entry's value is still one of each member's terms, so a lower bound of its estimate,
+//! and the device's answer, checked against the member's estimate, is still exact. So such candidates form a bundle with one entry in the index, in the tree of
 //! the bundle's largest term, under the least topological position of its members: the
 //! entry's value is every member's estimate (a lower bound once another term overtakes),
 //! and the least position is the one the device answers among them. When another sender's

@@ -34,8 +34,9 @@ type Parts = (f64, Vec<(DevIx, f64)>);
 /// [`Index::classify`]), each candidate in the tree of the term that was the largest when
 /// it was filed, keyed by the part of that term that does not move. A channel that moves
 /// re-keys nothing: the tree of channel `c` reads `channel[c] + key` when asked. Candidates
-/// led by two or more source devices share their bundle's entry ([`Bundles`]), filed under
-/// the least position of its members: one re-file when another channel overtakes.
+/// with two or more source devices, led by a channel term, share their bundle's entry
+/// ([`Bundles`]), filed under the least position of its members: one re-file when another
+/// channel overtakes.
 pub(super) struct Index {
     k: usize,
     trees: Treaps,
@@ -75,6 +76,8 @@ pub(super) struct Index {
     bundles: Bundles,
     /// Scratch: a candidate's sources, by device ([`Index::refile`]).
     sig: Vec<(DevIx, u64)>,
+    /// The candidate [`Index::classify`] left its sources for (with the channel model).
+    classified: (NodeIx, DevIx),
 }
 
 /// No device (`Index::urgent_seen`).
@@ -143,6 +146,7 @@ impl Index {
             pos: pos.to_vec(),
             bundles: Bundles::new(n, k),
             sig: Vec::new(),
+            classified: (NodeIx::MAX, NO_DEVICE),
         }
     }
 
@@ -177,10 +181,13 @@ impl Index {
         let own = s.channel[d as usize];
         for &(c, w) in from {
             let at = s.channel[c as usize].max(own) + w;
-            if at > best.2 {
+            // Ties: the fixed part, then the lower device, so a bundle's members (the
+            // same sources, in any producer order) name the same term.
+            if at > best.2 || (at == best.2 && best.0 != k && (c as usize) < best.0) {
                 best = (c as usize, w, at);
             }
         }
+        self.classified = (v, d);
         best
     }
 
@@ -307,6 +314,11 @@ impl Index {
     /// `v`'s sources on `d` and their transfer times, as [`Index::classify`] of `(v, d)` left
     /// them (with the channel model).
     fn sources(&self, v: NodeIx, d: DevIx) -> &[(DevIx, f64)] {
+        debug_assert_eq!(
+            self.classified,
+            (v, d),
+            "sources read after classifying another"
+        );
         match self.wide_of[v as usize] {
             NIL => &self.from_seen,
             wide => {

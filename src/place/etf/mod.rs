@@ -79,8 +79,8 @@
 //! time (they all start then), else the least bound and the least position reaching it
 //! (ties after rounding included), checked, and re-filed under its new largest term when
 //! another has overtaken it (one receiving from several devices whose channels leapfrog).
-//! Pairs of a device led by the same two or more source devices with the same transfer
-//! times (`bundles.rs`) share one entry, under their least position: their channel part is
+//! Pairs of a device led by a channel term, with the same two or more source devices and
+//! the same transfer times (`bundles.rs`), share one entry, under their least position: their channel part is
 //! the same at every instant, so when another sender's channel overtakes, the entry is
 //! re-filed once, not each pair (side-by-side copies of a graph: the copies' ops that wait
 //! on the same transfers).
@@ -142,7 +142,8 @@
 //!
 //! Files: `options.rs` (what the loop is asked), `state.rs` (the loop's state, an op's
 //! start on a device, the commit, the direct step), `treaps.rs` (the index's trees),
-//! `index.rs` (the index: filing, classifying, a device's answer), `classes.rs` (m-SCT's
+//! `index.rs` (the index: filing, classifying, a device's answer), `bundles.rs` (pairs of
+//! the same sources and transfer times, one entry of the index), `classes.rs` (m-SCT's
 //! candidates counted by SCT class), `indexed.rs` (the loop over the index); `legacy.rs` and `tests.rs` are the tests'.
 
 mod bundles;

@@ -116,7 +116,9 @@ fn wide_instance(seed: u64, rounding: bool) -> (Graph, Cluster) {
 
 /// `copies` side-by-side copies of [`wide_instance`]'s graph (ids prefixed `cI`): the
 /// copies' ops wait on the same transfer times from the same devices, so they share
-/// bundles, whose leading channel turns as the channels move (issue 24e).
+/// bundles, whose leading channel turns as the channels move (issue 24e). With two or
+/// more copies, one op in eight is in one of three colocation groups the copies share, and
+/// memory binds half the time.
 fn wide_copies(seed: u64, rounding: bool, copies: usize) -> (Graph, Cluster) {
     let label = if rounding {
         "etf-rounding-test"
@@ -142,6 +144,10 @@ fn wide_copies(seed: u64, rounding: bool, copies: usize) -> (Graph, Cluster) {
             let mut node = format!(r#"{{"id":"n{i}","cost":{cost}"#);
             if rng.below(4) == 0 {
                 node += &format!(r#","mem":{}"#, rng.below(4));
+            }
+            if copies > 1 && rng.below(8) == 0 {
+                // A group every copy shares: bundles whose members' units get placed.
+                node += &format!(r#","colocate":"g{}""#, rng.below(3));
             }
             nodes.push(node + "}");
             if !previous.is_empty() {
@@ -178,7 +184,9 @@ fn wide_copies(seed: u64, rounding: bool, copies: usize) -> (Graph, Cluster) {
     };
     let (nodes, edges) = (copy(&nodes), copy(&edges));
     let k = 4 + rng.below(5) as usize;
-    let memory = if rng.below(4) == 0 {
+    let memory = if copies > 1 && rng.below(2) == 0 {
+        format!(r#","memory":{}"#, 60 + rng.below(200))
+    } else if rng.below(4) == 0 {
         format!(r#","memory":{}"#, 24 + rng.below(40))
     } else {
         String::new()
@@ -258,14 +266,15 @@ fn heaps_match_the_direct_loop_where_sums_round() {
     assert!(placed > 60, "only {placed} rounding placements compared");
 }
 
-/// The heaps against the direct loop on three copies of wide instances: the same placement
-/// (or both an error), with bundles of several members re-filed as their channels turn.
+/// The heaps against the direct loop on three copies of wide instances (shared colocation
+/// groups, memory that binds): the same placement (or both an error), with bundles of
+/// several members re-filed as their channels turn.
 #[test]
 fn heaps_match_the_direct_loop_on_copies() {
     use super::indexed::{Count, COUNTS};
     COUNTS.with(|c| c.set([0; 10]));
     let mut placed = 0;
-    for seed in 0..12 {
+    for seed in 0..24 {
         for rounding in [false, true] {
             let (g, c) = wide_copies(seed, rounding, 3);
             let p = Problem::new(&g, &c).expect("copies of a wide instance are valid");
@@ -284,6 +293,41 @@ fn heaps_match_the_direct_loop_on_copies() {
         "only {joined} candidates joined a bundle with members"
     );
     assert!(turned > 400, "only {turned} bundles of several re-filed");
+}
+
+/// m-SCT's checked run (every waiting step against the direct step), its unchecked run and
+/// its direct loop on copies of wide instances, with both kinds of favourites: the same
+/// placement, or all three an error.
+#[test]
+fn sct_on_copies_matches_the_direct_loop() {
+    let mut placed = 0;
+    for seed in 0..6 {
+        for (rounding, copies) in [(false, 2), (true, 3)] {
+            let (g, c) = wide_copies(seed, rounding, copies);
+            let p = Problem::new(&g, &c).expect("copies of a wide instance are valid");
+            for favourite in [last_favourite(&p), every_other_favourite(&p)] {
+                for opts in ALL {
+                    let label = format!("seed {seed} copies {copies} {opts:?}");
+                    let simple = schedule_simple("m-sct", &p, &favourite, opts);
+                    let checked = schedule_index("m-sct", &p, &favourite, opts, true);
+                    let pruned = schedule_index("m-sct", &p, &favourite, opts, false);
+                    match (&checked, &simple, &pruned) {
+                        (Ok(a), Ok(b), Ok(c)) => {
+                            assert_eq!(a, b, "{label}");
+                            assert_eq!(a, c, "{label}: pruned");
+                            placed += 1;
+                        }
+                        (Err(_), Err(_), Err(_)) => {}
+                        _ => panic!("{label}: {checked:?} {simple:?} {pruned:?}"),
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        placed > 40,
+        "only {placed} m-SCT placements of copies compared"
+    );
 }
 
 /// Favourites for m-SCT's loop in tests: each op's first successor, every other op.

@@ -9,7 +9,7 @@ struct Node {
     /// The term's part that does not move: the fixed part itself, or the transfer time
     /// added to a channel.
     key: f64,
-    /// The op's topological position.
+    /// The op's topological position (a bundle's: its least member's).
     pos: u32,
     prio: u32,
     left: u32,
