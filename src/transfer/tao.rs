@@ -23,7 +23,8 @@
 //! `DeviceRecvs::of_run`'s dependency sets, `O((V + E) x |R| / 64)` per device:
 //! super-linear by Algorithm 2's definition (`|R|` rounds, each a scan of the outstanding
 //! recvs; docs/cost.md). Before issue 24f each round also swept the groups in order of
-//! `op.M` to rebuild `M+`, `O(groups x |R| / 64)` a round.
+//! `op.M` to rebuild `M+`, `O(groups x |R| / 64)` a round; now only a round whose updates
+//! would cost more does.
 
 use super::recvs::{Bits, DeviceRecvs, Oracle, RankedLinks};
 use super::{LinkOrderInfo, Transfer};
@@ -71,10 +72,20 @@ pub fn before(a: usize, b: usize, p: &[f64], m: &[f64], m_plus: &[f64]) -> bool 
 ///   recv's keeps its `op.M` and moves nothing); a group that drops to one outstanding recv
 ///   leaves, and that recv's `M+` is recomputed from the groups that hold it when the
 ///   group's `op.M` was that least (should an `op.M` ever rise, its recvs are recomputed).
+///   A round whose updates would visit more recvs than a sweep of the groups visits words
+///   sweeps instead, as before 24f (in ascending `op.M`, each recv takes the first group's
+///   that holds it); either gives the same least.
 ///
 /// The pick is the reference's linear scan under Eq. 5 (reading A3), one comparison per
 /// outstanding recv.
 pub fn tao_order(dev: &DeviceRecvs) -> Vec<usize> {
+    order(dev, |updates, sweep| updates > sweep)
+}
+
+/// [`tao_order`], sweeping M+ anew in a round where `sweep_when(updates, sweep)` holds:
+/// `updates` the recvs the incremental update would visit, `sweep` the words a sweep
+/// would (the tests force either way).
+fn order(dev: &DeviceRecvs, sweep_when: impl Fn(usize, usize) -> bool) -> Vec<usize> {
     let nr = dev.recv.len();
     if nr == 0 {
         return Vec::new();
@@ -193,8 +204,12 @@ pub fn tao_order(dev: &DeviceRecvs) -> Vec<usize> {
     for &g in &active {
         lower_within(gbits[g], &outstanding, op_m[g], &mut m_plus);
     }
-    // Recvs whose M+ may have risen (its group left or its op.M rose): recomputed.
+    // Recvs whose M+ may have risen (its group left or its op.M rose): recomputed; and the
+    // groups whose op.M fell: their recvs' M+ lowered. Or, when that would cost more than
+    // a sweep of the groups, M+ is swept anew (`sweep_m_plus`).
     let mut stale: Vec<usize> = Vec::new();
+    let mut fell: Vec<usize> = Vec::new();
+    let mut unset = vec![0u64; words];
     let mut order = Vec::with_capacity(nr);
     for _ in 0..nr {
         for &r in &dirty {
@@ -235,7 +250,7 @@ pub fn tao_order(dev: &DeviceRecvs) -> Vec<usize> {
                     if op_m[g] == before {
                         // Its largest channel was not `b`'s: no M+ moves.
                     } else if op_m[g] < before {
-                        lower_within(gbits[g], &outstanding, op_m[g], &mut m_plus);
+                        fell.push(g);
                     } else {
                         // Not seen (a sum of fewer non-negative terms, rounded, is no
                         // larger), but then its recvs are recomputed.
@@ -245,6 +260,25 @@ pub fn tao_order(dev: &DeviceRecvs) -> Vec<usize> {
                     }
                 }
             }
+        }
+        let updates = fell.iter().map(|&g| count[g] as usize).sum::<usize>()
+            + stale.iter().map(|&r| holders[r].len()).sum::<usize>();
+        if sweep_when(updates, active.len() * words) {
+            active.retain(|&g| count[g] >= 2);
+            sweep_m_plus(
+                &mut active,
+                &op_m,
+                &gbits,
+                &outstanding,
+                &mut unset,
+                &mut m_plus,
+            );
+            fell.clear();
+            stale.clear();
+            continue;
+        }
+        for g in fell.drain(..) {
+            lower_within(gbits[g], &outstanding, op_m[g], &mut m_plus);
         }
         for r in stale.drain(..) {
             m_plus[r] = holders[r]
@@ -256,6 +290,50 @@ pub fn tao_order(dev: &DeviceRecvs) -> Vec<usize> {
         }
     }
     order
+}
+
+/// M+ of every outstanding recv anew: the groups of `active` (those with two or more
+/// outstanding recvs) in ascending `op.M`, each giving its `op.M` to the recvs no group
+/// before it holds (so the least), word by word; `unset` is scratch.
+fn sweep_m_plus(
+    active: &mut [usize],
+    op_m: &[f64],
+    gbits: &[&[u64]],
+    outstanding: &[u64],
+    unset: &mut [u64],
+    m_plus: &mut [f64],
+) {
+    active.sort_by(|&a, &b| op_m[a].total_cmp(&op_m[b]));
+    unset.copy_from_slice(outstanding);
+    let mut left = outstanding.iter().map(|w| w.count_ones()).sum::<u32>();
+    for (w, &o) in outstanding.iter().enumerate() {
+        let mut rest = o;
+        while rest != 0 {
+            m_plus[w * 64 + rest.trailing_zeros() as usize] = f64::INFINITY;
+            rest &= rest - 1;
+        }
+    }
+    for &g in active.iter() {
+        if left == 0 {
+            break;
+        }
+        if op_m[g].is_nan() {
+            continue;
+        }
+        for (w, (u, &x)) in unset.iter_mut().zip(gbits[g]).enumerate() {
+            let mut new = *u & x;
+            if new == 0 {
+                continue;
+            }
+            *u &= !new;
+            left -= new.count_ones();
+            while new != 0 {
+                let i = w * 64 + new.trailing_zeros() as usize;
+                new &= new - 1;
+                m_plus[i] = op_m[g];
+            }
+        }
+    }
 }
 
 /// Lowers to `value` the M+ of every recv of `bits` that is outstanding (`NaN` lowers
@@ -465,7 +543,11 @@ mod tests {
                 op_time: (0..nops).map(|_| time(&mut gen)).collect(),
                 dep,
             };
-            assert_eq!(tao_order(&dev), tao_order_reference(&dev), "case {case}");
+            let reference = tao_order_reference(&dev);
+            assert_eq!(tao_order(&dev), reference, "case {case}");
+            // Each way of keeping M+ alone: updated every round, swept every round.
+            assert_eq!(order(&dev, |_, _| false), reference, "case {case}, updated");
+            assert_eq!(order(&dev, |_, _| true), reference, "case {case}, swept");
         }
     }
 
