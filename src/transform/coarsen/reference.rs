@@ -278,6 +278,14 @@ fn incremental_rounds_match_the_rebuild_on_random_graphs() {
     assert_eq!(fallbacks, 0);
 }
 
+/// A GPU twice as fast as a CPU, bandwidth 1 (the device rule's cases in the tests below).
+#[cfg(test)]
+fn gpu_and_cpu() -> crate::model::cluster::Cluster {
+    crate::testutil::cluster(
+        r#"{"devices":[{"id":"g0","kind":"gpu","speed":2},{"id":"c0","kind":"cpu","speed":1}],"bandwidth":1}"#,
+    )
+}
+
 /// Rule (ii) refusals parked and woken (`live.rs`): copies of a random cell (a layered DAG
 /// with skip edges, fan-out and fan-in, so that many edges are refused by rule (ii) round
 /// after round while heights fall and rise around them, and a merge far upstream changes a
@@ -287,10 +295,8 @@ fn incremental_rounds_match_the_rebuild_on_random_graphs() {
 #[test]
 fn parked_refusals_match_the_rebuild_on_cells_with_skips() {
     use crate::rng::Rng;
-    use crate::testutil::{cluster, joined};
-    let c = cluster(
-        r#"{"devices":[{"id":"g0","kind":"gpu","speed":2},{"id":"c0","kind":"cpu","speed":1}],"bandwidth":1}"#,
-    );
+    use crate::testutil::joined;
+    let c = gpu_and_cpu();
     let before = super::live::PARKING.with(|p| p.get());
     for seed in 0..200u64 {
         let mut r = Rng::new(1000 + seed);
@@ -436,10 +442,8 @@ fn incremental_rounds_match_the_rebuild_on_stars_whose_key_moves() {
 #[test]
 fn hubs_whose_key_moves_match_the_rebuild() {
     use crate::rng::Rng;
-    use crate::testutil::{cluster, joined};
-    let c = cluster(
-        r#"{"devices":[{"id":"g0","kind":"gpu","speed":2},{"id":"c0","kind":"cpu","speed":1}],"bandwidth":1}"#,
-    );
+    use crate::testutil::joined;
+    let c = gpu_and_cpu();
     let before = super::live::PARKING.with(|p| p.get());
     for seed in 0..80u64 {
         let mut r = Rng::new(5000 + seed);
