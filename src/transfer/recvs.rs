@@ -53,17 +53,27 @@ impl Bits {
     }
     /// Members of a set given as words, ascending.
     pub fn iter_words(words: &[u64]) -> impl Iterator<Item = usize> + '_ {
-        words.iter().enumerate().flat_map(|(w, &word)| {
-            let mut rest = word;
-            std::iter::from_fn(move || {
-                (rest != 0).then(|| {
-                    let b = rest.trailing_zeros() as usize;
-                    rest &= rest - 1;
-                    w * 64 + b
-                })
+        set_bits(words.iter().copied())
+    }
+
+    /// The members of both `a` and `b` (words of two sets over the same items), ascending.
+    pub fn iter_and<'a>(a: &'a [u64], b: &'a [u64]) -> impl Iterator<Item = usize> + 'a {
+        set_bits(a.iter().zip(b).map(|(&x, &y)| x & y))
+    }
+}
+
+/// The indices of the set bits of `words` (word `w` holds items `64 w ..`), ascending.
+fn set_bits(words: impl Iterator<Item = u64>) -> impl Iterator<Item = usize> {
+    words.enumerate().flat_map(|(w, word)| {
+        let mut rest = word;
+        std::iter::from_fn(move || {
+            (rest != 0).then(|| {
+                let b = rest.trailing_zeros() as usize;
+                rest &= rest - 1;
+                w * 64 + b
             })
         })
-    }
+    })
 }
 
 /// How long things take, as TicTac19's `Time` oracle sees them.

@@ -254,9 +254,7 @@ fn order(dev: &DeviceRecvs, sweep_when: impl Fn(usize, usize) -> bool) -> Vec<us
                     } else {
                         // Not seen (a sum of fewer non-negative terms, rounded, is no
                         // larger), but then its recvs are recomputed.
-                        stale.extend(
-                            Bits::iter_words(gbits[g]).filter(|&i| is_out(&outstanding, i)),
-                        );
+                        stale.extend(Bits::iter_and(gbits[g], &outstanding));
                     }
                 }
             }
@@ -306,12 +304,8 @@ fn sweep_m_plus(
     active.sort_by(|&a, &b| op_m[a].total_cmp(&op_m[b]));
     unset.copy_from_slice(outstanding);
     let mut left = outstanding.iter().map(|w| w.count_ones()).sum::<u32>();
-    for (w, &o) in outstanding.iter().enumerate() {
-        let mut rest = o;
-        while rest != 0 {
-            m_plus[w * 64 + rest.trailing_zeros() as usize] = f64::INFINITY;
-            rest &= rest - 1;
-        }
+    for i in Bits::iter_words(outstanding) {
+        m_plus[i] = f64::INFINITY;
     }
     for &g in active.iter() {
         if left == 0 {
@@ -342,13 +336,8 @@ fn lower_within(bits: &[u64], outstanding: &[u64], value: f64, m_plus: &mut [f64
     if value.is_nan() {
         return;
     }
-    for (w, (&x, &o)) in bits.iter().zip(outstanding).enumerate() {
-        let mut rest = x & o;
-        while rest != 0 {
-            let i = w * 64 + rest.trailing_zeros() as usize;
-            rest &= rest - 1;
-            m_plus[i] = m_plus[i].min(value);
-        }
+    for i in Bits::iter_and(bits, outstanding) {
+        m_plus[i] = m_plus[i].min(value);
     }
 }
 

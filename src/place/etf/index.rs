@@ -308,7 +308,7 @@ impl Index {
                 c.count(v, d, true);
             }
         }
-        self.place_bundle(b, d, term, key);
+        self.place_bundle(b, (d as usize * (k + 1) + term) as u32, key);
     }
 
     /// `v`'s sources on `d` and their transfer times, as [`Index::classify`] of `(v, d)` left
@@ -328,10 +328,9 @@ impl Index {
         }
     }
 
-    /// Files bundle `b`'s entry on `d` in the tree of `term` under `key` and its least
-    /// member's position, unless it is there.
-    fn place_bundle(&mut self, b: u32, d: DevIx, term: usize, key: f64) {
-        let tree = (d as usize * (self.k + 1) + term) as u32;
+    /// Files bundle `b`'s entry in `tree` under `key` and its least member's position,
+    /// unless it is there.
+    fn place_bundle(&mut self, b: u32, tree: u32, key: f64) {
         let first = self.bundles.first(b).expect("a member");
         let id = self.bundles.node(b);
         if id != NIL {
@@ -353,19 +352,14 @@ impl Index {
         } else if self.bundles.of[slot] != NIL {
             let b = self.bundles.leave(slot, self.pos[v as usize]);
             let id = self.bundles.node(b);
-            match self.bundles.first(b) {
-                None => {
-                    self.trees.remove(id);
-                    self.bundles.set_node(b, NIL);
-                    self.bundles.drop_empty(b);
-                }
-                Some(first) if first != self.trees.pos(id) => {
-                    let (tree, key) = self.trees.filed(id);
-                    self.trees.remove(id);
-                    let id = self.trees.insert(tree, key, first);
-                    self.bundles.set_node(b, id);
-                }
-                Some(_) => {}
+            if self.bundles.first(b).is_none() {
+                self.trees.remove(id);
+                self.bundles.set_node(b, NIL);
+                self.bundles.drop_empty(b);
+            } else {
+                // Under its least member now.
+                let (tree, key) = self.trees.filed(id);
+                self.place_bundle(b, tree, key);
             }
         } else {
             return;
