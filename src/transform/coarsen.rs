@@ -114,7 +114,7 @@ mod rounds;
 mod works;
 
 use live::Live;
-use rounds::{contract, live_heights, priority, Adjacency, Edge};
+use rounds::{contract, kahn_heights, live_heights, priority, Adjacency, Edge};
 use works::Works;
 
 /// What one round did.
@@ -174,20 +174,8 @@ fn heights(n: usize, edges: &[(u32, u32, f64)]) -> Option<Vec<u32>> {
         succ[a as usize].push(b);
     }
     let mut h = vec![1u32; n];
-    let mut queue: Vec<u32> = (0..n as u32).filter(|&v| indeg[v as usize] == 0).collect();
-    let mut head = 0;
-    while head < queue.len() {
-        let v = queue[head] as usize;
-        head += 1;
-        for &w in &succ[v] {
-            h[w as usize] = h[w as usize].max(h[v] + 1);
-            indeg[w as usize] -= 1;
-            if indeg[w as usize] == 0 {
-                queue.push(w);
-            }
-        }
-    }
-    (queue.len() == n).then_some(h)
+    let succ = |v: usize| succ[v].iter().copied();
+    kahn_heights(0..n as u32, indeg, succ, &mut h).then_some(h)
 }
 
 /// Renumbers groups of nodes: coarse vertex ids in order of their first member's

@@ -13,7 +13,7 @@ use std::cmp::{Ordering, Reverse};
 use std::collections::{BTreeMap, BTreeSet, BinaryHeap};
 use std::ops::Bound::{Excluded, Unbounded};
 
-use super::rounds::{candidate_order, tensor_sum};
+use super::rounds::{candidate_order, kahn_heights, tensor_sum};
 use super::works::Works;
 use crate::model::graph::NodeIx;
 use crate::model::problem::Problem;
@@ -315,31 +315,11 @@ impl Live {
     /// (heights unusable) when the graph has a cycle.
     fn kahn(&mut self) -> bool {
         let n = self.alive.len();
-        let mut indeg: Vec<usize> = self.pred.iter().map(|p| p.len()).collect();
-        let mut queue: Vec<u32> = (0..n as u32)
-            .filter(|&x| self.alive[x as usize] && indeg[x as usize] == 0)
-            .collect();
-        for x in &queue {
-            self.h[*x as usize] = 1;
-        }
-        let mut head = 0;
-        while head < queue.len() {
-            let x = queue[head] as usize;
-            head += 1;
-            for &y in self.succ[x].keys() {
-                let y = y as usize;
-                indeg[y] -= 1;
-                if indeg[y] == 0 {
-                    self.h[y] = 1 + self.pred[y]
-                        .iter()
-                        .map(|&p| self.h[p as usize])
-                        .max()
-                        .unwrap_or(0);
-                    queue.push(y as u32);
-                }
-            }
-        }
-        if queue.len() != self.live {
+        let indeg: Vec<u32> = self.pred.iter().map(|p| p.len() as u32).collect();
+        let alive = &self.alive;
+        let live = (0..n as u32).filter(|&x| alive[x as usize]);
+        let succ = &self.succ;
+        if !kahn_heights(live, indeg, |x| succ[x].keys().copied(), &mut self.h) {
             return false;
         }
         // Heights may have changed anywhere: every parked edge is woken.

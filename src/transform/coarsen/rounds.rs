@@ -132,16 +132,33 @@ pub(super) fn live_heights(
         indeg[e.dst as usize] += 1;
     }
     let mut h = vec![1u32; n];
-    let mut queue: Vec<u32> = live
-        .iter()
-        .copied()
-        .filter(|&v| indeg[v as usize] == 0)
-        .collect();
+    let succ = |v: usize| succ.of(v).iter().copied();
+    kahn_heights(live.iter().copied(), indeg, succ, &mut h).then_some(h)
+}
+
+/// Heights (Definition 3.4) of `vertices` into `h` by Kahn's algorithm, given each
+/// vertex's in-degree (by key) and successors; false when they have a cycle (then `h` is
+/// unusable). The one pass every kind of round and the final check use.
+pub(super) fn kahn_heights<I: IntoIterator<Item = u32>>(
+    vertices: impl Iterator<Item = u32>,
+    mut indeg: Vec<u32>,
+    succ: impl Fn(usize) -> I,
+    h: &mut [u32],
+) -> bool {
+    let mut count = 0;
+    let mut queue: Vec<u32> = Vec::new();
+    for v in vertices {
+        count += 1;
+        h[v as usize] = 1;
+        if indeg[v as usize] == 0 {
+            queue.push(v);
+        }
+    }
     let mut head = 0;
     while head < queue.len() {
         let v = queue[head] as usize;
         head += 1;
-        for &w in succ.of(v) {
+        for w in succ(v) {
             h[w as usize] = h[w as usize].max(h[v] + 1);
             indeg[w as usize] -= 1;
             if indeg[w as usize] == 0 {
@@ -149,7 +166,7 @@ pub(super) fn live_heights(
             }
         }
     }
-    (queue.len() == live.len()).then_some(h)
+    queue.len() == count
 }
 
 /// Neighbour lists of keys below `n`, in one array (compressed rows).
