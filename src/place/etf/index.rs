@@ -273,7 +273,7 @@ impl Index {
     /// of `(v, d)` returned last (its sources are read from what it left): alone in the
     /// fixed part's tree, or in the bundle of its sources ([`Bundles`]), the bundle's entry
     /// re-filed under the term. One filed there already stays.
-    fn refile(&mut self, v: NodeIx, d: DevIx, p: u32, term: usize, key: f64) {
+    pub(super) fn refile(&mut self, v: NodeIx, d: DevIx, p: u32, term: usize, key: f64) {
         let k = self.k;
         let slot = v as usize * k + d as usize;
         if term == k || self.sources(v, d).len() == 1 {

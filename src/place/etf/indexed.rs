@@ -62,7 +62,7 @@ pub(super) fn schedule_index(
     let mut lowers: Vec<(f64, DevIx)> = Vec::with_capacity(k);
     // The steps where a device waits: the devices whose pairs are delayed, and scratch.
     let mut delayed: Vec<(f64, DevIx)> = Vec::new();
-    let mut scratch = (Vec::new(), (Vec::new(), Vec::new(), Vec::new()));
+    let mut scratch = (Vec::new(), (Vec::new(), Vec::new()));
     for _ in 0..n {
         // Each device's best (start, position), then the least over the devices: an answer
         // is `(start, position, device)`, least first. Best first: the device whose lower
@@ -379,9 +379,8 @@ fn urgent_floor(s: &State, ix: &Index, v: NodeIx, bound: f64) -> f64 {
     s.urgent_floor(v).max(seen)
 }
 
-/// A walk's scratch ([`walk_within`]): the trees' stack, the candidates found, and those
-/// classified anew `(op, position, term, key)`.
-pub(super) type Scratch = (Vec<u32>, Vec<u32>, Vec<(NodeIx, u32, usize, f64)>);
+/// A walk's scratch ([`walk_within`]): the trees' stack and the candidates found.
+pub(super) type Scratch = (Vec<u32>, Vec<u32>);
 
 /// How many candidates a delayed device's visit takes out before it walks the device
 /// instead ([`walk_within`]), as it does at the first candidate passed over by its urgent
@@ -400,19 +399,19 @@ fn better(best: Option<(f64, u32, NodeIx)>, t: f64, p: u32) -> bool {
 /// SCT devices, then by its own start. Where most candidates that beat the best on their
 /// own start have an urgent floor later than it (devices alike, one of them busy past the
 /// answer), this costs `O(k)` per candidate against a visit's re-filing; it is exact either
-/// way. Those whose own start it computes are filed anew under the term that leads now
-/// (after the walk), so a later walk does not meet them below their start again.
+/// way. Those whose own start it computes are filed anew under the term that leads now (the
+/// candidates were found before, so the walk sees the same ones), so a later walk does not
+/// meet them below their start again.
 fn walk_within(
     s: &State,
     ix: &mut Index,
     d: DevIx,
     f: NodeIx,
     best: &mut Option<(f64, u32, NodeIx)>,
-    (stack, found, refile): &mut Scratch,
+    (stack, found): &mut Scratch,
 ) {
     let base = s.free[d as usize].max(s.now);
     found.clear();
-    refile.clear();
     ix.within(
         s,
         d,
@@ -436,7 +435,9 @@ fn walk_within(
             continue;
         }
         let (term, key, ready) = ix.classify(s, v, d);
-        refile.push((v, p, term, key));
+        if ix.filed_as(v, d) != Some((term, key)) {
+            ix.refile(v, d, p, term, key);
+        }
         let own = ready.max(base);
         if !better(*best, own, p) {
             continue;
@@ -446,13 +447,6 @@ fn walk_within(
         let t = own.max(ix.urgent(s, v, bound));
         if better(*best, t, p) {
             *best = Some((t, p, v));
-        }
-    }
-    // Those whose estimate another term overtook are filed under it, so the next walk does
-    // not meet them below their start again (the state is the same, so is the answer).
-    for &(v, p, term, key) in refile.iter() {
-        if ix.filed_as(v, d) != Some((term, key)) {
-            ix.file(s, v, d, p);
         }
     }
 }

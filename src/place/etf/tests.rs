@@ -516,7 +516,7 @@ fn both_steps(s: &State, pos: &[u32]) -> [Option<(f64, u32, DevIx, NodeIx)>; 2] 
             }
         }
     }
-    let mut scratch = (Vec::new(), (Vec::new(), Vec::new(), Vec::new()));
+    let mut scratch = (Vec::new(), (Vec::new(), Vec::new()));
     let fast = indexed::waiting_step(s, &mut ix, pos, chosen, &mut delayed, &mut scratch);
     let direct = s
         .direct_step(&ready, pos)
