@@ -1,16 +1,24 @@
 //! m-SCT: the candidates filed on each device counted by SCT class, so a waiting step passes
-//! over a delayed device whose every candidate waits past the best start so far without
-//! visiting one ([`Classes::all_wait`]).
+//! over a delayed device none of whose candidates beats the step's answer there without
+//! visiting one ([`Classes::none_better`]).
 //!
-//! A ready op's urgent time is at least its urgent floor ([`State::urgent_floor`]): the
-//! latest `max(free, now)` over its SCT devices that may take it now. For an op alone in its
-//! unit (no colocation group) that set is its SCT devices the placer allows (static until it
-//! runs) less those its memory does not fit now, and the memory it needs does not change
-//! while it is ready ([`State::required`]). So the ops that share those devices (a class)
-//! all wait past `bound` as soon as one of the devices is busy past `bound` and has room for
-//! the most any of them needs. On devices alike every op is in one class, and a delayed
-//! device's candidates all wait whenever another device is busy past the best (NASNet x10
-//! over 8 identical devices: 36,642 of 55,701 walks met only such candidates).
+//! On a delayed device `d`, a ready op `v` starts at the later of its own start and its
+//! urgent time, the latest of its starts over the SCT devices that may take it now (`d`
+//! among them when `d` is one). Its SCT devices that may take it are, for an op whose unit
+//! is not placed yet, those the placer allows (static until the unit is placed) less those
+//! its memory does not fit now, and the memory it needs does not change while it is ready
+//! ([`State::required`]). So the ops that share those devices (a class) are all no better
+//! on `d` than the step's answer as soon as one of the devices has room for the most any of
+//! them needs and either
+//! - is busy past the best start so far: their urgent times are later (NASNet x10 over 8
+//!   identical devices: 36,642 of 55,701 walks met only such candidates), or
+//! - is not delayed (`open`): the step asked it, and its answer is no later than the op's
+//!   own start there, which is no later than the op's urgent time ([`waiting_step`]).
+//!
+//! On devices alike every op is in one class until its unit is placed, and a step where
+//! some devices are delayed and others not passes them all over.
+//!
+//! [`waiting_step`]: super::indexed::waiting_step
 
 use std::collections::BTreeMap;
 
@@ -18,15 +26,15 @@ use super::state::State;
 use crate::model::cluster::DevIx;
 use crate::model::graph::NodeIx;
 
-/// Ops in no class: in a colocation group (their devices change when the group is placed),
-/// with no SCT device the placer allows (urgent time `-inf`), or past [`MOST`] classes.
+/// Ops in no class: in a unit already placed (their one device is its device), with no SCT
+/// device the placer allows (urgent time `-inf`), or past [`MOST`] classes.
 const NONE: u32 = u32::MAX;
 
 /// At most this many classes: a check costs `O(classes x devices)`.
 const MOST: usize = 32;
 
 pub(super) struct Classes {
-    /// Each op's class, or [`NONE`].
+    /// Each op's class, or [`NONE`] (from when its unit is placed: [`Classes::placed`]).
     of: Vec<u32>,
     /// Per class: its SCT devices the placer allows, and the most memory a member needs.
     classes: Vec<(Vec<DevIx>, f64)>,
@@ -43,10 +51,6 @@ impl Classes {
         let mut classes: Vec<(Vec<DevIx>, f64)> = Vec::new();
         let mut of = vec![NONE; n];
         for v in 0..n as NodeIx {
-            let unit = s.units.of[v as usize];
-            if s.units.members[unit as usize].len() != 1 {
-                continue;
-            }
             let devices: Vec<DevIx> = (0..k as DevIx)
                 .filter(|&d| s.sct_device(v, d) && s.allowed(v, d))
                 .collect();
@@ -92,16 +96,30 @@ impl Classes {
         }
     }
 
-    /// Whether every candidate filed on `d` but `f` (filed there when `f_filed`) has an
-    /// urgent floor later than `bound`: then a waiting step finds none on `d` that starts
-    /// by `bound`. Exact for every class, conservative for ops in none (never passed).
-    pub(super) fn all_wait(
+    /// `v`'s unit is placed on `d` (`v` filed there when `filed`): from now on its devices
+    /// are `d` alone, so it leaves its class.
+    pub(super) fn placed(&mut self, v: NodeIx, d: DevIx, filed: bool) {
+        if filed {
+            self.count(v, d, false);
+        }
+        self.of[v as usize] = NONE;
+        if filed {
+            self.count(v, d, true);
+        }
+    }
+
+    /// Whether no candidate filed on `d` but `f` (filed there when `f_filed`) beats `bound`
+    /// there, by its class: each has an urgent floor later than `bound`, or an SCT device
+    /// in `open` (not delayed) that may take it. Exact for every class, conservative for ops
+    /// in none (never passed).
+    pub(super) fn none_better(
         &self,
         s: &State,
         d: DevIx,
         f: NodeIx,
         f_filed: bool,
         bound: f64,
+        open: &[bool],
     ) -> bool {
         let c = self.classes.len();
         let row = d as usize * (c + 1);
@@ -110,9 +128,10 @@ impl Classes {
             let filed = self.filed[row + i] - u32::from(row + i == own);
             filed == 0
                 || self.classes.get(i).is_some_and(|(devices, need)| {
-                    devices
-                        .iter()
-                        .any(|&e| s.free[e as usize].max(s.now) > bound && s.fits_bytes(e, *need))
+                    devices.iter().any(|&e| {
+                        (open[e as usize] || s.free[e as usize].max(s.now) > bound)
+                            && s.fits_bytes(e, *need)
+                    })
                 })
         })
     }

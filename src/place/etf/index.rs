@@ -369,13 +369,29 @@ impl Index {
         }
     }
 
-    /// m-SCT: whether every candidate filed on `d` but `f` has an urgent floor later than
-    /// `bound` ([`Classes::all_wait`]; `false` without classes).
-    pub(super) fn all_wait(&self, s: &State, d: DevIx, f: NodeIx, bound: f64) -> bool {
+    /// m-SCT: whether no candidate filed on `d` but `f` beats `bound` there
+    /// ([`Classes::none_better`]; `false` without classes).
+    pub(super) fn none_better(
+        &self,
+        s: &State,
+        d: DevIx,
+        f: NodeIx,
+        bound: f64,
+        open: &[bool],
+    ) -> bool {
         let filed = self.is_filed(f, d);
         self.classes
             .as_ref()
-            .is_some_and(|c| c.all_wait(s, d, f, filed, bound))
+            .is_some_and(|c| c.none_better(s, d, f, filed, bound, open))
+    }
+
+    /// m-SCT: `v`'s unit is placed on `d` ([`Classes::placed`]); call once its other
+    /// devices are unfiled.
+    pub(super) fn placed(&mut self, v: NodeIx, d: DevIx) {
+        let filed = self.is_filed(v, d);
+        if let Some(c) = &mut self.classes {
+            c.placed(v, d, filed);
+        }
     }
 
     pub(super) fn block(&mut self, s: &State, v: NodeIx, d: DevIx, p: u32) {

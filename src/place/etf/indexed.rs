@@ -62,7 +62,7 @@ pub(super) fn schedule_index(
     let mut lowers: Vec<(f64, DevIx)> = Vec::with_capacity(k);
     // The steps where a device waits: the devices whose pairs are delayed, and scratch.
     let mut delayed: Vec<(f64, DevIx)> = Vec::new();
-    let mut scratch = (Vec::new(), (Vec::new(), Vec::new()));
+    let mut scratch = Waiting::new(k);
     for _ in 0..n {
         // Each device's best (start, position), then the least over the devices: an answer
         // is `(start, position, device)`, least first. Best first: the device whose lower
@@ -202,6 +202,12 @@ pub(super) fn schedule_index(
                     }
                 }
             }
+            if sct {
+                // Their devices are `d` alone now: they leave their SCT classes.
+                for &m in &s.units.members[unit as usize] {
+                    ix.placed(m, d);
+                }
+            }
         }
         if !opts.static_memory {
             // Memory freed: ops it shut out may fit again.
@@ -254,16 +260,20 @@ pub(super) fn schedule_index(
 /// earlier than its own start, so the ones after cannot beat it. Only candidates on one of
 /// their SCT devices, or with no SCT device that may take them (urgent time `-inf`), have
 /// their urgent time computed, unless its floor ([`State::urgent_floor`]) is already later
-/// than the best. A candidate visited thus either becomes the best or is delayed to a later
+/// than the best, or one of their SCT devices that may take them is not delayed
+/// ([`State::sct_open`]): the step asked that device `e` (or passed it over as starting
+/// nothing by the best), and its answer is no later than `(own start on e, position)`,
+/// which is no later than `(urgent time, position)`, the pair's on `d`. A candidate visited thus either becomes the best or is delayed to a later
 /// time (or passed over): the visits are the candidates that beat the step's answer on
 /// their own start, and not every one that may start by it. A visit that meets a candidate
 /// passed over by its floor, or takes out more than [`VISITS`], walks the device instead
 /// ([`walk_within`]: every candidate that may start by the best, at `O(k)` each before its
 /// own start is computed), which is cheaper where many candidates are delayed (devices
-/// alike, one of them busy). Before either, a delayed device whose every candidate has an
-/// urgent floor later than the best is passed over whole ([`Index::all_wait`], by SCT
-/// class, `O(classes x k)`): on devices alike that is every one of them while another
-/// device is busy past the best.
+/// alike, one of them busy). Before either, a delayed device none of whose candidates can
+/// beat the best, by either rule, is passed over whole ([`Index::none_better`], by SCT
+/// class, `O(classes x k)`): on devices alike that is every one of them while some device
+/// is not delayed, or another is busy past the best, but for ops whose colocation group is
+/// placed (their one device is the group's).
 ///
 /// The op found is then asked for its best directly, for its device (ranked by `(t, own
 /// start, device)`, not by position).
@@ -273,8 +283,42 @@ pub(super) fn waiting_step(
     pos: &[u32],
     chosen: Option<(f64, u32, DevIx, NodeIx)>,
     delayed: &mut [(f64, DevIx)],
-    (taken, scratch): &mut (Vec<NodeIx>, Scratch),
+    w: &mut Waiting,
 ) -> Option<(f64, u32, DevIx, NodeIx)> {
+    for &(_, d) in delayed.iter() {
+        w.open[d as usize] = false;
+    }
+    let best = waiting_best(
+        s,
+        ix,
+        pos,
+        chosen,
+        delayed,
+        &w.open,
+        &mut w.taken,
+        &mut w.walk,
+    );
+    let rule = open_rule();
+    for &(_, d) in delayed.iter() {
+        w.open[d as usize] = rule;
+    }
+    let (_, p, v) = best?;
+    let (t, d) = s.best(v)?;
+    Some((t, p, d, v))
+}
+
+/// [`waiting_step`]'s least `(t, position, op)`, `open` false for the delayed devices.
+#[allow(clippy::too_many_arguments)]
+fn waiting_best(
+    s: &State,
+    ix: &mut Index,
+    pos: &[u32],
+    chosen: Option<(f64, u32, DevIx, NodeIx)>,
+    delayed: &mut [(f64, DevIx)],
+    open: &[bool],
+    taken: &mut Vec<NodeIx>,
+    scratch: &mut Scratch,
+) -> Option<(f64, u32, NodeIx)> {
     // The least (t, position) so far, and its op.
     let mut best = chosen.map(|(t, p, _, v)| (t, p, v));
     for &(_, d) in delayed.iter() {
@@ -295,8 +339,9 @@ pub(super) fn waiting_step(
         let Some((f, _)) = s.waits_for[d as usize] else {
             continue;
         };
-        if ix.all_wait(s, d, f, best.map_or(f64::INFINITY, |(bt, ..)| bt)) {
-            // None starts by the best (each is passed over by its floor, visited or walked).
+        if ix.none_better(s, d, f, best.map_or(f64::INFINITY, |(bt, ..)| bt), open) {
+            // None beats the best (each is passed over by its floor or an open device,
+            // visited or walked).
             #[cfg(test)]
             count(Count::AllWait);
             continue;
@@ -323,6 +368,12 @@ pub(super) fn waiting_step(
             taken.push(v);
             if v == f {
                 // Its own start, counted above.
+                continue;
+            }
+            if s.sct_open(v, open) {
+                // No better than the step's answer.
+                #[cfg(test)]
+                count(Count::Open);
                 continue;
             }
             let floor = urgent_floor(s, ix, v, bound);
@@ -353,12 +404,10 @@ pub(super) fn waiting_step(
         if walk {
             #[cfg(test)]
             count(Count::Walks);
-            walk_within(s, ix, d, f, &mut best, scratch);
+            walk_within(s, ix, d, f, open, &mut best, scratch);
         }
     }
-    let (_, p, v) = best?;
-    let (t, d) = s.best(v)?;
-    Some((t, p, d, v))
+    best
 }
 
 /// A lower bound of ready op `v`'s urgent time: the later of [`State::urgent_floor`]
@@ -380,7 +429,42 @@ fn urgent_floor(s: &State, ix: &Index, v: NodeIx, bound: f64) -> f64 {
 }
 
 /// A walk's scratch ([`walk_within`]): the trees' stack and the candidates found.
-pub(super) type Scratch = (Vec<u32>, Vec<u32>);
+type Scratch = (Vec<u32>, Vec<u32>);
+
+/// [`waiting_step`]'s scratch.
+pub(super) struct Waiting {
+    /// The candidates a visit took out of a delayed device's trees.
+    taken: Vec<NodeIx>,
+    /// Per device, whether it is not delayed (true between steps).
+    open: Vec<bool>,
+    walk: Scratch,
+}
+
+impl Waiting {
+    pub(super) fn new(k: usize) -> Waiting {
+        Waiting {
+            taken: Vec::new(),
+            open: vec![open_rule(); k],
+            walk: (Vec::new(), Vec::new()),
+        }
+    }
+}
+
+/// Whether a waiting step passes candidates over by a device that is not delayed
+/// ([`State::sct_open`]): always, but for tests that run the steps without it, so the
+/// visits and walks it spares are still checked.
+fn open_rule() -> bool {
+    #[cfg(test)]
+    return OPEN_RULE.with(std::cell::Cell::get);
+    #[cfg(not(test))]
+    true
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Per test thread: see [`open_rule`].
+    pub(super) static OPEN_RULE: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
+}
 
 /// How many candidates a delayed device's visit takes out before it walks the device
 /// instead ([`walk_within`]), as it does at the first candidate passed over by its urgent
@@ -407,6 +491,7 @@ fn walk_within(
     ix: &mut Index,
     d: DevIx,
     f: NodeIx,
+    open: &[bool],
     best: &mut Option<(f64, u32, NodeIx)>,
     (stack, found): &mut Scratch,
 ) {
@@ -422,6 +507,11 @@ fn walk_within(
     for &p in found.iter() {
         let v = ix.op_at(p);
         if v == f || s.done[v as usize] || !s.allowed(v, d) || !s.fits(v, d) {
+            continue;
+        }
+        if s.sct_open(v, open) {
+            #[cfg(test)]
+            count(Count::Open);
             continue;
         }
         let bound = best.map_or(f64::INFINITY, |(bt, ..)| bt);
@@ -454,8 +544,9 @@ fn walk_within(
 /// What the waiting steps did (tests): steps, delayed devices visited, urgent times computed
 /// there, candidates passed over as no better than on an SCT device, candidates taken out
 /// of a delayed device's trees, walks, seen urgent times that passed a candidate over,
-/// devices passed over whole; and what the bundles did (any step): candidates that joined
-/// a bundle with members, and bundles of two or more re-filed under another term.
+/// devices passed over whole, candidates passed over by an SCT device that is not delayed;
+/// and what the bundles did (any step): candidates that joined a bundle with members, and
+/// bundles of two or more re-filed under another term.
 #[cfg(test)]
 #[derive(Clone, Copy)]
 pub(super) enum Count {
@@ -467,14 +558,19 @@ pub(super) enum Count {
     Walks,
     Seen,
     AllWait,
+    Open,
     Joined,
     Turned,
 }
 
+/// How many kinds of [`Count`].
+#[cfg(test)]
+pub(super) const COUNT_KINDS: usize = 11;
+
 #[cfg(test)]
 thread_local! {
     /// Per test thread, indexed by [`Count`].
-    pub(super) static COUNTS: std::cell::Cell<[usize; 10]> = const { std::cell::Cell::new([0; 10]) };
+    pub(super) static COUNTS: std::cell::Cell<[usize; COUNT_KINDS]> = const { std::cell::Cell::new([0; COUNT_KINDS]) };
 }
 
 #[cfg(test)]

@@ -417,6 +417,17 @@ impl<'a> State<'a> {
         (urgent, at)
     }
 
+    /// Whether an SCT device of `v` in `open` may take it now (m-SCT's waiting step: then
+    /// `v` is no better on a delayed device than the step's answer, [`waiting_step`]).
+    ///
+    /// [`waiting_step`]: super::indexed::waiting_step
+    pub(super) fn sct_open(&self, v: NodeIx, open: &[bool]) -> bool {
+        let k = self.problem.device_count() as DevIx;
+        (0..k).any(|e| {
+            open[e as usize] && self.sct_device(v, e) && self.allowed(v, e) && self.fits(v, e)
+        })
+    }
+
     /// A lower bound of [`State::urgent`] in `O(k)`: the latest `max(free, now)` over the
     /// SCT devices that may take `v` now (`-inf` when none may).
     pub(super) fn urgent_floor(&self, v: NodeIx) -> f64 {

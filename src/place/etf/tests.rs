@@ -271,8 +271,8 @@ fn heaps_match_the_direct_loop_where_sums_round() {
 /// several members re-filed as their channels turn.
 #[test]
 fn heaps_match_the_direct_loop_on_copies() {
-    use super::indexed::{Count, COUNTS};
-    COUNTS.with(|c| c.set([0; 10]));
+    use super::indexed::{Count, COUNTS, COUNT_KINDS};
+    COUNTS.with(|c| c.set([0; COUNT_KINDS]));
     let mut placed = 0;
     for seed in 0..24 {
         for rounding in [false, true] {
@@ -425,14 +425,72 @@ fn last_favourite(p: &Problem) -> Vec<Option<NodeIx>> {
 /// m-SCT's waiting steps from the index against the direct step, step by step (the checked
 /// run asserts each against `State::direct_step`) and placement by placement, with every op
 /// or every other op favouring a child, on random instances (colocation, memory, a CPU, two
-/// speeds) and wide ones (up to eight devices, sums that round), for every option. The
+/// speeds) and wide ones (up to eight devices, sums that round), for every option; once as
+/// the placer runs, and once without passing candidates over by a device that is not
+/// delayed (`OPEN_RULE`), which spares most visits and walks, so those are met too. The
 /// counts show the cases were met: delayed devices visited, or passed over whole (every
-/// candidate waits, by its SCT class), urgent times computed there, candidates passed over
-/// for their SCT device, and those passed over by an urgent time seen in an earlier step.
+/// candidate waits, or is no better than on a device not delayed, by its SCT class), urgent
+/// times computed there, candidates passed over for their SCT device or one not delayed,
+/// and those passed over by an urgent time seen in an earlier step.
 #[test]
 fn waiting_steps_match_the_direct_step() {
-    use super::indexed::COUNTS;
-    COUNTS.with(|c| c.set([0; 10]));
+    use super::indexed::{COUNTS, COUNT_KINDS, OPEN_RULE};
+    let rule = |on: bool| {
+        OPEN_RULE.with(|r| r.set(on));
+        COUNTS.with(|c| c.set([0; COUNT_KINDS]));
+        let placed = waiting_steps_agree();
+        OPEN_RULE.with(|r| r.set(true));
+        (placed, COUNTS.with(|c| c.get()))
+    };
+    let (placed, [steps, devices, urgent, elsewhere, visits, walks, seen, all_wait, open, ..]) =
+        rule(false);
+    eprintln!("without the open rule: {placed} placements, {steps} waiting steps, {devices} delayed devices, {urgent} urgent, {elsewhere} elsewhere, {visits} visits, {walks} walks, {seen} seen, {all_wait} passed whole");
+    assert!(placed > 800, "only {placed} placements compared");
+    assert!(steps > 4000, "only {steps} waiting steps");
+    assert_eq!(open, 0, "passed over by a device not delayed");
+    assert!(devices > 1500, "only {devices} delayed devices visited");
+    // Delayed devices passed over whole: every candidate there waits past the best.
+    assert!(
+        all_wait > 1000,
+        "only {all_wait} delayed devices passed whole"
+    );
+    assert!(urgent > 1000, "only {urgent} urgent times computed");
+    assert!(elsewhere > 30, "only {elsewhere} candidates passed over");
+    // A visit takes a candidate out that beats the best so far on its own start: each
+    // becomes the best, or is delayed, passed over, or the favourite child (urgent times
+    // are computed in walks too).
+    assert!(
+        visits > urgent / 2,
+        "{visits} visits, {urgent} urgent times"
+    );
+    // Visits that met a candidate passed over by its urgent floor, or too many, walked.
+    assert!(walks > 150, "only {walks} walks");
+    // Candidates passed over by the urgent time seen in an earlier step where the floor
+    // alone would not have passed them.
+    assert!(
+        seen > 100,
+        "only {seen} passed over by an urgent time seen before"
+    );
+    let (on, [steps_on, devices_on, urgent_on, _, _, _, _, all_wait_on, open, ..]) = rule(true);
+    eprintln!("with it: {on} placements, {steps_on} waiting steps, {devices_on} delayed devices, {urgent_on} urgent, {all_wait_on} passed whole, {open} passed over by a device not delayed");
+    assert_eq!((on, steps_on), (placed, steps), "the same runs");
+    assert!(
+        open > 100,
+        "only {open} passed over by a device not delayed"
+    );
+    assert!(
+        all_wait_on > all_wait + 500,
+        "{all_wait_on} delayed devices passed whole, {all_wait} without the rule"
+    );
+    assert!(
+        devices_on > 500,
+        "only {devices_on} delayed devices visited"
+    );
+    assert!(urgent_on > 500, "only {urgent_on} urgent times computed");
+}
+
+/// [`waiting_steps_match_the_direct_step`]'s runs: how many placements agreed.
+fn waiting_steps_agree() -> usize {
     let mut placed = 0;
     let instances = (0..200)
         .map(random_instance)
@@ -457,34 +515,7 @@ fn waiting_steps_match_the_direct_step() {
             }
         }
     }
-    let [steps, devices, urgent, elsewhere, visits, walks, seen, all_wait, _, _] =
-        COUNTS.with(|c| c.get());
-    eprintln!("{placed} placements, {steps} waiting steps, {devices} delayed devices, {urgent} urgent, {elsewhere} elsewhere, {visits} visits, {walks} walks, {seen} seen, {all_wait} passed whole");
-    assert!(placed > 800, "only {placed} placements compared");
-    assert!(steps > 4000, "only {steps} waiting steps");
-    assert!(devices > 1500, "only {devices} delayed devices visited");
-    // Delayed devices passed over whole: every candidate there waits past the best.
-    assert!(
-        all_wait > 1000,
-        "only {all_wait} delayed devices passed whole"
-    );
-    assert!(urgent > 1000, "only {urgent} urgent times computed");
-    assert!(elsewhere > 30, "only {elsewhere} candidates passed over");
-    // A visit takes a candidate out that beats the best so far on its own start: each
-    // becomes the best, or is delayed, passed over, or the favourite child (urgent times
-    // are computed in walks too).
-    assert!(
-        visits > urgent / 2,
-        "{visits} visits, {urgent} urgent times"
-    );
-    // Visits that met a candidate passed over by its urgent floor, or too many, walked.
-    assert!(walks > 200, "only {walks} walks");
-    // Candidates passed over by the urgent time seen in an earlier step where the floor
-    // alone would not have passed them.
-    assert!(
-        seen > 100,
-        "only {seen} passed over by an urgent time seen before"
-    );
+    placed
 }
 
 /// One waiting step on a hand-set state, from the index ([`indexed::waiting_step`], after
@@ -516,7 +547,7 @@ fn both_steps(s: &State, pos: &[u32]) -> [Option<(f64, u32, DevIx, NodeIx)>; 2] 
             }
         }
     }
-    let mut scratch = (Vec::new(), (Vec::new(), Vec::new()));
+    let mut scratch = indexed::Waiting::new(k as usize);
     let fast = indexed::waiting_step(s, &mut ix, pos, chosen, &mut delayed, &mut scratch);
     let direct = s
         .direct_step(&ready, pos)
@@ -565,13 +596,15 @@ fn hand_made_waiting_steps() {
 /// A delayed device with many candidates that start when the answer does: only those that
 /// beat the best so far by their own start are visited. Devices d0 and d1 alike, d1 busy
 /// until 3, d0 free and waiting for f (which may only use d1) from time 0. Op a may go
-/// anywhere: its urgent time is 3 (d1), so on d0 it is delayed to 3. Ops x0..x39 may only
-/// use d0: their urgent time is their start there, 0. The answer is x0 at 0 on d0, and d0's
-/// visit takes out a (delayed), x0 (the answer), and no other: x1..x39 start at 0 too, but
-/// after x0 in order. (Visiting every candidate that may start by the answer took all 41.)
+/// anywhere: its urgent time is 3 (d1), so on d0 it is delayed to 3, and no better than on
+/// d1, which is not delayed (passed over without its urgent time). Ops x0..x39 may only use
+/// d0: their urgent time is their start there, 0. The answer is x0 at 0 on d0, and d0's
+/// visit takes out a (passed over), x0 (the answer), and no other: x1..x39 start at 0 too,
+/// but after x0 in order. (Visiting every candidate that may start by the answer took all
+/// 41.)
 #[test]
 fn a_delayed_device_visits_only_what_beats_the_answer() {
-    use super::indexed::COUNTS;
+    use super::indexed::{COUNTS, COUNT_KINDS};
     let cluster = r#"{"devices":[{"id":"d0","kind":"gpu","speed":1},{"id":"d1","kind":"gpu","speed":1}],"bandwidth":1,"latency":0}"#;
     let xs: Vec<String> = (0..40)
         .map(|i| format!(r#"{{"id":"x{i}","cost":1,"device":"d0"}}"#))
@@ -589,12 +622,12 @@ fn a_delayed_device_visits_only_what_beats_the_answer() {
         let mut s = State::new(&p, opts);
         s.free = vec![0.0, 3.0];
         s.waits_for[0] = Some((f, 0.0));
-        COUNTS.with(|c| c.set([0; 10]));
+        COUNTS.with(|c| c.set([0; COUNT_KINDS]));
         let [fast, direct] = both_steps(&s, &pos);
-        let [_, devices, urgent, _, visits, _, _, _, _, _] = COUNTS.with(|c| c.get());
+        let [_, devices, urgent, _, visits, _, _, _, open, ..] = COUNTS.with(|c| c.get());
         assert_eq!(fast, direct, "{opts:?}");
         assert_eq!(fast, Some((0.0, pos[x0 as usize], 0, x0)), "{opts:?}");
-        assert_eq!((devices, urgent, visits), (1, 2, 2), "{opts:?}");
+        assert_eq!((devices, urgent, visits, open), (1, 1, 2, 1), "{opts:?}");
     }
 }
 
