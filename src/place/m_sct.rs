@@ -59,10 +59,11 @@
 //!   some device waits asks the same index, then visits the waiting devices whose best pair
 //!   is delayed, each in the order of its candidates' own starts and only while one beats
 //!   the step's best so far, computing urgent times only for those on one of their SCT
-//!   devices (`etf/mod.rs` says what this bounds and what it does not). On NASNet copies
-//!   over 8 generated devices it takes what m-ETF takes (40 copies, 196k ops: 2.0 s of
-//!   CPU, m-ETF 1.9 s); on 8 identical devices it is still super-linear (10 copies: 4.6 s,
-//!   m-ETF 0.2 s; `docs/bench.md`, issues 24t and 24y).
+//!   devices (`etf/mod.rs` says what this bounds and what it does not). Where every device
+//!   of an SCT class waits, the class's least urgent time is kept as the channels move
+//!   (`etf/urgents.rs`). On NASNet copies it takes about what m-ETF takes, over 8
+//!   generated devices and over 8 identical ones (40 copies, 196k ops, identical devices:
+//!   1.5 s of CPU against m-ETF's 1.2 s; `docs/bench.md`, issue 24j).
 
 use super::{etf, gpus, Placer, PlacerInfo};
 use crate::analysis::{mean_exec, MeanLink};

@@ -1,6 +1,8 @@
 //! m-SCT: the candidates filed on each device counted by SCT class, so a waiting step passes
 //! over a delayed device none of whose candidates beats the step's answer there without
-//! visiting one ([`Classes::none_better`]).
+//! visiting one ([`Classes::passes`]), or reads what they offer from [`Urgents`].
+//!
+//! [`Urgents`]: super::urgents::Urgents
 //!
 //! On a delayed device `d`, a ready op `v` starts at the later of its own start and its
 //! urgent time, the latest of its starts over the SCT devices that may take it now (`d`
@@ -78,6 +80,26 @@ impl Classes {
         }
     }
 
+    /// How many classes there are.
+    pub(super) fn len(&self) -> usize {
+        self.classes.len()
+    }
+
+    /// `v`'s class, if it is in one.
+    pub(super) fn class_of(&self, v: NodeIx) -> Option<u32> {
+        Some(self.of[v as usize]).filter(|&c| c != NONE)
+    }
+
+    /// Class `c`'s SCT devices the placer allows.
+    pub(super) fn devices(&self, c: u32) -> &[DevIx] {
+        &self.classes[c as usize].0
+    }
+
+    /// The most memory a member of class `c` needs.
+    pub(super) fn need(&self, c: u32) -> f64 {
+        self.classes[c as usize].1
+    }
+
     fn slot(&self, v: NodeIx, d: DevIx) -> usize {
         let row = d as usize * (self.classes.len() + 1);
         match self.of[v as usize] {
@@ -108,31 +130,32 @@ impl Classes {
         }
     }
 
-    /// Whether no candidate filed on `d` but `f` (filed there when `f_filed`) beats `bound`
-    /// there, by its class: each has an urgent floor later than `bound`, or an SCT device
-    /// in `open` (not delayed) that may take it. Exact for every class, conservative for ops
-    /// in none (never passed).
-    pub(super) fn none_better(
+    /// Whether `ok` holds for the class of every candidate filed on `d` but `f` (filed
+    /// there when `f_filed`): asked once per class with candidates there, `None` for the
+    /// ops in no class.
+    pub(super) fn all_on(
         &self,
-        s: &State,
         d: DevIx,
         f: NodeIx,
         f_filed: bool,
-        bound: f64,
-        open: &[bool],
+        mut ok: impl FnMut(Option<u32>) -> bool,
     ) -> bool {
         let c = self.classes.len();
         let row = d as usize * (c + 1);
         let own = if f_filed { self.slot(f, d) } else { usize::MAX };
         (0..=c).all(|i| {
             let filed = self.filed[row + i] - u32::from(row + i == own);
-            filed == 0
-                || self.classes.get(i).is_some_and(|(devices, need)| {
-                    devices.iter().any(|&e| {
-                        (open[e as usize] || s.free[e as usize].max(s.now) > bound)
-                            && s.fits_bytes(e, *need)
-                    })
-                })
+            filed == 0 || ok((i < c).then_some(i as u32))
+        })
+    }
+
+    /// Whether no member of class `c` beats `bound` on a delayed device: one of its devices
+    /// has room for every member and is busy past `bound` (each waits past it) or in
+    /// `open` (not delayed: the step's answer is no later than a member's own start there).
+    pub(super) fn passes(&self, s: &State, c: u32, bound: f64, open: &[bool]) -> bool {
+        let (devices, need) = &self.classes[c as usize];
+        devices.iter().any(|&e| {
+            (open[e as usize] || s.free[e as usize].max(s.now) > bound) && s.fits_bytes(e, *need)
         })
     }
 }

@@ -8,6 +8,7 @@ use super::bundles::Bundles;
 use super::classes::Classes;
 use super::state::State;
 use super::treaps::{Treaps, NIL};
+use super::urgents::{Answer, Urgents};
 use crate::model::cluster::DevIx;
 use crate::model::graph::NodeIx;
 use crate::util::MaxEntry;
@@ -70,6 +71,8 @@ pub(super) struct Index {
     urgent_seen: Vec<(f64, DevIx)>,
     /// m-SCT: the candidates filed on each device by SCT class.
     classes: Option<Classes>,
+    /// m-SCT: each class's least urgent time.
+    urgents: Option<Urgents>,
     /// Each op's topological position.
     pos: Vec<u32>,
     /// Candidates led by the same channel terms, one tree entry each ([`Bundles`]).
@@ -128,6 +131,8 @@ impl Index {
                 }
             })
             .collect();
+        let classes = sct.then(|| Classes::new(s));
+        let urgents = classes.as_ref().map(|c| Urgents::new(n, c.len()));
         Index {
             k,
             wide_of,
@@ -142,7 +147,8 @@ impl Index {
             from_seen: Vec::new(),
             order,
             urgent_seen: vec![(f64::NEG_INFINITY, NO_DEVICE); n],
-            classes: sct.then(|| Classes::new(s)),
+            urgents,
+            classes,
             pos: pos.to_vec(),
             bundles: Bundles::new(n, k),
             sig: Vec::new(),
@@ -195,9 +201,13 @@ impl Index {
     pub(super) fn arrived(&mut self, tensor: u32, d: DevIx) {
         let t = tensor as usize;
         for i in self.consumer_start[t]..self.consumer_start[t + 1] {
-            let wide = self.wide_of[self.consumers[i as usize] as usize];
+            let v = self.consumers[i as usize];
+            let wide = self.wide_of[v as usize];
             if wide != NIL {
                 self.sums[wide as usize * self.k + d as usize] = None;
+            }
+            if let (Some(classes), Some(urgents)) = (&self.classes, &mut self.urgents) {
+                urgents.arrived(classes, v, d);
             }
         }
     }
@@ -369,20 +379,54 @@ impl Index {
         }
     }
 
-    /// m-SCT: whether no candidate filed on `d` but `f` beats `bound` there
-    /// ([`Classes::none_better`]; `false` without classes).
-    pub(super) fn none_better(
-        &self,
+    /// m-SCT, in waiting step `step`: whether no candidate filed on delayed device `d` but
+    /// `f` beats `best` there, by its class: the class passes ([`Classes::passes`], with
+    /// `best` as the bound), or its least urgent pair ([`Urgents::answer`]; every device of
+    /// a class that does not pass is delayed, so each member starts at its urgent time on
+    /// any of them) is folded into `best`. Ops in no class are never passed this way.
+    /// Returns whether some class's answer was read (`by_class.1`).
+    pub(super) fn by_class(
+        &mut self,
         s: &State,
         d: DevIx,
         f: NodeIx,
-        bound: f64,
         open: &[bool],
-    ) -> bool {
+        step: u64,
+        best: &mut Option<(f64, u32, NodeIx)>,
+    ) -> (bool, bool) {
         let filed = self.is_filed(f, d);
-        self.classes
-            .as_ref()
-            .is_some_and(|c| c.none_better(s, d, f, filed, bound, open))
+        let (Some(classes), Some(urgents)) = (&self.classes, &mut self.urgents) else {
+            return (false, false);
+        };
+        let order = &self.order;
+        let mut read = false;
+        let all = classes.all_on(d, f, filed, |c| {
+            let Some(c) = c else {
+                return false;
+            };
+            let bound = best.map_or(f64::INFINITY, |(bt, ..)| bt);
+            if classes.passes(s, c, bound, open) {
+                return true;
+            }
+            match urgents.answer(s, classes, c, step, order) {
+                Answer::Unknown => false,
+                Answer::Least(t, p) => {
+                    read = true;
+                    if best.is_none_or(|(bt, bp, _)| t < bt || (t == bt && p < bp)) {
+                        *best = Some((t, p, order[p as usize]));
+                    }
+                    true
+                }
+            }
+        });
+        (all, read)
+    }
+
+    /// m-SCT: ready op `v` joins its class's [`Urgents`].
+    pub(super) fn ready(&mut self, s: &State, v: NodeIx) {
+        if let (Some(classes), Some(urgents)) = (&self.classes, &mut self.urgents) {
+            urgents.ready(s, classes, v, self.pos[v as usize]);
+        }
     }
 
     /// m-SCT: `v`'s unit is placed on `d` ([`Classes::placed`]); call once its other
@@ -391,6 +435,9 @@ impl Index {
         let filed = self.is_filed(v, d);
         if let Some(c) = &mut self.classes {
             c.placed(v, d, filed);
+        }
+        if let Some(u) = &mut self.urgents {
+            u.leave(v);
         }
     }
 

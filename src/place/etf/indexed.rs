@@ -33,6 +33,7 @@ pub(super) fn schedule_index(
     let mut ix = Index::new(&s, &pos, if check { 0 } else { WIDE }, sct);
     let enqueue = |s: &State, ix: &mut Index, v: NodeIx| {
         let p = pos[v as usize];
+        ix.ready(s, v);
         for d in 0..k as DevIx {
             if !s.allowed(v, d) {
                 continue;
@@ -263,17 +264,23 @@ pub(super) fn schedule_index(
 /// than the best, or one of their SCT devices that may take them is not delayed
 /// ([`State::sct_open`]): the step asked that device `e` (or passed it over as starting
 /// nothing by the best), and its answer is no later than `(own start on e, position)`,
-/// which is no later than `(urgent time, position)`, the pair's on `d`. A candidate visited thus either becomes the best or is delayed to a later
-/// time (or passed over): the visits are the candidates that beat the step's answer on
-/// their own start, and not every one that may start by it. A visit that meets a candidate
+/// which is no later than `(urgent time, position)`, the pair's on `d`. A candidate
+/// visited thus either becomes the best or is delayed to a later time (or passed over):
+/// the visits are the candidates that beat the step's answer on their own start, and not
+/// every one that may start by it. A visit that meets a candidate
 /// passed over by its floor, or takes out more than [`VISITS`], walks the device instead
 /// ([`walk_within`]: every candidate that may start by the best, at `O(k)` each before its
 /// own start is computed), which is cheaper where many candidates are delayed (devices
-/// alike, one of them busy). Before either, a delayed device none of whose candidates can
-/// beat the best, by either rule, is passed over whole ([`Index::none_better`], by SCT
-/// class, `O(classes x k)`): on devices alike that is every one of them while some device
-/// is not delayed, or another is busy past the best, but for ops whose colocation group is
-/// placed (their one device is the group's).
+/// alike, one of them busy). Before either, a delayed device is passed over whole when
+/// every candidate there is in an SCT class that cannot beat the best, by either rule, or
+/// whose least urgent pair is read instead ([`Index::by_class`], `O(classes x k)` plus
+/// `O(log V)` per class read, once per step): a class none of whose devices is open has
+/// every device delayed, so each member starts at its urgent time on any of them, and
+/// [`Urgents`] keeps the least (issue 24j). On devices alike that covers every candidate
+/// but the ops whose colocation group is placed (their one device is the group's), and
+/// ops whose transfers are not alike.
+///
+/// [`Urgents`]: super::urgents::Urgents
 ///
 /// The op found is then asked for its best directly, for its device (ranked by `(t, own
 /// start, device)`, not by position).
@@ -288,13 +295,14 @@ pub(super) fn waiting_step(
     for &(_, d) in delayed.iter() {
         w.open[d as usize] = false;
     }
+    w.steps += 1;
     let best = waiting_best(
         s,
         ix,
         pos,
         chosen,
         delayed,
-        &w.open,
+        (&w.open, w.steps),
         &mut w.taken,
         &mut w.walk,
     );
@@ -315,7 +323,7 @@ fn waiting_best(
     pos: &[u32],
     chosen: Option<(f64, u32, DevIx, NodeIx)>,
     delayed: &mut [(f64, DevIx)],
-    open: &[bool],
+    (open, step): (&[bool], u64),
     taken: &mut Vec<NodeIx>,
     scratch: &mut Scratch,
 ) -> Option<(f64, u32, NodeIx)> {
@@ -339,11 +347,18 @@ fn waiting_best(
         let Some((f, _)) = s.waits_for[d as usize] else {
             continue;
         };
-        if ix.none_better(s, d, f, best.map_or(f64::INFINITY, |(bt, ..)| bt), open) {
-            // None beats the best (each is passed over by its floor or an open device,
-            // visited or walked).
-            #[cfg(test)]
+        let (all, read) = ix.by_class(s, d, f, open, step, &mut best);
+        #[cfg(test)]
+        if read {
+            count(Count::Urgents);
+        } else if all {
             count(Count::AllWait);
+        }
+        #[cfg(not(test))]
+        let _ = read;
+        if all {
+            // None beats the best (each is passed over by its floor or an open device,
+            // visited or walked), or its class's least urgent pair is read.
             continue;
         }
         #[cfg(test)]
@@ -438,6 +453,10 @@ pub(super) struct Waiting {
     /// Per device, whether it is not delayed (true between steps).
     open: Vec<bool>,
     walk: Scratch,
+    /// Waiting steps so far (a step reads each class's [`Urgents`] once).
+    ///
+    /// [`Urgents`]: super::urgents::Urgents
+    steps: u64,
 }
 
 impl Waiting {
@@ -446,6 +465,7 @@ impl Waiting {
             taken: Vec::new(),
             open: vec![open_rule(); k],
             walk: (Vec::new(), Vec::new()),
+            steps: 0,
         }
     }
 }
@@ -559,13 +579,14 @@ pub(super) enum Count {
     Seen,
     AllWait,
     Open,
+    Urgents,
     Joined,
     Turned,
 }
 
 /// How many kinds of [`Count`].
 #[cfg(test)]
-pub(super) const COUNT_KINDS: usize = 11;
+pub(super) const COUNT_KINDS: usize = 12;
 
 #[cfg(test)]
 thread_local! {

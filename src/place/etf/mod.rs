@@ -117,8 +117,14 @@
 //! time is read from that SCT device first and stops at the first start later than the
 //! best (still a start there, so still a lower bound to remember). A delayed device whose
 //! every candidate has a floor later than the best is passed over whole (`classes.rs`: ops
-//! alone in their unit share a floor with every op of the same SCT devices, once one of
-//! them is busy past the best with room for the most any of them needs). A visit thus either
+//! whose unit is not placed share a floor with every op of the same SCT devices, once one of
+//! them is busy past the best with room for the most any of them needs), and so is one
+//! whose every candidate has an SCT device that is not delayed (the step asked it, and its
+//! answer is no later than the candidate's own start there, itself no later than its
+//! urgent time). Where every device of a class is delayed, each member starts at its
+//! urgent time on any of them, and the class's least urgent time is read from
+//! `urgents.rs` (`max(floor, P, C + W)` per member with links alike, `C` the class's
+//! latest channel, kept in two trees as `C` grows; issue 24j). A visit thus either
 //! becomes the best or is delayed past it (or passed over); once one is passed over by its
 //! floor, or more than 8 are taken out, the device is walked instead (every candidate
 //! whose tree value is at most the best, floor first; those it classifies are filed anew
@@ -134,7 +140,10 @@
 //! devices that worst case is met: ten copies took 4.6 s (m-ETF 0.2 s), 8.5 million urgent
 //! times computed (`docs/bench.md`, issue 24y); 2.6 s with the urgent times seen before,
 //! 1.4 s with the devices passed over whole (issue 24c; 50 identical devices: 96 s -> 1.6 s,
-//! m-ETF 1.1 s; twenty copies on 8: 6.5 s, m-ETF 0.8 s, still super-linear). The
+//! m-ETF 1.1 s; twenty copies on 8: 6.5 s, m-ETF 0.8 s, still super-linear); since issue
+//! 24j 0.30 / 0.71 / 1.53 s at ten / twenty / forty copies on 8 identical devices (m-ETF
+//! 0.26 / 0.59 / 1.20): every walk that was left is in a step where every device is
+//! delayed, and those read the classes' urgent times instead. The
 //! direct step (`State::direct_step`: every ready op's best, `O(ready * k * in-degree)`)
 //! remains the tests' reference: the checked run compares every waiting step with it. The
 //! tests check the index against that direct loop on random graphs,
@@ -144,7 +153,8 @@
 //! start on a device, the commit, the direct step), `treaps.rs` (the index's trees),
 //! `index.rs` (the index: filing, classifying, a device's answer), `bundles.rs` (pairs of
 //! the same sources and transfer times, one entry of the index), `classes.rs` (m-SCT's
-//! candidates counted by SCT class), `indexed.rs` (the loop over the index); `legacy.rs` and `tests.rs` are the tests'.
+//! candidates counted by SCT class), `urgents.rs` (m-SCT: each class's least urgent time),
+//! `indexed.rs` (the loop over the index); `legacy.rs` and `tests.rs` are the tests'.
 
 mod bundles;
 mod classes;
@@ -157,6 +167,7 @@ mod state;
 #[cfg(test)]
 mod tests;
 mod treaps;
+mod urgents;
 
 use indexed::schedule_index;
 pub(crate) use options::{Options, CHANNEL, STATIC_MEMORY};

@@ -120,12 +120,22 @@ fn wide_instance(seed: u64, rounding: bool) -> (Graph, Cluster) {
 /// more copies, one op in eight is in one of three colocation groups the copies share, and
 /// memory binds half the time.
 fn wide_copies(seed: u64, rounding: bool, copies: usize) -> (Graph, Cluster) {
+    wide_on(seed, rounding, copies, false)
+}
+
+/// [`wide_copies`], on devices all of one speed when `alike` (their links are alike too):
+/// each op's SCT devices are every device, so m-SCT's waiting steps meet steps where every
+/// device is delayed (issue 24j).
+fn wide_on(seed: u64, rounding: bool, copies: usize, alike: bool) -> (Graph, Cluster) {
     let label = if rounding {
         "etf-rounding-test"
     } else {
         "etf-wide-test"
     };
     let mut rng = Rng::derive(seed, &[label], 0);
+    // Devices alike, half the time: every consumer of a producer reads one tensor, so
+    // tensors reach devices for one consumer while others are ready.
+    let shared = alike && rng.below(2) == 0;
     let layers = 3 + rng.below(3) as usize;
     let mut nodes = Vec::new();
     let mut edges = Vec::new();
@@ -159,7 +169,7 @@ fn wide_copies(seed: u64, rounding: bool, copies: usize) -> (Graph, Cluster) {
                     } else {
                         1.0 + rng.below(8) as f64
                     };
-                    let tensor = if rng.below(3) == 0 {
+                    let tensor = if shared || rng.below(3) == 0 {
                         r#","tensor":"out""#
                     } else {
                         ""
@@ -191,12 +201,27 @@ fn wide_copies(seed: u64, rounding: bool, copies: usize) -> (Graph, Cluster) {
     } else {
         String::new()
     };
+    // Devices alike are two or three, so that often every one of them is delayed.
+    let k = if alike { 2 + k % 2 } else { k };
+    // Devices alike in speed now and then have a link unlike the others: transfers from a
+    // producer then differ by destination.
+    let links = if alike && rng.below(2) == 0 {
+        r#","links":[{"src":"d0","dst":"d1","bandwidth":7}]"#
+    } else {
+        ""
+    };
+    let memory = if alike && rng.below(2) == 0 {
+        // Room for all: the classes' urgent times are read (memory short for some member
+        // of a class makes it walk).
+        String::new()
+    } else {
+        memory
+    };
     let devices: Vec<String> = (0..k)
         .map(|d| {
-            format!(
-                r#"{{"id":"d{d}","kind":"gpu","speed":{}{memory}}}"#,
-                1 + rng.below(2)
-            )
+            let speed = 1 + rng.below(2);
+            let speed = if alike { 1 } else { speed };
+            format!(r#"{{"id":"d{d}","kind":"gpu","speed":{speed}{memory}}}"#)
         })
         .collect();
     parse(
@@ -206,7 +231,7 @@ fn wide_copies(seed: u64, rounding: bool, copies: usize) -> (Graph, Cluster) {
             edges.join(",")
         ),
         &format!(
-            r#"{{"devices":[{}],"bandwidth":{},"latency":{}}}"#,
+            r#"{{"devices":[{}],"bandwidth":{},"latency":{}{links}}}"#,
             devices.join(","),
             1 + rng.below(3),
             rng.below(2) as f64 * 0.5
@@ -442,9 +467,11 @@ fn waiting_steps_match_the_direct_step() {
         OPEN_RULE.with(|r| r.set(true));
         (placed, COUNTS.with(|c| c.get()))
     };
-    let (placed, [steps, devices, urgent, elsewhere, visits, walks, seen, all_wait, open, ..]) =
-        rule(false);
-    eprintln!("without the open rule: {placed} placements, {steps} waiting steps, {devices} delayed devices, {urgent} urgent, {elsewhere} elsewhere, {visits} visits, {walks} walks, {seen} seen, {all_wait} passed whole");
+    let (
+        placed,
+        [steps, devices, urgent, elsewhere, visits, walks, seen, all_wait, open, read, ..],
+    ) = rule(false);
+    eprintln!("without the open rule: {placed} placements, {steps} waiting steps, {devices} delayed devices, {urgent} urgent, {elsewhere} elsewhere, {visits} visits, {walks} walks, {seen} seen, {all_wait} passed whole, {read} read from a class's urgent times");
     assert!(placed > 800, "only {placed} placements compared");
     assert!(steps > 4000, "only {steps} waiting steps");
     assert_eq!(open, 0, "passed over by a device not delayed");
@@ -471,8 +498,9 @@ fn waiting_steps_match_the_direct_step() {
         seen > 100,
         "only {seen} passed over by an urgent time seen before"
     );
-    let (on, [steps_on, devices_on, urgent_on, _, _, _, _, all_wait_on, open, ..]) = rule(true);
-    eprintln!("with it: {on} placements, {steps_on} waiting steps, {devices_on} delayed devices, {urgent_on} urgent, {all_wait_on} passed whole, {open} passed over by a device not delayed");
+    let (on, [steps_on, devices_on, urgent_on, _, _, _, _, all_wait_on, open, read_on, ..]) =
+        rule(true);
+    eprintln!("with it: {on} placements, {steps_on} waiting steps, {devices_on} delayed devices, {urgent_on} urgent, {all_wait_on} passed whole, {open} passed over by a device not delayed, {read_on} read from a class's urgent times");
     assert_eq!((on, steps_on), (placed, steps), "the same runs");
     assert!(
         open > 100,
@@ -487,6 +515,50 @@ fn waiting_steps_match_the_direct_step() {
         "only {devices_on} delayed devices visited"
     );
     assert!(urgent_on > 500, "only {urgent_on} urgent times computed");
+}
+
+/// m-SCT on devices alike, where steps come with every device delayed: the class's least
+/// urgent time, read from [`urgents::Urgents`] instead of walking a delayed device, against
+/// the direct step (the checked run) and the direct loop, for every option (without the
+/// channel model, and where memory binds, the classes answer nothing and are walked), with
+/// wide instances and copies of them (colocation groups shared, tensors shared, so some
+/// members stop being regular when a tensor arrives).
+#[test]
+fn class_urgent_times_match_the_direct_step_on_devices_alike() {
+    use super::indexed::{COUNTS, COUNT_KINDS};
+    COUNTS.with(|c| c.set([0; COUNT_KINDS]));
+    let mut placed = 0;
+    let instances = (0..64)
+        .map(|seed| wide_on(seed + 200, seed % 4 == 3, 1, true))
+        .chain((0..8).map(|seed| wide_on(seed + 300, seed % 2 == 1, 3, true)));
+    for (i, (g, c)) in instances.enumerate() {
+        let Ok(p) = Problem::new(&g, &c) else {
+            continue;
+        };
+        for favourite in [last_favourite(&p), every_other_favourite(&p)] {
+            for opts in ALL {
+                let simple = schedule_simple("m-sct", &p, &favourite, opts);
+                let fast = schedule_index("m-sct", &p, &favourite, opts, true);
+                match (&fast, &simple) {
+                    (Ok(a), Ok(b)) => {
+                        assert_eq!(a, b, "instance {i} {opts:?}");
+                        placed += 1;
+                    }
+                    (Err(_), Err(_)) => {}
+                    _ => panic!("instance {i} {opts:?}: {fast:?} against {simple:?}"),
+                }
+            }
+        }
+    }
+    let [steps, devices, urgent, _, _, walks, _, all_wait, open, read, ..] =
+        COUNTS.with(|c| c.get());
+    eprintln!("{placed} placements, {steps} waiting steps, {devices} delayed devices visited, {urgent} urgent, {walks} walks, {all_wait} passed whole, {open} passed over by a device not delayed, {read} read from a class's urgent times");
+    assert!(placed > 400, "only {placed} placements compared");
+    assert!(
+        read > 250,
+        "only {read} delayed devices read from urgent times"
+    );
+    assert!(devices > 500, "only {devices} delayed devices visited");
 }
 
 /// [`waiting_steps_match_the_direct_step`]'s runs: how many placements agreed.
@@ -528,6 +600,7 @@ fn both_steps(s: &State, pos: &[u32]) -> [Option<(f64, u32, DevIx, NodeIx)>; 2] 
         .filter(|&v| s.pending[v as usize] == 0)
         .collect();
     for &v in &ready {
+        ix.ready(s, v);
         for d in (0..k).filter(|&d| s.allowed(v, d) && s.fits(v, d)) {
             ix.file(s, v, d, pos[v as usize]);
         }

@@ -227,6 +227,11 @@ impl Treaps {
         id
     }
 
+    /// Whether `tree` holds nothing.
+    pub(super) fn is_empty(&self, tree: usize) -> bool {
+        self.roots[tree] == NIL
+    }
+
     /// Node `id`'s position.
     pub(super) fn pos(&self, id: u32) -> u32 {
         self.nodes[id as usize].pos
