@@ -276,36 +276,7 @@ fn coarsen_split(problem: &Problem, target: usize, small_batch: usize) -> Coarse
         .collect();
     let mut live: Vec<u32> = (0..n as u32).collect();
     let mut tensors: Vec<Vec<u32>> = Vec::new();
-    let mut edges: Vec<Edge> = {
-        let mut keyed: Vec<(u32, u32, u32)> = g
-            .edges
-            .iter()
-            .filter(|e| e.src != e.dst)
-            .map(|e| (pos[e.src as usize], pos[e.dst as usize], e.tensor))
-            .collect();
-        keyed.sort_unstable();
-        keyed.dedup();
-        let mut out: Vec<Edge> = Vec::new();
-        for (a, b, t) in keyed {
-            match out.last_mut() {
-                Some(last) if last.src == a && last.dst == b => {
-                    tensors[last.slot as usize].push(t);
-                    last.bytes += problem.tensor_bytes[t as usize];
-                }
-                _ => {
-                    out.push(Edge {
-                        src: a,
-                        dst: b,
-                        bytes: problem.tensor_bytes[t as usize],
-                        slot: tensors.len() as u32,
-                    });
-                    tensors.push(vec![t]);
-                }
-            }
-        }
-        out.sort_unstable_by(priority);
-        out
-    };
+    let mut edges = first_edges(problem, &pos, &mut tensors);
     let mut rounds = vec![Round {
         vertices: live.len(),
         edges: edges.len(),
@@ -482,9 +453,85 @@ fn coarsen_split(problem: &Problem, target: usize, small_batch: usize) -> Coarse
         });
     }
     drop((edges, succ, h, tensors, live));
+    let from = Handover {
+        members,
+        work,
+        allowed,
+        batch: handover,
+        rounds,
+    };
+    live_rounds(problem, target, cap, &pos, &op_work, from)
+}
+
+/// The graph's edges as vertex-keyed coarse edges before the first round (keys are the
+/// nodes' topological positions `pos`): one per (source, destination), its distinct tensors
+/// listed in `tensors` and their bytes summed in increasing tensor id order, in candidate
+/// order ([`priority`]).
+fn first_edges(problem: &Problem, pos: &[u32], tensors: &mut Vec<Vec<u32>>) -> Vec<Edge> {
+    let g = problem.graph;
+    let mut keyed: Vec<(u32, u32, u32)> = g
+        .edges
+        .iter()
+        .filter(|e| e.src != e.dst)
+        .map(|e| (pos[e.src as usize], pos[e.dst as usize], e.tensor))
+        .collect();
+    keyed.sort_unstable();
+    keyed.dedup();
+    let mut out: Vec<Edge> = Vec::new();
+    for (a, b, t) in keyed {
+        match out.last_mut() {
+            Some(last) if last.src == a && last.dst == b => {
+                tensors[last.slot as usize].push(t);
+                last.bytes += problem.tensor_bytes[t as usize];
+            }
+            _ => {
+                out.push(Edge {
+                    src: a,
+                    dst: b,
+                    bytes: problem.tensor_bytes[t as usize],
+                    slot: tensors.len() as u32,
+                });
+                tensors.push(vec![t]);
+            }
+        }
+    }
+    out.sort_unstable_by(priority);
+    out
+}
+
+/// What the rounds over the whole edge list hand the in-place rounds: the vertices (by key)
+/// with their members, work and allowed devices, the first small batch (none when they
+/// stopped for another reason) and the rounds so far.
+struct Handover {
+    members: Vec<Vec<NodeIx>>,
+    work: Vec<f64>,
+    allowed: Vec<Vec<bool>>,
+    batch: Option<Vec<(u32, u32)>>,
+    rounds: Vec<Round>,
+}
+
+/// The small rounds of [`coarsen_split`]: the live graph updated in place (`live.rs`) from
+/// the handed-over batch until `target` or no pair is left, then the vertices renumbered
+/// once (ids in key order) and the isolated ones merged ([`merge_isolated`]).
+fn live_rounds(
+    problem: &Problem,
+    target: usize,
+    cap: f64,
+    pos: &[u32],
+    op_work: &[f64],
+    from: Handover,
+) -> Coarse {
+    let n = problem.graph.node_count();
+    let Handover {
+        members,
+        work,
+        mut allowed,
+        batch: mut handover,
+        mut rounds,
+    } = from;
     // Small rounds: the live graph updated in place (`live.rs`), from the first small batch.
     let mut live = Live::build(problem, &members).expect("the graph is acyclic");
-    let mut works = Works::new(members, work, &pos, &op_work);
+    let mut works = Works::new(members, work, pos, op_work);
     let mut active = (0..n as u32).filter(|&x| live.counts(x, &works)).count();
     loop {
         let batch = match handover.take() {
