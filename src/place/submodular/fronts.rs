@@ -13,29 +13,9 @@
 
 use std::cmp::{Ordering, Reverse};
 
-use super::fast::{ordered_bits, Fast};
+use super::fast::{ordered_bits, Fast, Filing};
 use super::model::{order, Cand, NONE};
 use crate::model::cluster::DevIx;
-use crate::model::graph::NodeIx;
-
-/// A group's stream on one device in its pf bucket: lowest `(x, node)` it may still offer
-/// there (a lower bound), the group, the filing's version. The smallest pops first.
-pub(super) type Filed = Reverse<(u64, NodeIx, u32, u32)>;
-
-/// Where an active group is filed, per stream (device `i`, units whose g stepped to zero
-/// there or the others: `2 i + zero`): whether it is filed (not when it has no candidate
-/// left there), its pf, the version of its live entry (older ones are stale), the lower
-/// bound of its best `(x, node)` there.
-pub(super) struct Filing {
-    pub(super) on: Vec<bool>,
-    pub(super) pf: Vec<u32>,
-    ver: Vec<u32>,
-    low: Vec<(u64, NodeIx)>,
-}
-
-/// Active groups above which the rounds file them by pf (measured: NASNet x10 at 50
-/// devices keeps at most one active; filing every activation on every device cost 12%).
-pub(super) const FILE_ABOVE: usize = 8;
 
 impl Fast<'_, '_, '_> {
     /// Files active `group` on every device under its pf there, bound `(0, 0)` (and its

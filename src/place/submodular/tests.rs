@@ -5,8 +5,7 @@
 
 use std::cmp::Ordering;
 
-use super::fast::ordered_bits;
-use super::fronts::FILE_ABOVE;
+use super::fast::{ordered_bits, FILE_ABOVE};
 use super::model::{cmp_f, order, parallel_classes, Cand, NONE};
 use super::*;
 use crate::model::cluster::DevIx;
