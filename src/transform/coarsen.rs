@@ -130,6 +130,24 @@ pub struct Round {
     pub fallback: bool,
 }
 
+impl Round {
+    /// A round that merged `merged` pairs and left `vertices` and `edges` of the `before`
+    /// edges it started with.
+    fn after(before: usize, vertices: usize, edges: usize, merged: usize, fallback: bool) -> Round {
+        Round {
+            vertices,
+            edges,
+            merged,
+            edges_removed_pct: if before > 0 {
+                100.0 * (before - edges) as f64 / before as f64
+            } else {
+                0.0
+            },
+            fallback,
+        }
+    }
+}
+
 /// A coarsened graph.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Coarse {
@@ -295,71 +313,22 @@ fn coarsen_split(problem: &Problem, target: usize, small_batch: usize) -> Coarse
     let mut dead = vec![false; n];
     let mut handover: Option<Vec<(u32, u32)>> = None;
     loop {
-        for e in &edges {
-            linked[e.src as usize] = true;
-            linked[e.dst as usize] = true;
-        }
-        let active = live
-            .iter()
-            .filter(|&&x| linked[x as usize] && work[x as usize] > 0.0)
-            .count();
-        for e in &edges {
-            linked[e.src as usize] = false;
-            linked[e.dst as usize] = false;
-        }
+        let active = counted_live(&live, &edges, &work, &mut linked);
         if active <= target {
             break;
         }
         let pred = Adjacency::new(n, &edges, false);
-        let mut batch: Vec<(u32, u32)> = Vec::new();
-        // Counted vertices the batch removes (a merge with a zero-work vertex removes none).
-        let mut removed = 0usize;
-        for e in &edges {
-            if active - removed <= target {
-                break;
-            }
-            let (u, v) = (e.src, e.dst);
-            let (ui, vi) = (u as usize, v as usize);
-            let used = |x: usize| tail_of[x] != u32::MAX || head_of[x] != u32::MAX;
-            if used(ui) || used(vi) {
-                continue;
-            }
-            if work[ui] + work[vi] > cap {
-                continue;
-            }
-            let su = succ.of(ui);
-            let only_path = su.len() == 1
-                || pred.of(vi).len() == 1
-                || h[vi] == h[ui] + 1
-                || su.iter().all(|&w| w == v || h[w as usize] > h[vi]);
-            if !only_path {
-                continue;
-            }
-            // Corrected (iii): no cross edge u -> v_j or u_j -> v at v's height.
-            let cross_out = su
-                .iter()
-                .any(|&w| head_of[w as usize] != u32::MAX && h[w as usize] == h[vi]);
-            let cross_in = pred.of(vi).iter().any(|&x| {
-                let vj = tail_of[x as usize];
-                vj != u32::MAX && h[vj as usize] == h[vi]
-            });
-            if cross_out || cross_in {
-                continue;
-            }
-            if !(0..k).any(|d| allowed[ui][d] && allowed[vi][d]) {
-                continue;
-            }
-            tail_of[ui] = v;
-            head_of[vi] = u;
-            batch.push((u, v));
-            if work[ui] > 0.0 && work[vi] > 0.0 {
-                removed += 1;
-            }
-        }
-        for &(u, v) in &batch {
-            tail_of[u as usize] = u32::MAX;
-            head_of[v as usize] = u32::MAX;
-        }
+        let scan = Scan {
+            edges: &edges,
+            succ: &succ,
+            pred: &pred,
+            h: &h,
+            work: &work,
+            allowed: &allowed,
+            k,
+            cap,
+        };
+        let batch = scan.batch(active, target, &mut tail_of, &mut head_of);
         if batch.is_empty() {
             break;
         }
@@ -428,10 +397,7 @@ fn coarsen_split(problem: &Problem, target: usize, small_batch: usize) -> Coarse
             });
             work[m] = joined.iter().map(|&v| op_work[v as usize]).sum();
             members[m] = joined;
-            let other = std::mem::take(&mut allowed[o]);
-            for (a, b) in allowed[m].iter_mut().zip(other) {
-                *a = *a && b;
-            }
+            join_allowed(&mut allowed, m, o);
         }
         // Joined edges' tensor lists are no longer read (a new list holds their union).
         for &slot in &retired {
@@ -440,17 +406,13 @@ fn coarsen_split(problem: &Problem, target: usize, small_batch: usize) -> Coarse
         edges = next;
         succ = next_succ;
         h = next_h;
-        rounds.push(Round {
-            vertices: live.len(),
-            edges: edges.len(),
-            merged: pairs.len(),
-            edges_removed_pct: if before > 0 {
-                100.0 * (before - edges.len()) as f64 / before as f64
-            } else {
-                0.0
-            },
+        rounds.push(Round::after(
+            before,
+            live.len(),
+            edges.len(),
+            pairs.len(),
             fallback,
-        });
+        ));
     }
     drop((edges, succ, h, tensors, live));
     let from = Handover {
@@ -461,6 +423,123 @@ fn coarsen_split(problem: &Problem, target: usize, small_batch: usize) -> Coarse
         rounds,
     };
     live_rounds(problem, target, cap, &pos, &op_work, from)
+}
+
+/// Vertex `o` merged into `m`: `m` may use the devices both could; `o`'s list is dropped.
+fn join_allowed(allowed: &mut [Vec<bool>], m: usize, o: usize) {
+    let other = std::mem::take(&mut allowed[o]);
+    for (a, b) in allowed[m].iter_mut().zip(other) {
+        *a = *a && b;
+    }
+}
+
+/// The live vertices that count toward the target (as [`counted`]: work and at least one
+/// edge) during the rounds over the whole edge list; `linked` is scratch, unset before and
+/// after.
+fn counted_live(live: &[u32], edges: &[Edge], work: &[f64], linked: &mut [bool]) -> usize {
+    for e in edges {
+        linked[e.src as usize] = true;
+        linked[e.dst as usize] = true;
+    }
+    let active = live
+        .iter()
+        .filter(|&&x| linked[x as usize] && work[x as usize] > 0.0)
+        .count();
+    for e in edges {
+        linked[e.src as usize] = false;
+        linked[e.dst as usize] = false;
+    }
+    active
+}
+
+/// What a round over the whole edge list reads to pick its batch: the live edges in
+/// candidate order, both adjacencies over them, the heights, and each vertex's work and
+/// allowed devices (`k` of them), with the work cap.
+struct Scan<'a> {
+    edges: &'a [Edge],
+    succ: &'a Adjacency,
+    pred: &'a Adjacency,
+    h: &'a [u32],
+    work: &'a [f64],
+    allowed: &'a [Vec<bool>],
+    k: usize,
+    cap: f64,
+}
+
+impl Scan<'_> {
+    /// The round's greedy scan (the module doc's rules (i)-(iii), the corrected (iii), the
+    /// work cap and the device rule): edges in candidate order, a pair accepted when it
+    /// passes them and neither end is in the batch yet, stopping once
+    /// `active - removed <= target`. `tail_of` and `head_of` are scratch, unset before and
+    /// after.
+    fn batch(
+        &self,
+        active: usize,
+        target: usize,
+        tail_of: &mut [u32],
+        head_of: &mut [u32],
+    ) -> Vec<(u32, u32)> {
+        let Scan {
+            edges,
+            succ,
+            pred,
+            h,
+            work,
+            allowed,
+            k,
+            cap,
+        } = *self;
+        let mut batch: Vec<(u32, u32)> = Vec::new();
+        // Counted vertices the batch removes (a merge with a zero-work vertex removes none).
+        let mut removed = 0usize;
+        for e in edges {
+            if active - removed <= target {
+                break;
+            }
+            let (u, v) = (e.src, e.dst);
+            let (ui, vi) = (u as usize, v as usize);
+            let used = |x: usize| tail_of[x] != u32::MAX || head_of[x] != u32::MAX;
+            if used(ui) || used(vi) {
+                continue;
+            }
+            if work[ui] + work[vi] > cap {
+                continue;
+            }
+            let su = succ.of(ui);
+            let only_path = su.len() == 1
+                || pred.of(vi).len() == 1
+                || h[vi] == h[ui] + 1
+                || su.iter().all(|&w| w == v || h[w as usize] > h[vi]);
+            if !only_path {
+                continue;
+            }
+            // Corrected (iii): no cross edge u -> v_j or u_j -> v at v's height.
+            let cross_out = su
+                .iter()
+                .any(|&w| head_of[w as usize] != u32::MAX && h[w as usize] == h[vi]);
+            let cross_in = pred.of(vi).iter().any(|&x| {
+                let vj = tail_of[x as usize];
+                vj != u32::MAX && h[vj as usize] == h[vi]
+            });
+            if cross_out || cross_in {
+                continue;
+            }
+            if !(0..k).any(|d| allowed[ui][d] && allowed[vi][d]) {
+                continue;
+            }
+            tail_of[ui] = v;
+            head_of[vi] = u;
+            batch.push((u, v));
+            if work[ui] > 0.0 && work[vi] > 0.0 {
+                removed += 1;
+            }
+        }
+        for &(u, v) in &batch {
+            tail_of[u as usize] = u32::MAX;
+            head_of[v as usize] = u32::MAX;
+        }
+        batch
+    }
 }
 
 /// The graph's edges as vertex-keyed coarse edges before the first round (keys are the
@@ -569,23 +648,16 @@ fn live_rounds(
         for (&(u, v), was) in pairs.iter().zip(&was) {
             let (m, o) = (u.min(v), u.max(v));
             works.join(m, o);
-            let other = std::mem::take(&mut allowed[o as usize]);
-            for (a, b) in allowed[m as usize].iter_mut().zip(other) {
-                *a = *a && b;
-            }
+            join_allowed(&mut allowed, m as usize, o as usize);
             active = active - was + usize::from(live.counts(m, &works));
         }
-        rounds.push(Round {
-            vertices: live.live,
-            edges: live.edges,
-            merged: pairs.len(),
-            edges_removed_pct: if before > 0 {
-                100.0 * (before - live.edges) as f64 / before as f64
-            } else {
-                0.0
-            },
+        rounds.push(Round::after(
+            before,
+            live.live,
+            live.edges,
+            pairs.len(),
             fallback,
-        });
+        ));
     }
     // Renumber once: ids in key order.
     let mut members = works.into_members();
