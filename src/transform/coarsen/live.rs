@@ -838,21 +838,7 @@ impl Live {
                 }
             }
         }
-        self.after_scan(&slots, never, parked);
-        batch
-    }
-
-    /// What [`Live::scan`] leaves for after its walk: the batch's ends (`slots`) unmarked,
-    /// the edges refused for the cap or the devices (`never`: slots, bytes, owner) out of
-    /// the candidates for good, the edges refused by rule (ii) (`parked`: with their
-    /// witness) parked.
-    fn after_scan(
-        &mut self,
-        slots: &[(u32, u32)],
-        never: Vec<(u32, u32, f64, u32)>,
-        parked: Vec<(u32, u32, f64, u32, u32)>,
-    ) {
-        for &(u, v) in slots {
+        for &(u, v) in &slots {
             self.tail_of[u as usize] = u32::MAX;
             self.head_of[v as usize] = u32::MAX;
         }
@@ -865,6 +851,7 @@ impl Live {
         for (a, b, bytes, owner, w) in parked {
             self.park(a, b, bytes, owner, w);
         }
+        batch
     }
 
     /// The live vertices' keys, increasing.
