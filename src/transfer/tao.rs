@@ -91,30 +91,9 @@ fn order(dev: &DeviceRecvs, sweep_when: impl Fn(usize, usize) -> bool) -> Vec<us
         return Vec::new();
     }
     let words = nr.div_ceil(64);
-    // Groups of ops by dependency set, in order of their first op; empty sets never count.
-    let mut group_of: std::collections::HashMap<&[u64], usize> = Default::default();
-    let mut gbits: Vec<&[u64]> = Vec::new();
-    let mut gops: Vec<Vec<usize>> = Vec::new();
-    for (o, dep) in dev.dep.iter().enumerate() {
-        let b = dep.words();
-        if b.iter().all(|&w| w == 0) {
-            continue;
-        }
-        let g = *group_of.entry(b).or_insert_with(|| {
-            gbits.push(b);
-            gops.push(Vec::new());
-            gbits.len() - 1
-        });
-        gops[g].push(o);
-    }
+    let (gbits, gops) = groups(dev);
     let ng = gbits.len();
-    // Groups holding each recv.
-    let mut holders: Vec<Vec<u32>> = vec![Vec::new(); nr];
-    for (g, b) in gbits.iter().enumerate() {
-        for i in Bits::iter_words(b) {
-            holders[i].push(g as u32);
-        }
-    }
+    let holders = holders(&gbits, nr);
     let mut outstanding = vec![u64::MAX; words];
     if !nr.is_multiple_of(64) {
         outstanding[words - 1] = (1u64 << (nr % 64)) - 1;
@@ -128,52 +107,12 @@ fn order(dev: &DeviceRecvs, sweep_when: impl Fn(usize, usize) -> bool) -> Vec<us
     // Channels as dense indices, each with its recvs as a mask; per group and channel the
     // sum of the outstanding recvs' times in ascending recv order (NaN for none: `f64::max`
     // skips it, as the reference skips a channel without recvs).
-    let mut dense: Vec<u32> = Vec::new();
-    let ch: Vec<usize> = dev
-        .channel
-        .iter()
-        .map(|&c| match dense.iter().position(|&d| d == c) {
-            Some(x) => x,
-            None => {
-                dense.push(c);
-                dense.len() - 1
-            }
-        })
-        .collect();
-    let nc = dense.len();
-    let mut chmask = vec![0u64; nc * words];
-    for (i, &c) in ch.iter().enumerate() {
-        chmask[c * words + i / 64] |= 1 << (i % 64);
-    }
+    let (ch, nc, chmask) = channels(dev, words);
     let channel_sum = |b: &[u64], out: &[u64], c: usize| -> f64 {
-        let mut sum = f64::NAN;
-        let mask = &chmask[c * words..(c + 1) * words];
-        for (w, ((&x, &o), &k)) in b.iter().zip(out).zip(mask).enumerate() {
-            let mut rest = x & o & k;
-            while rest != 0 {
-                let i = w * 64 + rest.trailing_zeros() as usize;
-                rest &= rest - 1;
-                sum = if sum.is_nan() {
-                    dev.time[i]
-                } else {
-                    sum + dev.time[i]
-                };
-            }
-        }
-        sum
+        masked_sum(b, out, &chmask[c * words..(c + 1) * words], &dev.time)
     };
     let mut gsum = vec![f64::NAN; ng * nc];
     let mut op_m = vec![0.0f64; ng];
-    let first_out = |b: &[u64], out: &[u64]| -> usize {
-        let (w, x) = b
-            .iter()
-            .zip(out)
-            .map(|(&x, &o)| x & o)
-            .enumerate()
-            .find(|&(_, x)| x != 0)
-            .expect("a group with one outstanding recv");
-        w * 64 + x.trailing_zeros() as usize
-    };
     // Ops whose outstanding set is exactly {r}, and P[r] summed over them in op order.
     let mut single: Vec<Vec<usize>> = vec![Vec::new(); nr];
     let mut dirty: Vec<usize> = Vec::new();
@@ -288,6 +227,88 @@ fn order(dev: &DeviceRecvs, sweep_when: impl Fn(usize, usize) -> bool) -> Vec<us
         }
     }
     order
+}
+
+/// Groups of ops by dependency set, in order of their first op (empty sets never count):
+/// each group's set and its ops.
+fn groups(dev: &DeviceRecvs) -> (Vec<&[u64]>, Vec<Vec<usize>>) {
+    let mut group_of: std::collections::HashMap<&[u64], usize> = Default::default();
+    let mut gbits: Vec<&[u64]> = Vec::new();
+    let mut gops: Vec<Vec<usize>> = Vec::new();
+    for (o, dep) in dev.dep.iter().enumerate() {
+        let b = dep.words();
+        if b.iter().all(|&w| w == 0) {
+            continue;
+        }
+        let g = *group_of.entry(b).or_insert_with(|| {
+            gbits.push(b);
+            gops.push(Vec::new());
+            gbits.len() - 1
+        });
+        gops[g].push(o);
+    }
+    (gbits, gops)
+}
+
+/// The groups holding each of the `nr` recvs.
+fn holders(gbits: &[&[u64]], nr: usize) -> Vec<Vec<u32>> {
+    let mut holders: Vec<Vec<u32>> = vec![Vec::new(); nr];
+    for (g, b) in gbits.iter().enumerate() {
+        for i in Bits::iter_words(b) {
+            holders[i].push(g as u32);
+        }
+    }
+    holders
+}
+
+/// The recvs' channels as dense indices (in order of first appearance), their count, and
+/// each channel's recvs as a mask of `words` words.
+fn channels(dev: &DeviceRecvs, words: usize) -> (Vec<usize>, usize, Vec<u64>) {
+    let mut dense: Vec<u32> = Vec::new();
+    let ch: Vec<usize> = dev
+        .channel
+        .iter()
+        .map(|&c| match dense.iter().position(|&d| d == c) {
+            Some(x) => x,
+            None => {
+                dense.push(c);
+                dense.len() - 1
+            }
+        })
+        .collect();
+    let nc = dense.len();
+    let mut chmask = vec![0u64; nc * words];
+    for (i, &c) in ch.iter().enumerate() {
+        chmask[c * words + i / 64] |= 1 << (i % 64);
+    }
+    (ch, nc, chmask)
+}
+
+/// The sum of `time` over the recvs in `b`, `out` and `mask` alike, in ascending recv order
+/// (NaN for none).
+fn masked_sum(b: &[u64], out: &[u64], mask: &[u64], time: &[f64]) -> f64 {
+    let mut sum = f64::NAN;
+    for (w, ((&x, &o), &k)) in b.iter().zip(out).zip(mask).enumerate() {
+        let mut rest = x & o & k;
+        while rest != 0 {
+            let i = w * 64 + rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            sum = if sum.is_nan() { time[i] } else { sum + time[i] };
+        }
+    }
+    sum
+}
+
+/// The first recv of `b` still outstanding in `out` (a group with one outstanding recv).
+fn first_out(b: &[u64], out: &[u64]) -> usize {
+    let (w, x) = b
+        .iter()
+        .zip(out)
+        .map(|(&x, &o)| x & o)
+        .enumerate()
+        .find(|&(_, x)| x != 0)
+        .expect("a group with one outstanding recv");
+    w * 64 + x.trailing_zeros() as usize
 }
 
 /// M+ of every outstanding recv anew: the groups of `active` (those with two or more
