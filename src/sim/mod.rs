@@ -400,6 +400,38 @@ impl Prepared {
     }
 }
 
+/// Reference counts and homes of tensor copies: each tensor's copy on its producer's
+/// device, then each transfer's on its destination, counting the edges that read a copy
+/// ([`Routing::edge_copy`]) and the transfers sent from it.
+fn copies(
+    problem: &Problem,
+    placement: &[DevIx],
+    transfers: &[Transfer],
+    edge_copy: &[u32],
+) -> Vec<CopyRec> {
+    let g = problem.graph;
+    let nt = g.tensors.len();
+    let nx = transfers.len();
+    let mut copies: Vec<CopyRec> = Vec::with_capacity(nt + nx);
+    copies.extend(g.tensors.iter().enumerate().map(|(t, tensor)| CopyRec {
+        bytes: problem.tensor_bytes[t],
+        dev: placement[tensor.src as usize],
+        refs: 0,
+    }));
+    copies.extend(transfers.iter().map(|x| CopyRec {
+        bytes: x.bytes,
+        dev: x.dst,
+        refs: 0,
+    }));
+    for &c in edge_copy {
+        copies[c as usize].refs += 1;
+    }
+    for x in transfers {
+        copies[x.tensor as usize].refs += 1;
+    }
+    copies
+}
+
 /// Builds the tables runs of `problem` under `placement` share ([`Prepared`]).
 pub fn prepare(problem: &Problem, placement: &[DevIx]) -> Prepared {
     let g = problem.graph;
@@ -416,24 +448,7 @@ pub fn prepare(problem: &Problem, placement: &[DevIx]) -> Prepared {
         consumers,
     } = routing(problem, placement, &lists);
     let nx = transfers.len();
-    // Reference counts and homes of tensor copies.
-    let mut copies: Vec<CopyRec> = Vec::with_capacity(nt + nx);
-    copies.extend(g.tensors.iter().enumerate().map(|(t, tensor)| CopyRec {
-        bytes: problem.tensor_bytes[t],
-        dev: placement[tensor.src as usize],
-        refs: 0,
-    }));
-    copies.extend(transfers.iter().map(|x| CopyRec {
-        bytes: x.bytes,
-        dev: x.dst,
-        refs: 0,
-    }));
-    for &c in &edge_copy {
-        copies[c as usize].refs += 1;
-    }
-    for x in &transfers {
-        copies[x.tensor as usize].refs += 1;
-    }
+    let copies = copies(problem, placement, &transfers, &edge_copy);
     // A node with one input becomes ready when it arrives: marked, it skips `pending`.
     let once = |w: NodeIx| -> u32 {
         if g.in_edges(w).len() == 1 {

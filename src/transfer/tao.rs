@@ -91,30 +91,9 @@ fn order(dev: &DeviceRecvs, sweep_when: impl Fn(usize, usize) -> bool) -> Vec<us
         return Vec::new();
     }
     let words = nr.div_ceil(64);
-    // Groups of ops by dependency set, in order of their first op; empty sets never count.
-    let mut group_of: std::collections::HashMap<&[u64], usize> = Default::default();
-    let mut gbits: Vec<&[u64]> = Vec::new();
-    let mut gops: Vec<Vec<usize>> = Vec::new();
-    for (o, dep) in dev.dep.iter().enumerate() {
-        let b = dep.words();
-        if b.iter().all(|&w| w == 0) {
-            continue;
-        }
-        let g = *group_of.entry(b).or_insert_with(|| {
-            gbits.push(b);
-            gops.push(Vec::new());
-            gbits.len() - 1
-        });
-        gops[g].push(o);
-    }
+    let (gbits, gops) = groups(dev);
     let ng = gbits.len();
-    // Groups holding each recv.
-    let mut holders: Vec<Vec<u32>> = vec![Vec::new(); nr];
-    for (g, b) in gbits.iter().enumerate() {
-        for i in Bits::iter_words(b) {
-            holders[i].push(g as u32);
-        }
-    }
+    let holders = holders(&gbits, nr);
     let mut outstanding = vec![u64::MAX; words];
     if !nr.is_multiple_of(64) {
         outstanding[words - 1] = (1u64 << (nr % 64)) - 1;
@@ -128,52 +107,12 @@ fn order(dev: &DeviceRecvs, sweep_when: impl Fn(usize, usize) -> bool) -> Vec<us
     // Channels as dense indices, each with its recvs as a mask; per group and channel the
     // sum of the outstanding recvs' times in ascending recv order (NaN for none: `f64::max`
     // skips it, as the reference skips a channel without recvs).
-    let mut dense: Vec<u32> = Vec::new();
-    let ch: Vec<usize> = dev
-        .channel
-        .iter()
-        .map(|&c| match dense.iter().position(|&d| d == c) {
-            Some(x) => x,
-            None => {
-                dense.push(c);
-                dense.len() - 1
-            }
-        })
-        .collect();
-    let nc = dense.len();
-    let mut chmask = vec![0u64; nc * words];
-    for (i, &c) in ch.iter().enumerate() {
-        chmask[c * words + i / 64] |= 1 << (i % 64);
-    }
+    let (ch, nc, chmask) = channels(dev, words);
     let channel_sum = |b: &[u64], out: &[u64], c: usize| -> f64 {
-        let mut sum = f64::NAN;
-        let mask = &chmask[c * words..(c + 1) * words];
-        for (w, ((&x, &o), &k)) in b.iter().zip(out).zip(mask).enumerate() {
-            let mut rest = x & o & k;
-            while rest != 0 {
-                let i = w * 64 + rest.trailing_zeros() as usize;
-                rest &= rest - 1;
-                sum = if sum.is_nan() {
-                    dev.time[i]
-                } else {
-                    sum + dev.time[i]
-                };
-            }
-        }
-        sum
+        masked_sum(b, out, &chmask[c * words..(c + 1) * words], &dev.time)
     };
     let mut gsum = vec![f64::NAN; ng * nc];
     let mut op_m = vec![0.0f64; ng];
-    let first_out = |b: &[u64], out: &[u64]| -> usize {
-        let (w, x) = b
-            .iter()
-            .zip(out)
-            .map(|(&x, &o)| x & o)
-            .enumerate()
-            .find(|&(_, x)| x != 0)
-            .expect("a group with one outstanding recv");
-        w * 64 + x.trailing_zeros() as usize
-    };
     // Ops whose outstanding set is exactly {r}, and P[r] summed over them in op order.
     let mut single: Vec<Vec<usize>> = vec![Vec::new(); nr];
     let mut dirty: Vec<usize> = Vec::new();
@@ -290,6 +229,88 @@ fn order(dev: &DeviceRecvs, sweep_when: impl Fn(usize, usize) -> bool) -> Vec<us
     order
 }
 
+/// Groups of ops by dependency set, in order of their first op (empty sets never count):
+/// each group's set and its ops.
+fn groups(dev: &DeviceRecvs) -> (Vec<&[u64]>, Vec<Vec<usize>>) {
+    let mut group_of: std::collections::HashMap<&[u64], usize> = Default::default();
+    let mut gbits: Vec<&[u64]> = Vec::new();
+    let mut gops: Vec<Vec<usize>> = Vec::new();
+    for (o, dep) in dev.dep.iter().enumerate() {
+        let b = dep.words();
+        if b.iter().all(|&w| w == 0) {
+            continue;
+        }
+        let g = *group_of.entry(b).or_insert_with(|| {
+            gbits.push(b);
+            gops.push(Vec::new());
+            gbits.len() - 1
+        });
+        gops[g].push(o);
+    }
+    (gbits, gops)
+}
+
+/// The groups holding each of the `nr` recvs.
+fn holders(gbits: &[&[u64]], nr: usize) -> Vec<Vec<u32>> {
+    let mut holders: Vec<Vec<u32>> = vec![Vec::new(); nr];
+    for (g, b) in gbits.iter().enumerate() {
+        for i in Bits::iter_words(b) {
+            holders[i].push(g as u32);
+        }
+    }
+    holders
+}
+
+/// The recvs' channels as dense indices (in order of first appearance), their count, and
+/// each channel's recvs as a mask of `words` words.
+fn channels(dev: &DeviceRecvs, words: usize) -> (Vec<usize>, usize, Vec<u64>) {
+    let mut dense: Vec<u32> = Vec::new();
+    let ch: Vec<usize> = dev
+        .channel
+        .iter()
+        .map(|&c| match dense.iter().position(|&d| d == c) {
+            Some(x) => x,
+            None => {
+                dense.push(c);
+                dense.len() - 1
+            }
+        })
+        .collect();
+    let nc = dense.len();
+    let mut chmask = vec![0u64; nc * words];
+    for (i, &c) in ch.iter().enumerate() {
+        chmask[c * words + i / 64] |= 1 << (i % 64);
+    }
+    (ch, nc, chmask)
+}
+
+/// The sum of `time` over the recvs in `b`, `out` and `mask` alike, in ascending recv order
+/// (NaN for none).
+fn masked_sum(b: &[u64], out: &[u64], mask: &[u64], time: &[f64]) -> f64 {
+    let mut sum = f64::NAN;
+    for (w, ((&x, &o), &k)) in b.iter().zip(out).zip(mask).enumerate() {
+        let mut rest = x & o & k;
+        while rest != 0 {
+            let i = w * 64 + rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            sum = if sum.is_nan() { time[i] } else { sum + time[i] };
+        }
+    }
+    sum
+}
+
+/// The first recv of `b` still outstanding in `out` (a group with one outstanding recv).
+fn first_out(b: &[u64], out: &[u64]) -> usize {
+    let (w, x) = b
+        .iter()
+        .zip(out)
+        .map(|(&x, &o)| x & o)
+        .enumerate()
+        .find(|&(_, x)| x != 0)
+        .expect("a group with one outstanding recv");
+    w * 64 + x.trailing_zeros() as usize
+}
+
 /// M+ of every outstanding recv anew: the groups of `active` (those with two or more
 /// outstanding recvs) in ascending `op.M`, each giving its `op.M` to the recvs no group
 /// before it holds (so the least), word by word; `unset` is scratch.
@@ -378,191 +399,4 @@ pub fn tao_ranks(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::model::LinkModel;
-    use crate::schedule::fifo::Fifo;
-    use crate::sim::{simulate, SimOptions};
-    use crate::testutil::tictac;
-
-    type Case = (
-        crate::model::graph::Graph,
-        crate::model::cluster::Cluster,
-        Vec<DevIx>,
-    );
-
-    /// docs/tictac.md, vector V4, the worked example W: reads A (2), B (2), C (1);
-    /// op1<-A (2), op2<-{op1, B} (1), op3<-C (6), op4<-{op2, op3} (1), op5<-B (1).
-    fn w() -> Case {
-        tictac(
-            &[("A", 2.0, 0), ("B", 2.0, 0), ("C", 1.0, 0)],
-            &[
-                ("op1", 2.0, &["A"]),
-                ("op2", 1.0, &["op1", "B"]),
-                ("op3", 6.0, &["C"]),
-                ("op4", 1.0, &["op2", "op3"]),
-                ("op5", 1.0, &["B"]),
-            ],
-        )
-    }
-
-    /// TAO's order on the worker, as read names.
-    fn order_of((g, c, placement): &Case) -> Vec<String> {
-        let p = Problem::new(g, c).unwrap();
-        let xs = crate::sim::transfers_of(&p, placement);
-        let devs = DeviceRecvs::of_run(&p, placement, &xs, Oracle::Measured);
-        let worker = devs.last().unwrap();
-        tao_order(worker)
-            .into_iter()
-            .map(|i| {
-                let t = xs[worker.recv[i] as usize].tensor;
-                g.nodes[g.tensors[t as usize].src as usize].id.clone()
-            })
-            .collect()
-    }
-
-    /// Makespan of one run with the `tao` link order under fcfs links.
-    fn makespan((g, c, placement): &Case) -> f64 {
-        let p = Problem::new(g, c).unwrap();
-        let mut q = RankedLinks::new(Rng::new(0), tao_ranks);
-        let opts = SimOptions {
-            links: LinkModel::Fcfs,
-            record: false,
-        };
-        simulate(&p, placement, &mut Fifo::new(Rng::new(0)), &mut q, opts).makespan
-    }
-
-    /// Round 1 of W: P = (2, 1, 6), M = (2, 2, 1), M+ = (4, 4, 5); C before A and B, A
-    /// before B. Round 2: A before B. TAO = [C, A, B], and the run takes 12 (the optimum;
-    /// E = 0.8). Algorithm 2 as printed (x and y swapped) would order [B, A, C]: the
-    /// comparator's direction is checked on the round-1 values.
-    #[test]
-    fn worked_example_w() {
-        let case = w();
-        assert_eq!(order_of(&case), ["C", "A", "B"]);
-        let (p, m, m_plus) = ([2.0, 1.0, 6.0], [2.0, 2.0, 1.0], [4.0, 4.0, 5.0]);
-        assert!(before(2, 0, &p, &m, &m_plus) && !before(0, 2, &p, &m, &m_plus));
-        assert!(before(0, 1, &p, &m, &m_plus) && !before(1, 0, &p, &m, &m_plus));
-        let (g, c, placement) = &case;
-        let prob = Problem::new(g, c).unwrap();
-        let xs = crate::sim::transfers_of(&prob, placement);
-        let dev = &DeviceRecvs::of_run(&prob, placement, &xs, Oracle::Measured)[1];
-        assert_eq!(
-            dev.properties(&[true; 3]),
-            (p.to_vec(), m.to_vec(), m_plus.to_vec())
-        );
-        assert_eq!(makespan(&case), 12.0);
-    }
-
-    /// docs/tictac.md, vector V2 (Fig. 4a): A (1) -> oA (3), B (2) -> oB (1), independent:
-    /// min(P_B, M_A) = 1 < min(P_A, M_B) = 2, so [A, B], makespan 5 (B first: 6).
-    #[test]
-    fn case_1_is_johnsons_rule() {
-        let case = tictac(
-            &[("A", 1.0, 0), ("B", 2.0, 0)],
-            &[("oA", 3.0, &["A"]), ("oB", 1.0, &["B"])],
-        );
-        assert_eq!(order_of(&case), ["A", "B"]);
-        assert_eq!(makespan(&case), 5.0);
-    }
-
-    /// docs/tictac.md V5: x (1); m_i <- {m_(i-1) or x, r_i}, all times 1: [r1, r2, r3, r4],
-    /// makespan 5 (E = 1).
-    #[test]
-    fn seq_4() {
-        let case = tictac(
-            &[
-                ("r1", 1.0, 0),
-                ("r2", 1.0, 0),
-                ("r3", 1.0, 0),
-                ("r4", 1.0, 0),
-            ],
-            &[
-                ("x", 1.0, &[]),
-                ("m1", 1.0, &["x", "r1"]),
-                ("m2", 1.0, &["m1", "r2"]),
-                ("m3", 1.0, &["m2", "r3"]),
-                ("m4", 1.0, &["m3", "r4"]),
-            ],
-        );
-        assert_eq!(order_of(&case), ["r1", "r2", "r3", "r4"]);
-        assert_eq!(makespan(&case), 5.0);
-    }
-
-    /// Random devices (dependency sets grown as in a DAG: an op's set is the union of some
-    /// earlier ops' sets plus a few recvs; a few channels; times with many ties and
-    /// non-dyadic sums, over 64 recvs in some): the incremental order equals the reference's.
-    #[test]
-    fn same_order_as_the_reference_on_random_devices() {
-        let mut gen = Rng::new(11);
-        for case in 0..400 {
-            let nr = gen.below(if case % 10 == 0 { 140 } else { 20 }) as usize;
-            let nops = gen.below(40) as usize;
-            let channels = 1 + gen.below(5) as u32;
-            let ties = gen.below(2) == 0;
-            let time = |gen: &mut Rng| {
-                if ties {
-                    gen.below(4) as f64
-                } else {
-                    gen.below(1000) as f64 / 7.0
-                }
-            };
-            let mut dep: Vec<Bits> = Vec::new();
-            for _ in 0..nops {
-                let mut b = Bits::new(nr);
-                if !dep.is_empty() {
-                    for _ in 0..gen.below(3) {
-                        let from = gen.below(dep.len() as u64) as usize;
-                        let other = dep[from].clone();
-                        b.union_with(&other);
-                    }
-                }
-                if nr > 0 {
-                    for _ in 0..gen.below(3) {
-                        b.insert(gen.below(nr as u64) as usize);
-                    }
-                }
-                dep.push(b);
-            }
-            let dev = DeviceRecvs {
-                recv: (0..nr as u32).collect(),
-                channel: (0..nr).map(|_| gen.below(channels as u64) as u32).collect(),
-                time: (0..nr).map(|_| time(&mut gen)).collect(),
-                ops: (0..nops as u32).collect(),
-                op_time: (0..nops).map(|_| time(&mut gen)).collect(),
-                dep,
-            };
-            let reference = tao_order_reference(&dev);
-            assert_eq!(tao_order(&dev), reference, "case {case}");
-            // Each way of keeping M+ alone: updated every round, swept every round.
-            assert_eq!(order(&dev, |_, _| false), reference, "case {case}, updated");
-            assert_eq!(order(&dev, |_, _| true), reference, "case {case}, swept");
-        }
-    }
-
-    /// docs/tictac.md, vector V8: a cyclic comparator (A < B by M+, B < C by M+, C < A by Eq. 5).
-    /// The linear scan picks C, then A, B, D: makespan 15, the optimum; no panic.
-    #[test]
-    fn cyclic_comparator_does_not_panic() {
-        let case = tictac(
-            &[("A", 3.0, 0), ("B", 1.0, 0), ("C", 3.0, 0), ("D", 3.0, 0)],
-            &[
-                ("o1", 2.0, &["A", "B", "D"]),
-                ("o2", 3.0, &["C"]),
-                ("o3", 2.0, &["A"]),
-                ("o4", 3.0, &["A", "D"]),
-                ("o5", 1.0, &["B"]),
-            ],
-        );
-        let (p, m, m_plus) = (
-            [2.0, 1.0, 3.0, 0.0],
-            [3.0, 1.0, 3.0, 3.0],
-            [6.0, 7.0, f64::INFINITY, 6.0],
-        );
-        assert!(before(0, 1, &p, &m, &m_plus));
-        assert!(before(1, 2, &p, &m, &m_plus));
-        assert!(before(2, 0, &p, &m, &m_plus), "the cycle closes");
-        assert_eq!(order_of(&case), ["C", "A", "B", "D"]);
-        assert_eq!(makespan(&case), 15.0);
-    }
-}
+mod tests;

@@ -114,7 +114,7 @@ mod rounds;
 mod works;
 
 use live::Live;
-use rounds::{contract, kahn_heights, live_heights, priority, Adjacency, Edge};
+use rounds::{contract, counted_live, first_edges, kahn_heights, live_heights, Adjacency, Scan};
 use works::Works;
 
 /// What one round did.
@@ -128,6 +128,24 @@ pub struct Round {
     pub edges_removed_pct: f64,
     /// Whether the batch was undone for a cycle (never expected).
     pub fallback: bool,
+}
+
+impl Round {
+    /// A round that merged `merged` pairs and left `vertices` and `edges` of the `before`
+    /// edges it started with.
+    fn after(before: usize, vertices: usize, edges: usize, merged: usize, fallback: bool) -> Round {
+        Round {
+            vertices,
+            edges,
+            merged,
+            edges_removed_pct: if before > 0 {
+                100.0 * (before - edges) as f64 / before as f64
+            } else {
+                0.0
+            },
+            fallback,
+        }
+    }
 }
 
 /// A coarsened graph.
@@ -276,36 +294,7 @@ fn coarsen_split(problem: &Problem, target: usize, small_batch: usize) -> Coarse
         .collect();
     let mut live: Vec<u32> = (0..n as u32).collect();
     let mut tensors: Vec<Vec<u32>> = Vec::new();
-    let mut edges: Vec<Edge> = {
-        let mut keyed: Vec<(u32, u32, u32)> = g
-            .edges
-            .iter()
-            .filter(|e| e.src != e.dst)
-            .map(|e| (pos[e.src as usize], pos[e.dst as usize], e.tensor))
-            .collect();
-        keyed.sort_unstable();
-        keyed.dedup();
-        let mut out: Vec<Edge> = Vec::new();
-        for (a, b, t) in keyed {
-            match out.last_mut() {
-                Some(last) if last.src == a && last.dst == b => {
-                    tensors[last.slot as usize].push(t);
-                    last.bytes += problem.tensor_bytes[t as usize];
-                }
-                _ => {
-                    out.push(Edge {
-                        src: a,
-                        dst: b,
-                        bytes: problem.tensor_bytes[t as usize],
-                        slot: tensors.len() as u32,
-                    });
-                    tensors.push(vec![t]);
-                }
-            }
-        }
-        out.sort_unstable_by(priority);
-        out
-    };
+    let mut edges = first_edges(problem, &pos, &mut tensors);
     let mut rounds = vec![Round {
         vertices: live.len(),
         edges: edges.len(),
@@ -324,71 +313,22 @@ fn coarsen_split(problem: &Problem, target: usize, small_batch: usize) -> Coarse
     let mut dead = vec![false; n];
     let mut handover: Option<Vec<(u32, u32)>> = None;
     loop {
-        for e in &edges {
-            linked[e.src as usize] = true;
-            linked[e.dst as usize] = true;
-        }
-        let active = live
-            .iter()
-            .filter(|&&x| linked[x as usize] && work[x as usize] > 0.0)
-            .count();
-        for e in &edges {
-            linked[e.src as usize] = false;
-            linked[e.dst as usize] = false;
-        }
+        let active = counted_live(&live, &edges, &work, &mut linked);
         if active <= target {
             break;
         }
         let pred = Adjacency::new(n, &edges, false);
-        let mut batch: Vec<(u32, u32)> = Vec::new();
-        // Counted vertices the batch removes (a merge with a zero-work vertex removes none).
-        let mut removed = 0usize;
-        for e in &edges {
-            if active - removed <= target {
-                break;
-            }
-            let (u, v) = (e.src, e.dst);
-            let (ui, vi) = (u as usize, v as usize);
-            let used = |x: usize| tail_of[x] != u32::MAX || head_of[x] != u32::MAX;
-            if used(ui) || used(vi) {
-                continue;
-            }
-            if work[ui] + work[vi] > cap {
-                continue;
-            }
-            let su = succ.of(ui);
-            let only_path = su.len() == 1
-                || pred.of(vi).len() == 1
-                || h[vi] == h[ui] + 1
-                || su.iter().all(|&w| w == v || h[w as usize] > h[vi]);
-            if !only_path {
-                continue;
-            }
-            // Corrected (iii): no cross edge u -> v_j or u_j -> v at v's height.
-            let cross_out = su
-                .iter()
-                .any(|&w| head_of[w as usize] != u32::MAX && h[w as usize] == h[vi]);
-            let cross_in = pred.of(vi).iter().any(|&x| {
-                let vj = tail_of[x as usize];
-                vj != u32::MAX && h[vj as usize] == h[vi]
-            });
-            if cross_out || cross_in {
-                continue;
-            }
-            if !(0..k).any(|d| allowed[ui][d] && allowed[vi][d]) {
-                continue;
-            }
-            tail_of[ui] = v;
-            head_of[vi] = u;
-            batch.push((u, v));
-            if work[ui] > 0.0 && work[vi] > 0.0 {
-                removed += 1;
-            }
-        }
-        for &(u, v) in &batch {
-            tail_of[u as usize] = u32::MAX;
-            head_of[v as usize] = u32::MAX;
-        }
+        let scan = Scan {
+            edges: &edges,
+            succ: &succ,
+            pred: &pred,
+            h: &h,
+            work: &work,
+            allowed: &allowed,
+            k,
+            cap,
+        };
+        let batch = scan.batch(active, target, &mut tail_of, &mut head_of);
         if batch.is_empty() {
             break;
         }
@@ -457,10 +397,7 @@ fn coarsen_split(problem: &Problem, target: usize, small_batch: usize) -> Coarse
             });
             work[m] = joined.iter().map(|&v| op_work[v as usize]).sum();
             members[m] = joined;
-            let other = std::mem::take(&mut allowed[o]);
-            for (a, b) in allowed[m].iter_mut().zip(other) {
-                *a = *a && b;
-            }
+            join_allowed(&mut allowed, m, o);
         }
         // Joined edges' tensor lists are no longer read (a new list holds their union).
         for &slot in &retired {
@@ -469,22 +406,66 @@ fn coarsen_split(problem: &Problem, target: usize, small_batch: usize) -> Coarse
         edges = next;
         succ = next_succ;
         h = next_h;
-        rounds.push(Round {
-            vertices: live.len(),
-            edges: edges.len(),
-            merged: pairs.len(),
-            edges_removed_pct: if before > 0 {
-                100.0 * (before - edges.len()) as f64 / before as f64
-            } else {
-                0.0
-            },
+        rounds.push(Round::after(
+            before,
+            live.len(),
+            edges.len(),
+            pairs.len(),
             fallback,
-        });
+        ));
     }
     drop((edges, succ, h, tensors, live));
+    let from = Handover {
+        members,
+        work,
+        allowed,
+        batch: handover,
+        rounds,
+    };
+    live_rounds(problem, target, cap, &pos, &op_work, from)
+}
+
+/// Vertex `o` merged into `m`: `m` may use the devices both could; `o`'s list is dropped.
+fn join_allowed(allowed: &mut [Vec<bool>], m: usize, o: usize) {
+    let other = std::mem::take(&mut allowed[o]);
+    for (a, b) in allowed[m].iter_mut().zip(other) {
+        *a = *a && b;
+    }
+}
+
+/// What the rounds over the whole edge list hand the in-place rounds: the vertices (by key)
+/// with their members, work and allowed devices, the first small batch (none when they
+/// stopped for another reason) and the rounds so far.
+struct Handover {
+    members: Vec<Vec<NodeIx>>,
+    work: Vec<f64>,
+    allowed: Vec<Vec<bool>>,
+    batch: Option<Vec<(u32, u32)>>,
+    rounds: Vec<Round>,
+}
+
+/// The small rounds of [`coarsen_split`]: the live graph updated in place (`live.rs`) from
+/// the handed-over batch until `target` or no pair is left, then the vertices renumbered
+/// once (ids in key order) and the isolated ones merged ([`merge_isolated`]).
+fn live_rounds(
+    problem: &Problem,
+    target: usize,
+    cap: f64,
+    pos: &[u32],
+    op_work: &[f64],
+    from: Handover,
+) -> Coarse {
+    let n = problem.graph.node_count();
+    let Handover {
+        members,
+        work,
+        mut allowed,
+        batch: mut handover,
+        mut rounds,
+    } = from;
     // Small rounds: the live graph updated in place (`live.rs`), from the first small batch.
     let mut live = Live::build(problem, &members).expect("the graph is acyclic");
-    let mut works = Works::new(members, work, &pos, &op_work);
+    let mut works = Works::new(members, work, pos, op_work);
     let mut active = (0..n as u32).filter(|&x| live.counts(x, &works)).count();
     loop {
         let batch = match handover.take() {
@@ -522,23 +503,16 @@ fn coarsen_split(problem: &Problem, target: usize, small_batch: usize) -> Coarse
         for (&(u, v), was) in pairs.iter().zip(&was) {
             let (m, o) = (u.min(v), u.max(v));
             works.join(m, o);
-            let other = std::mem::take(&mut allowed[o as usize]);
-            for (a, b) in allowed[m as usize].iter_mut().zip(other) {
-                *a = *a && b;
-            }
+            join_allowed(&mut allowed, m as usize, o as usize);
             active = active - was + usize::from(live.counts(m, &works));
         }
-        rounds.push(Round {
-            vertices: live.live,
-            edges: live.edges,
-            merged: pairs.len(),
-            edges_removed_pct: if before > 0 {
-                100.0 * (before - live.edges) as f64 / before as f64
-            } else {
-                0.0
-            },
+        rounds.push(Round::after(
+            before,
+            live.live,
+            live.edges,
+            pairs.len(),
             fallback,
-        });
+        ));
     }
     // Renumber once: ids in key order.
     let mut members = works.into_members();

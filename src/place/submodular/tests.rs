@@ -1,8 +1,15 @@
 //! The hand-computed and property tests of `submodular` and `submodular-gi` (Carbonari17's
 //! appendix walk-through, the lazy greedy against the plain one) and, in `speed`, the
-//! ignored timing run. Not the strategy: that is `place/submodular.rs`.
+//! ignored timing run. Not the strategy: that is `place/submodular.rs` and the
+//! files beside this one.
 
+use std::cmp::Ordering;
+
+use super::fast::{ordered_bits, FILE_ABOVE};
+use super::model::{cmp_f, order, parallel_classes, Cand, NONE};
 use super::*;
+use crate::model::cluster::DevIx;
+use crate::model::graph::NodeIx;
 use crate::model::LinkModel;
 use crate::model::{cluster::Cluster, graph::Graph};
 use crate::place::verify;

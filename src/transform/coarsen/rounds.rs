@@ -1,5 +1,6 @@
 //! The pieces of one incremental coarsening round ([`super::coarsen`]): coarse edges keyed by
-//! vertex keys with their tensor lists, the candidate order, the contraction of a batch, and
+//! vertex keys with their tensor lists (the first ones from the graph), the candidate order,
+//! the vertices that count, the scan that picks a batch, the contraction of a batch, and
 //! heights over the live vertices.
 
 use crate::model::problem::Problem;
@@ -205,4 +206,158 @@ impl Adjacency {
     pub(super) fn of(&self, v: usize) -> &[u32] {
         &self.list[self.start[v] as usize..self.start[v + 1] as usize]
     }
+}
+
+/// The live vertices that count toward the target (as [`super::counted`]: work and at
+/// least one edge) during the rounds over the whole edge list; `linked` is scratch, unset
+/// before and after.
+pub(super) fn counted_live(
+    live: &[u32],
+    edges: &[Edge],
+    work: &[f64],
+    linked: &mut [bool],
+) -> usize {
+    for e in edges {
+        linked[e.src as usize] = true;
+        linked[e.dst as usize] = true;
+    }
+    let active = live
+        .iter()
+        .filter(|&&x| linked[x as usize] && work[x as usize] > 0.0)
+        .count();
+    for e in edges {
+        linked[e.src as usize] = false;
+        linked[e.dst as usize] = false;
+    }
+    active
+}
+
+/// What a round over the whole edge list reads to pick its batch: the live edges in
+/// candidate order, both adjacencies over them, the heights, and each vertex's work and
+/// allowed devices (`k` of them), with the work cap.
+pub(super) struct Scan<'a> {
+    pub(super) edges: &'a [Edge],
+    pub(super) succ: &'a Adjacency,
+    pub(super) pred: &'a Adjacency,
+    pub(super) h: &'a [u32],
+    pub(super) work: &'a [f64],
+    pub(super) allowed: &'a [Vec<bool>],
+    pub(super) k: usize,
+    pub(super) cap: f64,
+}
+
+impl Scan<'_> {
+    /// The round's greedy scan (rules (i)-(iii) of [`super`]'s module doc, the corrected
+    /// (iii), the work cap and the device rule): edges in candidate order, a pair accepted
+    /// when it passes them and neither end is in the batch yet, stopping once
+    /// `active - removed <= target`. `tail_of` and `head_of` are scratch, unset before and
+    /// after.
+    pub(super) fn batch(
+        &self,
+        active: usize,
+        target: usize,
+        tail_of: &mut [u32],
+        head_of: &mut [u32],
+    ) -> Vec<(u32, u32)> {
+        let Scan {
+            edges,
+            succ,
+            pred,
+            h,
+            work,
+            allowed,
+            k,
+            cap,
+        } = *self;
+        let mut batch: Vec<(u32, u32)> = Vec::new();
+        // Counted vertices the batch removes (a merge with a zero-work vertex removes none).
+        let mut removed = 0usize;
+        for e in edges {
+            if active - removed <= target {
+                break;
+            }
+            let (u, v) = (e.src, e.dst);
+            let (ui, vi) = (u as usize, v as usize);
+            let used = |x: usize| tail_of[x] != u32::MAX || head_of[x] != u32::MAX;
+            if used(ui) || used(vi) {
+                continue;
+            }
+            if work[ui] + work[vi] > cap {
+                continue;
+            }
+            let su = succ.of(ui);
+            let only_path = su.len() == 1
+                || pred.of(vi).len() == 1
+                || h[vi] == h[ui] + 1
+                || su.iter().all(|&w| w == v || h[w as usize] > h[vi]);
+            if !only_path {
+                continue;
+            }
+            // Corrected (iii): no cross edge u -> v_j or u_j -> v at v's height.
+            let cross_out = su
+                .iter()
+                .any(|&w| head_of[w as usize] != u32::MAX && h[w as usize] == h[vi]);
+            let cross_in = pred.of(vi).iter().any(|&x| {
+                let vj = tail_of[x as usize];
+                vj != u32::MAX && h[vj as usize] == h[vi]
+            });
+            if cross_out || cross_in {
+                continue;
+            }
+            if !(0..k).any(|d| allowed[ui][d] && allowed[vi][d]) {
+                continue;
+            }
+            tail_of[ui] = v;
+            head_of[vi] = u;
+            batch.push((u, v));
+            if work[ui] > 0.0 && work[vi] > 0.0 {
+                removed += 1;
+            }
+        }
+        for &(u, v) in &batch {
+            tail_of[u as usize] = u32::MAX;
+            head_of[v as usize] = u32::MAX;
+        }
+        batch
+    }
+}
+
+/// The graph's edges as vertex-keyed coarse edges before the first round (keys are the
+/// nodes' topological positions `pos`): one per (source, destination), its distinct tensors
+/// listed in `tensors` and their bytes summed in increasing tensor id order, in candidate
+/// order ([`priority`]).
+pub(super) fn first_edges(
+    problem: &Problem,
+    pos: &[u32],
+    tensors: &mut Vec<Vec<u32>>,
+) -> Vec<Edge> {
+    let g = problem.graph;
+    let mut keyed: Vec<(u32, u32, u32)> = g
+        .edges
+        .iter()
+        .filter(|e| e.src != e.dst)
+        .map(|e| (pos[e.src as usize], pos[e.dst as usize], e.tensor))
+        .collect();
+    keyed.sort_unstable();
+    keyed.dedup();
+    let mut out: Vec<Edge> = Vec::new();
+    for (a, b, t) in keyed {
+        match out.last_mut() {
+            Some(last) if last.src == a && last.dst == b => {
+                tensors[last.slot as usize].push(t);
+                last.bytes += problem.tensor_bytes[t as usize];
+            }
+            _ => {
+                out.push(Edge {
+                    src: a,
+                    dst: b,
+                    bytes: problem.tensor_bytes[t as usize],
+                    slot: tensors.len() as u32,
+                });
+                tensors.push(vec![t]);
+            }
+        }
+    }
+    out.sort_unstable_by(priority);
+    out
 }
