@@ -11,7 +11,8 @@
 //!   breakdown's whole time.
 //!
 //! Then the degenerate shapes (`shapes`), at 50,000 ops unless a size is given: one
-//! colocation group with no edges, independent ops, one op with that many inputs, a chain;
+//! colocation group with no edges, independent ops, one op with that many inputs, a chain,
+//! two ops feeding every other with tensor sizes all distinct (m-ETF's worst case);
 //! each the whole default comparison on 8 generated devices, with its slowest placer.
 //!
 //! `cargo bench --bench real -- graphs` runs only the bundled graphs, `-- shapes [N]` only
@@ -25,8 +26,9 @@
 //! placer's time (`-- devices D` another generated cluster, `-- placers` the placers only).
 //!
 //! `-- growth INPUT N` times every strategy alone on one input, for docs/cost.md's growth
-//! ratios (run it at N, 2N, 4N): INPUT is `shape0`..`shape3` (the shapes above, N ops) or a
-//! graph file (N side-by-side copies of it, ids prefixed `cI/`); on 8 generated devices
+//! ratios (run it at N, 2N, 4N): INPUT is `shape0`..`shape4` (the shapes above, N ops),
+//! `shape5` (three ops feeding every other, tensor sizes distinct: m-ETF's worst case
+//! left) or a graph file (N side-by-side copies of it, ids prefixed `cI/`); on 8 generated devices
 //! (`devices D`), CPU ms, one line per item, printed as it ends: the load (`Graph::from_json`
 //! with its validation, `Problem::new`), every placer but `pinned`, `coarsen` to 200
 //! vertices (Pesto21 §3.3), `prepare` (the simulator's per-placement set-up), then under
@@ -290,7 +292,62 @@ pub fn shapes(n: usize) -> Vec<(&'static str, String)> {
                 (1..n).map(|i| edge(i - 1, i)).collect(),
             ),
         ),
+        (
+            "two ops feeding every other, sizes all distinct",
+            graph(
+                (0..n).map(|i| node(i, "")).collect(),
+                two_feeding_every_other(n),
+            ),
+        ),
     ]
+}
+
+/// The edges of `n` ops where `n0` and `n1` feed every other op `ni`, `i` bytes from `n0` and
+/// `n + 1 - i` from `n1`: every consumer is ready once both are placed (on two devices),
+/// with transfer times all distinct from the same two senders, whose channels take turns
+/// as the consumers are placed (m-ETF's worst case, docs/cost.md, issue 24i).
+pub fn two_feeding_every_other(n: usize) -> Vec<String> {
+    let sized = |a: usize, b: usize, bytes: usize| {
+        format!(r#"{{"src":"n{a}","dst":"n{b}","bytes":{bytes}}}"#)
+    };
+    (2..n)
+        .flat_map(|i| [sized(0, i, i), sized(1, i, n + 1 - i)])
+        .collect()
+}
+
+/// `growth shape5` only (not among the shapes: m-ETF is quadratic on it, minutes at 50,000
+/// ops): `n` ops where `n0`, `n1` and `n2` feed every other op `ni`, `i`, `n + 1 - i` and
+/// a size drawn from `1..=n` bytes, so each consumer's lead passes among three senders
+/// (docs/cost.md "Left", issue 24i).
+fn three_feeding_every_other(n: usize) -> String {
+    let mut rng = placesim::rng::Rng::new(1);
+    let nodes: Vec<String> = (0..n)
+        .map(|i| {
+            format!(
+                r#"{{"id":"n{i}","cost":{},"mem":{},"layer":{}}}"#,
+                1 + i % 7,
+                i % 3,
+                i / 64
+            )
+        })
+        .collect();
+    let sized = |a: usize, b: usize, bytes: u64| {
+        format!(r#"{{"src":"n{a}","dst":"n{b}","bytes":{bytes}}}"#)
+    };
+    let edges: Vec<String> = (3..n)
+        .flat_map(|i| {
+            [
+                sized(0, i, i as u64),
+                sized(1, i, (n + 1 - i) as u64),
+                sized(2, i, 1 + rng.below(n as u64)),
+            ]
+        })
+        .collect();
+    format!(
+        r#"{{"nodes":[{}],"edges":[{}]}}"#,
+        nodes.join(","),
+        edges.join(",")
+    )
 }
 
 /// `repeat`: runs of each whole comparison, the least time reported (the machine is shared:
@@ -498,6 +555,7 @@ fn growth(input: &str, n: usize, devices: usize, skip: &[String]) {
         .strip_prefix("shape")
         .and_then(|i| i.parse::<usize>().ok())
     {
+        Some(5) => three_feeding_every_other(n),
         Some(i) => shapes(n).swap_remove(i).1,
         None => copies(input, n),
     };

@@ -1,9 +1,11 @@
 //! Degenerate graph shapes, each through the whole default comparison (every default placer x
 //! scheduler) on 8 generated devices: one colocation group with no edges, independent ops,
-//! one op with every other op as input, a chain (Carbonari17's submodular placers, whose device
-//! time capacity a whole group exceeds, may refuse the group: an error row). A strategy whose cost grows quadratically on
-//! one of them shows up here as a test that does not finish. `make bench-real` times the
-//! same shapes at 50,000 ops; here they have `PLACESIM_SHAPE_OPS` ops (default 3,000).
+//! one op with every other op as input, a chain, two ops feeding every other op with tensor
+//! sizes all distinct (m-ETF's worst case, docs/cost.md). Carbonari17's submodular placers,
+//! whose device time capacity a whole group (or many ops) exceeds, may refuse a shape: an
+//! error row. A strategy whose cost grows quadratically on one of them shows up here as a
+//! test that does not finish. `make bench-real` times the same shapes at 50,000 ops; here
+//! they have `PLACESIM_SHAPE_OPS` ops (default 3,000).
 
 use placesim::compare;
 use placesim::model::cluster::{Cluster, ClusterGen};
@@ -116,5 +118,27 @@ fn a_chain() {
             (1..n).map(|i| edge(i - 1, i)).collect(),
         ),
         &[],
+    );
+}
+
+/// `n0` and `n1` feed every other op `ni`, `i` bytes from `n0` and `n + 1 - i` from `n1`:
+/// transfer times all distinct from the same two senders, whose channels take turns as the
+/// consumers are placed; m-ETF re-files its pairs about once per turn (docs/cost.md, issue
+/// 24i: super-linear, 3.2-3.7 per doubling), at 3,000 ops still well within a test's time.
+/// Carbonari17's placers refuse it from about 20,000 ops (their time capacity).
+#[test]
+fn two_ops_feeding_every_other_with_distinct_sizes() {
+    let n = ops();
+    let sized = |a: usize, b: usize, bytes: usize| {
+        format!(r#"{{"src":"n{a}","dst":"n{b}","bytes":{bytes}}}"#)
+    };
+    default_comparison(
+        &graph(
+            (0..n).map(|i| node(i, "")).collect(),
+            (2..n)
+                .flat_map(|i| [sized(0, i, i), sized(1, i, n + 1 - i)])
+                .collect(),
+        ),
+        &["submodular", "submodular-gi"],
     );
 }
