@@ -527,29 +527,10 @@ fn waiting_steps_match_the_direct_step() {
 fn class_urgent_times_match_the_direct_step_on_devices_alike() {
     use super::indexed::{COUNTS, COUNT_KINDS};
     COUNTS.with(|c| c.set([0; COUNT_KINDS]));
-    let mut placed = 0;
     let instances = (0..64)
         .map(|seed| wide_on(seed + 200, seed % 4 == 3, 1, true))
         .chain((0..8).map(|seed| wide_on(seed + 300, seed % 2 == 1, 3, true)));
-    for (i, (g, c)) in instances.enumerate() {
-        let Ok(p) = Problem::new(&g, &c) else {
-            continue;
-        };
-        for favourite in [last_favourite(&p), every_other_favourite(&p)] {
-            for opts in ALL {
-                let simple = schedule_simple("m-sct", &p, &favourite, opts);
-                let fast = schedule_index("m-sct", &p, &favourite, opts, true);
-                match (&fast, &simple) {
-                    (Ok(a), Ok(b)) => {
-                        assert_eq!(a, b, "instance {i} {opts:?}");
-                        placed += 1;
-                    }
-                    (Err(_), Err(_)) => {}
-                    _ => panic!("instance {i} {opts:?}: {fast:?} against {simple:?}"),
-                }
-            }
-        }
-    }
+    let placed = sct_steps_agree(instances);
     let [steps, devices, urgent, _, _, walks, _, all_wait, open, read, ..] =
         COUNTS.with(|c| c.get());
     eprintln!("{placed} placements, {steps} waiting steps, {devices} delayed devices visited, {urgent} urgent, {walks} walks, {all_wait} passed whole, {open} passed over by a device not delayed, {read} read from a class's urgent times");
@@ -563,11 +544,18 @@ fn class_urgent_times_match_the_direct_step_on_devices_alike() {
 
 /// [`waiting_steps_match_the_direct_step`]'s runs: how many placements agreed.
 fn waiting_steps_agree() -> usize {
-    let mut placed = 0;
     let instances = (0..200)
         .map(random_instance)
         .chain((0..8).map(|seed| wide_instance(seed + 100, false)))
         .chain((0..8).map(|seed| wide_instance(seed + 100, true)));
+    sct_steps_agree(instances)
+}
+
+/// m-SCT's checked run (each waiting step against the direct step) against its direct loop
+/// on `instances`, with both kinds of favourites and every option: the same placement, or
+/// both an error. How many placements agreed.
+fn sct_steps_agree(instances: impl Iterator<Item = (Graph, Cluster)>) -> usize {
+    let mut placed = 0;
     for (i, (g, c)) in instances.enumerate() {
         let Ok(p) = Problem::new(&g, &c) else {
             continue;
