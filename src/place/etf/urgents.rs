@@ -25,7 +25,7 @@
 //! position, each subtree knowing its least position): by `P` while `C + W <= P` was last
 //! seen, by `W` once `C + W > P` (for good: `C` does not fall). A member in the first tree
 //! whose `C + W` has passed its `P` is moved when a query meets it, so each member moves at
-//! most once. The class's least urgent time is `t = max(F, least P, C + least W)`, and its
+//! most once. The class's least urgent time is `t = max(F, min(least P, C + least W))`, and its
 //! op the least position among the members whose `max(P, C + W)` is at most `t` (they all
 //! start at `t`): the least position with `W` at most what reaches `t` (rounding ties
 //! included), and with `P` at most `t`, checking that one's `C + W`.
