@@ -292,41 +292,17 @@ pub(super) fn waiting_step(
     delayed: &mut [(f64, DevIx)],
     w: &mut Waiting,
 ) -> Option<(f64, u32, DevIx, NodeIx)> {
+    let Waiting {
+        taken,
+        open,
+        walk: scratch,
+        steps,
+    } = w;
     for &(_, d) in delayed.iter() {
-        w.open[d as usize] = false;
+        open[d as usize] = false;
     }
-    w.steps += 1;
-    let best = waiting_best(
-        s,
-        ix,
-        pos,
-        chosen,
-        delayed,
-        (&w.open, w.steps),
-        &mut w.taken,
-        &mut w.walk,
-    );
-    let rule = open_rule();
-    for &(_, d) in delayed.iter() {
-        w.open[d as usize] = rule;
-    }
-    let (_, p, v) = best?;
-    let (t, d) = s.best(v)?;
-    Some((t, p, d, v))
-}
-
-/// [`waiting_step`]'s least `(t, position, op)`, `open` false for the delayed devices.
-#[allow(clippy::too_many_arguments)]
-fn waiting_best(
-    s: &State,
-    ix: &mut Index,
-    pos: &[u32],
-    chosen: Option<(f64, u32, DevIx, NodeIx)>,
-    delayed: &mut [(f64, DevIx)],
-    (open, step): (&[bool], u64),
-    taken: &mut Vec<NodeIx>,
-    scratch: &mut Scratch,
-) -> Option<(f64, u32, NodeIx)> {
+    *steps += 1;
+    let step = *steps;
     // The least (t, position) so far, and its op.
     let mut best = chosen.map(|(t, p, _, v)| (t, p, v));
     for &(_, d) in delayed.iter() {
@@ -385,10 +361,7 @@ fn waiting_best(
                 // Its own start, counted above.
                 continue;
             }
-            if s.sct_open(v, open) {
-                // No better than the step's answer.
-                #[cfg(test)]
-                count(Count::Open);
+            if open_elsewhere(s, v, open) {
                 continue;
             }
             let floor = urgent_floor(s, ix, v, bound);
@@ -422,7 +395,24 @@ fn waiting_best(
             walk_within(s, ix, d, f, open, &mut best, scratch);
         }
     }
-    best
+    let rule = open_rule();
+    for &(_, d) in delayed.iter() {
+        open[d as usize] = rule;
+    }
+    let (_, p, v) = best?;
+    let (t, d) = s.best(v)?;
+    Some((t, p, d, v))
+}
+
+/// Whether `v` has an SCT device that is not delayed and may take it ([`State::sct_open`]):
+/// then it is no better on a delayed device than the step's answer.
+fn open_elsewhere(s: &State, v: NodeIx, open: &[bool]) -> bool {
+    let elsewhere = s.sct_open(v, open);
+    #[cfg(test)]
+    if elsewhere {
+        count(Count::Open);
+    }
+    elsewhere
 }
 
 /// A lower bound of ready op `v`'s urgent time: the later of [`State::urgent_floor`]
@@ -529,9 +519,7 @@ fn walk_within(
         if v == f || s.done[v as usize] || !s.allowed(v, d) || !s.fits(v, d) {
             continue;
         }
-        if s.sct_open(v, open) {
-            #[cfg(test)]
-            count(Count::Open);
+        if open_elsewhere(s, v, open) {
             continue;
         }
         let bound = best.map_or(f64::INFINITY, |(bt, ..)| bt);

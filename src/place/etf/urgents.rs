@@ -215,7 +215,6 @@ fn parts(s: &State, devices: &[DevIx], v: NodeIx) -> Option<(f64, f64)> {
     if !s.opts.channel || devices.len() < 2 {
         return None;
     }
-    let p = s.problem;
     let (mut fixed, mut most) = (0.0f64, f64::NEG_INFINITY);
     for feed in s.feeds[v as usize].iter().filter(|f| !f.tensors.is_empty()) {
         let u = feed.src as usize;
@@ -225,13 +224,13 @@ fn parts(s: &State, devices: &[DevIx], v: NodeIx) -> Option<(f64, f64)> {
         }
         let mut w: Option<f64> = None;
         for &e in devices.iter().filter(|&&e| e != from) {
-            let mut sum = 0.0;
-            for &t in &feed.tensors {
-                if s.arrival(t, e).is_some() {
-                    return None;
-                }
-                sum += p.cluster.transfer_time(from, e, p.tensor_bytes[t as usize]);
+            if feed.tensors.iter().any(|&t| s.arrival(t, e).is_some()) {
+                return None;
             }
+            // Nothing of it on `e` yet: the estimate's summed transfer time (`State::feed_on`).
+            let (_, Some(sum)) = s.feed_on(feed, e) else {
+                return None;
+            };
             match w {
                 None => w = Some(sum),
                 Some(x) if x.to_bits() != sum.to_bits() => return None,
