@@ -73,7 +73,7 @@
 //!   in-place rounds' time on NASNet copies);
 //! - edges refused by rule (ii) are parked, watched by their source, head and a witness
 //!   (another successor of the source, no higher than the head), and woken only when the
-//!   source loses a successor or one of the three changes height, which is exactly when
+//!   witness stops being a successor or one of the three changes height, which is when
 //!   the refusal may lapse (`live.rs`'s scan doc); a woken edge is checked again and parked
 //!   again in `O(log)` while still refused (NASNet x10: 5,750 examinations by the scan under
 //!   rule (ii) instead of 104,220);
@@ -114,7 +114,9 @@ mod rounds;
 mod works;
 
 use live::Live;
-use rounds::{contract, counted_live, first_edges, kahn_heights, live_heights, Adjacency, Scan};
+use rounds::{
+    contract, counted_live, first_edges, kahn_heights, live_heights, Adjacency, BatchScratch, Scan,
+};
 use works::Works;
 
 /// What one round did.
@@ -307,8 +309,7 @@ fn coarsen_split(problem: &Problem, target: usize, small_batch: usize) -> Coarse
     let mut h = live_heights(n, &live, &edges, &succ).expect("the graph is acyclic");
     let mut group: Vec<u32> = (0..n as u32).collect();
     let mut touched = vec![false; n];
-    let mut tail_of = vec![u32::MAX; n]; // tail_of[u] = v
-    let mut head_of = vec![u32::MAX; n]; // head_of[v] = u
+    let mut scratch = BatchScratch::new(n);
     let mut linked = vec![false; n];
     let mut dead = vec![false; n];
     let mut handover: Option<Vec<(u32, u32)>> = None;
@@ -328,7 +329,7 @@ fn coarsen_split(problem: &Problem, target: usize, small_batch: usize) -> Coarse
             k,
             cap,
         };
-        let batch = scan.batch(active, target, &mut tail_of, &mut head_of);
+        let batch = scan.batch(active, target, &mut scratch);
         if batch.is_empty() {
             break;
         }

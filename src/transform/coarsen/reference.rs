@@ -174,7 +174,8 @@ fn is_cyclic(n: usize, edges: &[(u32, u32, f64)]) -> bool {
 /// place from the first round (every round through `live.rs`).
 fn assert_same(p: &Problem, target: usize, what: &str) {
     let old = format!("{:?}", coarsen_reference(p, target));
-    for small_batch in [super::SMALL_BATCH, 0] {
+    // In place from round 1, the hand-over, and passes over the whole edge list throughout.
+    for small_batch in [super::SMALL_BATCH, 0, usize::MAX] {
         let new = super::coarsen_split(p, target, small_batch);
         // Debug prints each float's shortest round-trip form: equal text, equal bits.
         assert_eq!(
@@ -276,6 +277,75 @@ fn incremental_rounds_match_the_rebuild_on_random_graphs() {
     }
     assert!(rounds > 6000, "the rounds ran: {rounds}");
     assert_eq!(fallbacks, 0);
+}
+
+/// Hubs among a random layered DAG: ops that feed, or are fed by, more than
+/// [`super::rounds`]'s `FEW` ops at many heights, so that the passes read rule (ii)'s last
+/// clause from each hub's two lowest successors and rule (iii)'s cross edges from the
+/// marks (several heights on one hub), and the in-place rounds their own way; compared
+/// with the rebuild at several targets.
+#[test]
+fn hubs_at_many_heights_match_the_rebuild() {
+    use crate::rng::Rng;
+    use crate::testutil::joined;
+    let c = gpu_and_cpu();
+    let mut rounds = 0;
+    for seed in 0..150u64 {
+        let mut r = Rng::new(9000 + seed);
+        let n = 30 + r.below(90) as usize;
+        let width = 2 + r.below(8) as usize;
+        let mut nodes: Vec<String> = (0..n)
+            .map(|i| format!(r#"{{"id":"n{i}","cost":{}}}"#, 1 + r.below(4)))
+            .collect();
+        let mut edges = Vec::new();
+        let edge = |edges: &mut Vec<String>, a: &str, b: &str, bytes: f64| {
+            edges.push(format!(r#"{{"src":"{a}","dst":"{b}","bytes":{bytes}}}"#));
+        };
+        for j in width..n {
+            for _ in 0..1 + r.below(2) {
+                let i = j - 1 - r.below(width.min(j) as u64) as usize;
+                edge(
+                    &mut edges,
+                    &format!("n{i}"),
+                    &format!("n{j}"),
+                    0.1 * (1 + r.below(40)) as f64,
+                );
+            }
+        }
+        let hubs = 1 + r.below(3);
+        for k in 0..hubs {
+            let fans = 17 + r.below(n as u64 - 17) as usize;
+            nodes.push(format!(r#"{{"id":"s{k}","cost":1}}"#));
+            nodes.push(format!(r#"{{"id":"t{k}","cost":1}}"#));
+            let mut picked: Vec<usize> = (0..n).collect();
+            for i in 0..fans {
+                let j = i + r.below((n - i) as u64) as usize;
+                picked.swap(i, j);
+                let bytes = 0.1 * (1 + r.below(40)) as f64;
+                edge(
+                    &mut edges,
+                    &format!("s{k}"),
+                    &format!("n{}", picked[i]),
+                    bytes,
+                );
+                let bytes = 0.1 * (1 + r.below(40)) as f64;
+                edge(
+                    &mut edges,
+                    &format!("n{}", picked[i]),
+                    &format!("t{k}"),
+                    bytes,
+                );
+            }
+        }
+        let g = joined(&nodes, &edges);
+        let p = Problem::new(&g, &c).unwrap();
+        let m = nodes.len();
+        for target in [1, 2 + r.below(m as u64) as usize, m / 2, m - m / 8] {
+            assert_same(&p, target, &format!("hubs at many heights, seed {seed}"));
+            rounds += super::coarsen(&p, target).rounds.len();
+        }
+    }
+    assert!(rounds > 2500, "the rounds ran: {rounds}");
 }
 
 /// A GPU twice as fast as a CPU, bandwidth 1 (the device rule's cases in the tests below).

@@ -3,6 +3,8 @@
 //! the vertices that count, the scan that picks a batch, the contraction of a batch, and
 //! heights over the live vertices.
 
+use std::collections::HashSet;
+
 use crate::model::problem::Problem;
 use crate::util::merge_sorted;
 
@@ -250,14 +252,17 @@ impl Scan<'_> {
     /// The round's greedy scan (rules (i)-(iii) of [`super`]'s module doc, the corrected
     /// (iii), the work cap and the device rule): edges in candidate order, a pair accepted
     /// when it passes them and neither end is in the batch yet, stopping once
-    /// `active - removed <= target`. `tail_of` and `head_of` are scratch, unset before and
-    /// after.
+    /// `active - removed <= target`. `scratch` is unset before and after.
+    ///
+    /// Rule (ii)'s last clause and rule (iii) read a vertex's neighbours: directly when it
+    /// has at most [`FEW`] of them (real graphs, almost always), else through `scratch`, so
+    /// that a hub's edges do not each pass over all its neighbours (before session 15, a
+    /// round over two ops feeding 40,000 others took 0.5 s this way, quadratic).
     pub(super) fn batch(
         &self,
         active: usize,
         target: usize,
-        tail_of: &mut [u32],
-        head_of: &mut [u32],
+        scratch: &mut BatchScratch,
     ) -> Vec<(u32, u32)> {
         let Scan {
             edges,
@@ -272,12 +277,17 @@ impl Scan<'_> {
         let mut batch: Vec<(u32, u32)> = Vec::new();
         // Counted vertices the batch removes (a merge with a zero-work vertex removes none).
         let mut removed = 0usize;
+        scratch.round += 1;
+        let round = scratch.round;
         for e in edges {
             if active - removed <= target {
                 break;
             }
             let (u, v) = (e.src, e.dst);
             let (ui, vi) = (u as usize, v as usize);
+            let BatchScratch {
+                tail_of, head_of, ..
+            } = &*scratch;
             let used = |x: usize| tail_of[x] != u32::MAX || head_of[x] != u32::MAX;
             if used(ui) || used(vi) {
                 continue;
@@ -285,40 +295,163 @@ impl Scan<'_> {
             if work[ui] + work[vi] > cap {
                 continue;
             }
-            let su = succ.of(ui);
+            let (su, pv) = (succ.of(ui), pred.of(vi));
             let only_path = su.len() == 1
-                || pred.of(vi).len() == 1
+                || pv.len() == 1
                 || h[vi] == h[ui] + 1
-                || su.iter().all(|&w| w == v || h[w as usize] > h[vi]);
+                || if su.len() <= FEW {
+                    su.iter().all(|&w| w == v || h[w as usize] > h[vi])
+                } else {
+                    scratch.lowest_other_than(su, h, ui, v) > h[vi]
+                };
             if !only_path {
                 continue;
             }
             // Corrected (iii): no cross edge u -> v_j or u_j -> v at v's height.
-            let cross_out = su
-                .iter()
-                .any(|&w| head_of[w as usize] != u32::MAX && h[w as usize] == h[vi]);
-            let cross_in = pred.of(vi).iter().any(|&x| {
-                let vj = tail_of[x as usize];
-                vj != u32::MAX && h[vj as usize] == h[vi]
-            });
-            if cross_out || cross_in {
+            let BatchScratch {
+                tail_of,
+                head_of,
+                out,
+                into,
+                ..
+            } = &*scratch;
+            let cross_out = if su.len() <= FEW {
+                su.iter()
+                    .any(|&w| head_of[w as usize] != u32::MAX && h[w as usize] == h[vi])
+            } else {
+                out.has(round, ui, h[vi])
+            };
+            let cross_in = || {
+                if pv.len() <= FEW {
+                    pv.iter().any(|&x| {
+                        let vj = tail_of[x as usize];
+                        vj != u32::MAX && h[vj as usize] == h[vi]
+                    })
+                } else {
+                    into.has(round, vi, h[vi])
+                }
+            };
+            if cross_out || cross_in() {
                 continue;
             }
             if !(0..k).any(|d| allowed[ui][d] && allowed[vi][d]) {
                 continue;
             }
-            tail_of[ui] = v;
-            head_of[vi] = u;
+            scratch.tail_of[ui] = v;
+            scratch.head_of[vi] = u;
             batch.push((u, v));
+            // Marks for the hubs: `x -> v` with `H(v)` now refused for every predecessor
+            // `x` of `v`, and `u -> y` for every successor `y` of `u`.
+            for &x in pv {
+                if succ.of(x as usize).len() > FEW {
+                    scratch.out.mark(round, x, h[vi]);
+                }
+            }
+            for &y in su {
+                if pred.of(y as usize).len() > FEW {
+                    scratch.into.mark(round, y, h[vi]);
+                }
+            }
             if work[ui] > 0.0 && work[vi] > 0.0 {
                 removed += 1;
             }
         }
         for &(u, v) in &batch {
-            tail_of[u as usize] = u32::MAX;
-            head_of[v as usize] = u32::MAX;
+            scratch.tail_of[u as usize] = u32::MAX;
+            scratch.head_of[v as usize] = u32::MAX;
         }
+        scratch.out.more.clear();
+        scratch.into.more.clear();
         batch
+    }
+}
+
+/// Neighbour lists this long or shorter are read directly by [`Scan::batch`].
+const FEW: usize = 16;
+
+/// [`Scan::batch`]'s scratch, kept from round to round: the batch's pairs by tail and by
+/// head; rule (iii)'s cross edges as marks on hubs (`out` marks `(x, H)` when a successor
+/// of `x` at height `H` is a head of the batch, so an edge `x -> v` with `H(v) = H` is
+/// refused; `into` marks `(y, H)` when a predecessor of `y` is a tail whose head has height
+/// `H`), set when a pair is accepted, at the cost of its ends' degrees (each vertex is in
+/// at most one pair a round); and each hub's two lowest successors, for rule (ii)'s last
+/// clause, computed once a round when first asked.
+pub(super) struct BatchScratch {
+    tail_of: Vec<u32>,
+    head_of: Vec<u32>,
+    out: HeightMarks,
+    into: HeightMarks,
+    /// Per vertex: the round it was computed in, its lowest successor's height and id, and
+    /// the second lowest height (`u32::MAX`: none).
+    lowest: Vec<(u32, u32, u32, u32)>,
+    round: u32,
+}
+
+impl BatchScratch {
+    pub(super) fn new(n: usize) -> BatchScratch {
+        BatchScratch {
+            tail_of: vec![u32::MAX; n],
+            head_of: vec![u32::MAX; n],
+            out: HeightMarks::new(n),
+            into: HeightMarks::new(n),
+            lowest: vec![(0, u32::MAX, u32::MAX, u32::MAX); n],
+            round: 0,
+        }
+    }
+
+    /// The lowest height among `u`'s successors `su` other than `v` (`u32::MAX`: none).
+    fn lowest_other_than(&mut self, su: &[u32], h: &[u32], u: usize, v: u32) -> u32 {
+        if self.lowest[u].0 != self.round {
+            let mut best = (self.round, u32::MAX, u32::MAX, u32::MAX);
+            for &w in su {
+                let hw = h[w as usize];
+                if hw < best.1 {
+                    best = (self.round, hw, w, best.1);
+                } else if hw < best.3 {
+                    best.3 = hw;
+                }
+            }
+            self.lowest[u] = best;
+        }
+        let (_, h1, w1, h2) = self.lowest[u];
+        if w1 == v {
+            h2
+        } else {
+            h1
+        }
+    }
+}
+
+/// A set of (vertex, height) pairs for one round: one height per vertex in an array
+/// stamped with the round (so nothing is unset between rounds), the rare second and later
+/// ones in a set cleared after the round (looked up only, never iterated).
+struct HeightMarks {
+    /// Per vertex: the round of its first mark, its height, and whether it has more.
+    one: Vec<(u32, u32, bool)>,
+    more: HashSet<(u32, u32)>,
+}
+
+impl HeightMarks {
+    fn new(n: usize) -> HeightMarks {
+        HeightMarks {
+            one: vec![(0, 0, false); n],
+            more: HashSet::new(),
+        }
+    }
+
+    fn mark(&mut self, round: u32, x: u32, height: u32) {
+        let one = &mut self.one[x as usize];
+        if one.0 != round {
+            *one = (round, height, false);
+        } else if one.1 != height {
+            one.2 = true;
+            self.more.insert((x, height));
+        }
+    }
+
+    fn has(&self, round: u32, x: usize, height: u32) -> bool {
+        let (r, h, more) = self.one[x];
+        r == round && (h == height || (more && self.more.contains(&(x as u32, height))))
     }
 }
 
