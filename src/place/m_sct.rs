@@ -63,9 +63,9 @@
 //!   of an SCT class waits, the class's least urgent time is kept as the channels move
 //!   (`etf/urgents.rs`). On NASNet copies it takes about what m-ETF takes, over 8
 //!   generated devices and over 8 identical ones (40 copies, 196k ops, identical devices:
-//!   1.5 s of CPU against m-ETF's 1.2 s; `docs/bench.md`, issue 24j). Where ops of placed
-//!   colocation groups wait on identical devices it is still super-linear (transformer2
-//!   training copies x16: 1.56 s, m-ETF 0.44 s).
+//!   1.5 s of CPU against m-ETF's 1.2 s; `docs/bench.md`, issue 24j), and on copies of a
+//!   training graph, whose colocation groups are placed early, over identical devices
+//!   (transformer2 x32, 198k ops: 1.5 s against m-ETF's 1.3 s; session 15).
 
 use super::{etf, gpus, Placer, PlacerInfo};
 use crate::analysis::{mean_exec, MeanLink};

@@ -118,16 +118,10 @@ impl Classes {
         }
     }
 
-    /// `v`'s unit is placed on `d` (`v` filed there when `filed`): from now on its devices
-    /// are `d` alone, so it leaves its class.
-    pub(super) fn placed(&mut self, v: NodeIx, d: DevIx, filed: bool) {
-        if filed {
-            self.count(v, d, false);
-        }
+    /// `v`'s unit is placed: from now on its devices are its unit's alone, so it leaves its
+    /// class (call once it is unfiled everywhere: the index counts it apart from then on).
+    pub(super) fn placed(&mut self, v: NodeIx) {
         self.of[v as usize] = NONE;
-        if filed {
-            self.count(v, d, true);
-        }
     }
 
     /// Whether `ok` holds for the class of every candidate filed on `d` but `f` (filed

@@ -81,6 +81,12 @@ pub(super) struct Index {
     sig: Vec<(DevIx, u64)>,
     /// The candidate [`Index::classify`] left its sources for (with the channel model).
     classified: (NodeIx, DevIx),
+    /// Trees per device: `k + 1` (a tree per term), twice that for m-SCT, whose ops of a
+    /// placed unit (`pinned`) are filed in the second half ([`Index::pinned_best`]).
+    group: usize,
+    /// m-SCT: the ops whose unit is placed ([`Index::placed`]): on a delayed device such an
+    /// op starts at its own start, so a waiting step asks them apart from the others.
+    pinned: Vec<bool>,
 }
 
 /// No device (`Index::urgent_seen`).
@@ -132,12 +138,13 @@ impl Index {
             })
             .collect();
         let classes = sct.then(|| Classes::new(s));
+        let group = if sct { 2 * (k + 1) } else { k + 1 };
         let urgents = classes.as_ref().map(|c| Urgents::new(n, c.len()));
         Index {
             k,
             wide_of,
             sums: vec![None; rows as usize * k],
-            trees: Treaps::new(k, k + 1),
+            trees: Treaps::new(k, group),
             live: Vec::new(),
             node: vec![NIL; n * k],
             blocked: (0..k).map(|_| BinaryHeap::new()).collect(),
@@ -153,6 +160,8 @@ impl Index {
             bundles: Bundles::new(n, k),
             sig: Vec::new(),
             classified: (NodeIx::MAX, NO_DEVICE),
+            group,
+            pinned: vec![false; if sct { n } else { 0 }],
         }
     }
 
@@ -275,7 +284,10 @@ impl Index {
         };
         (id != NIL).then(|| {
             let (tree, key) = self.trees.filed(id);
-            (tree as usize - d as usize * (self.k + 1), key)
+            (
+                term_of(self.k, tree as usize - d as usize * self.group),
+                key,
+            )
         })
     }
 
@@ -286,26 +298,29 @@ impl Index {
     pub(super) fn refile(&mut self, v: NodeIx, d: DevIx, p: u32, term: usize, key: f64) {
         let k = self.k;
         let slot = v as usize * k + d as usize;
+        let half = self.half(v);
+        let tree = (d as usize * self.group + half + term) as u32;
         if term == k || self.sources(v, d).len() == 1 {
             // Alone: led by its fixed part, or by its one source (whose term no other
             // overtakes; the fixed part it passed stays behind).
-            let tree = (d as usize * (k + 1) + term) as u32;
             let id = self.node[slot];
             if id != NIL && self.trees.filed(id) == (tree, key) {
                 return;
             }
             self.unfile(v, d);
             self.node[slot] = self.trees.insert(tree, key, p);
-            if let Some(c) = &mut self.classes {
-                c.count(v, d, true);
-            }
+            self.count(v, d, true);
             return;
         }
         let mut sig = std::mem::take(&mut self.sig);
         sig.clear();
         sig.extend(self.sources(v, d).iter().map(|&(c, w)| (c, w.to_bits())));
         sig.sort_unstable();
-        let b = self.bundles.find(d, &sig);
+        // Pinned ops and the others never share a bundle: their entries are in different
+        // trees.
+        let b = self
+            .bundles
+            .find(d + u32::from(half > 0) * k as DevIx, &sig);
         self.sig = sig;
         if self.bundles.of[slot] != b {
             self.unfile(v, d);
@@ -314,11 +329,9 @@ impl Index {
                 super::indexed::count(super::indexed::Count::Joined);
             }
             self.bundles.join(b, slot, p);
-            if let Some(c) = &mut self.classes {
-                c.count(v, d, true);
-            }
+            self.count(v, d, true);
         }
-        self.place_bundle(b, (d as usize * (k + 1) + term) as u32, key);
+        self.place_bundle(b, tree, key);
     }
 
     /// `v`'s sources on `d` and their transfer times, as [`Index::classify`] of `(v, d)` left
@@ -374,8 +387,25 @@ impl Index {
         } else {
             return;
         }
+        self.count(v, d, false);
+    }
+
+    /// m-SCT: counts `v` in its class on `d` as filed there or leaving it (pinned ops are
+    /// in no class).
+    fn count(&mut self, v: NodeIx, d: DevIx, filed: bool) {
         if let Some(c) = &mut self.classes {
-            c.count(v, d, false);
+            if !self.pinned[v as usize] {
+                c.count(v, d, filed);
+            }
+        }
+    }
+
+    /// The first tree of `v`'s half of a device's trees: `k + 1` for a pinned op, else 0.
+    fn half(&self, v: NodeIx) -> usize {
+        if self.pinned.get(v as usize) == Some(&true) {
+            self.k + 1
+        } else {
+            0
         }
     }
 
@@ -383,8 +413,10 @@ impl Index {
     /// `f` beats `best` there, by its class: the class passes ([`Classes::passes`], with
     /// `best` as the bound), or its least urgent pair ([`Urgents::answer`]; every device of
     /// a class that does not pass is delayed, so each member starts at its urgent time on
-    /// any of them) is folded into `best`. Ops in no class are never passed this way.
-    /// Returns whether some class's answer was read (`by_class.1`).
+    /// any of them) is folded into `best`. Ops in no class are never passed this way; the
+    /// pinned ops (in no class either, counted apart) are then asked as one
+    /// ([`Index::pinned_best`]), once every class passed or was read. Returns whether some
+    /// class's answer was read (`by_class.1`).
     pub(super) fn by_class(
         &mut self,
         s: &State,
@@ -394,7 +426,7 @@ impl Index {
         step: u64,
         best: &mut Option<(f64, u32, NodeIx)>,
     ) -> (bool, bool) {
-        let filed = self.is_filed(f, d);
+        let filed = self.is_filed(f, d) && self.pinned.get(f as usize) != Some(&true);
         let (Some(classes), Some(urgents)) = (&self.classes, &mut self.urgents) else {
             return (false, false);
         };
@@ -419,7 +451,29 @@ impl Index {
                 }
             }
         });
+        if all {
+            self.pinned_best(s, d, best);
+        }
         (all, read)
+    }
+
+    /// m-SCT, in a waiting step, delayed device `d`: folds into `best` the least `(own start,
+    /// position)` among the pinned ops filed there. A pinned op may only use its unit's
+    /// device, so its urgent time is its start there (or `-inf` when `d` is not an SCT
+    /// device of it): on a delayed device it starts at its own start, and the device's
+    /// answer over the pinned half of its trees is theirs. Before session 15 such ops kept a
+    /// delayed device from being passed over, and it was visited or walked whole (training
+    /// graphs, whose colocation groups are placed early, on devices alike).
+    fn pinned_best(&mut self, s: &State, d: DevIx, best: &mut Option<(f64, u32, NodeIx)>) {
+        let bound = best.map_or(f64::INFINITY, |(bt, ..)| bt);
+        if let Best::Found(t, v) = self.best_from(s, d, bound, self.k + 1) {
+            #[cfg(test)]
+            super::indexed::count(super::indexed::Count::Pinned);
+            let p = self.pos[v as usize];
+            if best.is_none_or(|(bt, bp, _)| t < bt || (t == bt && p < bp)) {
+                *best = Some((t, p, v));
+            }
+        }
     }
 
     /// m-SCT: ready op `v` joins its class's [`Urgents`].
@@ -429,15 +483,23 @@ impl Index {
         }
     }
 
-    /// m-SCT: `v`'s unit is placed on `d` ([`Classes::placed`]); call once its other
-    /// devices are unfiled.
-    pub(super) fn placed(&mut self, v: NodeIx, d: DevIx) {
+    /// m-SCT: `v`'s unit is placed on `d`: `v` leaves its class ([`Classes::placed`]) and
+    /// is pinned, filed anew in the pinned half of `d`'s trees if it is filed there; call
+    /// once its other devices are unfiled.
+    pub(super) fn placed(&mut self, s: &State, v: NodeIx, d: DevIx) {
         let filed = self.is_filed(v, d);
+        if filed {
+            self.unfile(v, d);
+        }
+        self.pinned[v as usize] = true;
         if let Some(c) = &mut self.classes {
-            c.placed(v, d, filed);
+            c.placed(v);
         }
         if let Some(u) = &mut self.urgents {
             u.leave(v);
+        }
+        if filed {
+            self.file(s, v, d, self.pos[v as usize]);
         }
     }
 
@@ -455,9 +517,9 @@ impl Index {
     pub(super) fn lower(&self, s: &State, d: DevIx) -> f64 {
         let k = self.k;
         let own = s.channel[d as usize];
-        let low = self
-            .trees
-            .least_first(d as usize, |term, key| tree_value(s, k, own, term, key));
+        let low = self.trees.least_first(d as usize, |tree, key| {
+            tree_value(s, k, own, term_of(k, tree), key)
+        });
         low.max(s.free[d as usize]).max(s.now)
     }
 
@@ -477,8 +539,8 @@ impl Index {
         let own = s.channel[d as usize];
         let mut live = std::mem::take(&mut self.live);
         self.trees.live_trees(d as usize, &mut live);
-        for &term in &live {
-            let tree = d as usize * (k + 1) + term;
+        for &at in &live {
+            let (tree, term) = (d as usize * self.group + at, term_of(k, at));
             let fits = |key: f64| tree_value(s, k, own, term, key) <= bound;
             let from = out.len();
             self.trees.each_within(tree, fits, stack, out);
@@ -513,25 +575,34 @@ impl Index {
     /// and the least value is later than `bound`, it stops there ([`Best::After`]): the
     /// candidates left start no sooner (so an unbounded ask is exact).
     pub(super) fn device_best(&mut self, s: &State, d: DevIx, bound: f64) -> Best {
+        self.best_from(s, d, bound, 0)
+    }
+
+    /// [`Index::device_best`] over `d`'s trees from the `from`-th on (the pinned half's
+    /// first, or 0: all).
+    fn best_from(&mut self, s: &State, d: DevIx, bound: f64, from: usize) -> Best {
         let k = self.k;
         let base = s.free[d as usize].max(s.now);
         let own = s.channel[d as usize];
-        let first = d as usize * (k + 1);
+        let first = d as usize * self.group;
         let mut live = std::mem::take(&mut self.live);
-        let value = |term: usize, key: f64| tree_value(s, k, own, term, key);
+        let value = |tree: usize, key: f64| tree_value(s, k, own, term_of(k, tree), key);
         loop {
             // Those that may be ready by `base`: the least position wins. Else the least
             // lower bound, and the least position among those that reach it.
             let mut found = NIL;
             let mut low = f64::INFINITY;
             self.trees.live_trees(d as usize, &mut live);
-            for &term in &live {
-                let tree = first + term;
-                let least = value(term, self.trees.first[tree]);
+            if from > 0 {
+                live.retain(|&at| at >= from);
+            }
+            for &at in &live {
+                let tree = first + at;
+                let least = value(at, self.trees.first[tree]);
                 if least <= base {
                     found = self
                         .trees
-                        .least_within(tree, found, |key| value(term, key) <= base);
+                        .least_within(tree, found, |key| value(at, key) <= base);
                 }
                 low = low.min(least);
             }
@@ -546,12 +617,12 @@ impl Index {
                 return Best::After(low);
             }
             if !due {
-                for &term in &live {
-                    let tree = first + term;
-                    if value(term, self.trees.first[tree]) <= low {
+                for &at in &live {
+                    let tree = first + at;
+                    if value(at, self.trees.first[tree]) <= low {
                         found = self
                             .trees
-                            .least_within(tree, found, |key| value(term, key) <= low);
+                            .least_within(tree, found, |key| value(at, key) <= low);
                     }
                 }
             }
@@ -622,6 +693,16 @@ fn summarise(
         from_w[entry.0 as usize] = -1.0;
     }
     fixed
+}
+
+/// The term of a device's `tree`-th tree (m-SCT's pinned half repeats the terms).
+#[inline]
+fn term_of(k: usize, tree: usize) -> usize {
+    if tree > k {
+        tree - (k + 1)
+    } else {
+        tree
+    }
 }
 
 /// The value now of key `key` in the tree of term `term` of a device whose channel is free at

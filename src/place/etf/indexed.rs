@@ -206,7 +206,7 @@ pub(super) fn schedule_index(
             if sct {
                 // Their devices are `d` alone now: they leave their SCT classes.
                 for &m in &s.units.members[unit as usize] {
-                    ix.placed(m, d);
+                    ix.placed(&s, m, d);
                 }
             }
         }
@@ -276,9 +276,10 @@ pub(super) fn schedule_index(
 /// whose least urgent pair is read instead ([`Index::by_class`], `O(classes x k)` plus
 /// `O(log V)` per class read, once per step): a class none of whose devices is open has
 /// every device delayed, so each member starts at its urgent time on any of them, and
-/// [`Urgents`] keeps the least (issue 24j). On devices alike that covers every candidate
-/// but the ops whose colocation group is placed (their one device is the group's), and
-/// ops whose transfers are not alike.
+/// [`Urgents`] keeps the least (issue 24j); the ops whose colocation group is placed (their
+/// one device is the group's, where they start at their own start) are filed apart and
+/// answer as m-ETF's device does ([`Index::by_class`], session 15). On devices alike that
+/// covers every candidate but the ops whose transfers are not alike.
 ///
 /// [`Urgents`]: super::urgents::Urgents
 ///
@@ -554,7 +555,8 @@ fn walk_within(
 /// of a delayed device's trees, walks, seen urgent times that passed a candidate over,
 /// devices passed over whole, candidates passed over by an SCT device that is not delayed;
 /// and what the bundles did (any step): candidates that joined a bundle with members, and
-/// bundles of two or more re-filed under another term.
+/// bundles of two or more re-filed under another term; then delayed devices passed over
+/// whole whose pinned ops answered ([`Index::by_class`](super::index::Index::by_class)).
 #[cfg(test)]
 #[derive(Clone, Copy)]
 pub(super) enum Count {
@@ -570,11 +572,12 @@ pub(super) enum Count {
     Urgents,
     Joined,
     Turned,
+    Pinned,
 }
 
 /// How many kinds of [`Count`].
 #[cfg(test)]
-pub(super) const COUNT_KINDS: usize = 12;
+pub(super) const COUNT_KINDS: usize = 13;
 
 #[cfg(test)]
 thread_local! {

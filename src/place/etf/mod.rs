@@ -143,9 +143,12 @@
 //! m-ETF 1.1 s; twenty copies on 8: 6.5 s, m-ETF 0.8 s, still super-linear); since issue
 //! 24j 0.30 / 0.71 / 1.53 s at ten / twenty / forty copies on 8 identical devices (m-ETF
 //! 0.26 / 0.59 / 1.20): every walk that was left is in a step where every device is
-//! delayed, and those read the classes' urgent times instead; ops of placed colocation
-//! groups are in no class and still walked (transformer2 training copies x16 on 8
-//! identical devices 1.56 s, m-ETF 0.44 s). The
+//! delayed, and those read the classes' urgent times instead. Ops of placed colocation
+//! groups (pinned: their one device is the group's, so they start at their own start) are
+//! filed in a second half of their device's trees and answered apart (session 15; they
+//! were walked before): transformer2 training copies x8 / x16 / x32 on 8 identical devices
+//! 0.25-0.29 / 0.60-0.67 / 1.52 s (was 0.48-0.50 / 2.09-2.66 s at x8 / x16; m-ETF 0.21 /
+//! 0.51 / 1.28). The
 //! direct step (`State::direct_step`: every ready op's best, `O(ready * k * in-degree)`)
 //! remains the tests' reference: the checked run compares every waiting step with it. The
 //! tests check the index against that direct loop on random graphs,

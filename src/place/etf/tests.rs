@@ -522,7 +522,8 @@ fn waiting_steps_match_the_direct_step() {
 /// the direct step (the checked run) and the direct loop, for every option (without the
 /// channel model, and where memory binds, the classes answer nothing and are walked), with
 /// wide instances and copies of them (colocation groups shared, tensors shared, so some
-/// members stop being regular when a tensor arrives).
+/// members stop being regular when a tensor arrives), and ops of placed groups answered
+/// apart (pinned).
 #[test]
 fn class_urgent_times_match_the_direct_step_on_devices_alike() {
     use super::indexed::{COUNTS, COUNT_KINDS};
@@ -531,10 +532,14 @@ fn class_urgent_times_match_the_direct_step_on_devices_alike() {
         .map(|seed| wide_on(seed + 200, seed % 4 == 3, 1, true))
         .chain((0..8).map(|seed| wide_on(seed + 300, seed % 2 == 1, 3, true)));
     let placed = sct_steps_agree(instances);
-    let [steps, devices, urgent, _, _, walks, _, all_wait, open, read, ..] =
+    let [steps, devices, urgent, _, _, walks, _, all_wait, open, read, _, _, pinned] =
         COUNTS.with(|c| c.get());
-    eprintln!("{placed} placements, {steps} waiting steps, {devices} delayed devices visited, {urgent} urgent, {walks} walks, {all_wait} passed whole, {open} passed over by a device not delayed, {read} read from a class's urgent times");
+    eprintln!("{placed} placements, {steps} waiting steps, {devices} delayed devices visited, {urgent} urgent, {walks} walks, {all_wait} passed whole, {open} passed over by a device not delayed, {read} read from a class's urgent times, {pinned} answered by their pinned ops");
     assert!(placed > 400, "only {placed} placements compared");
+    assert!(
+        pinned > 100,
+        "only {pinned} delayed devices answered by their pinned ops"
+    );
     assert!(
         read > 250,
         "only {read} delayed devices read from urgent times"
