@@ -65,74 +65,9 @@ pub(super) fn schedule_index(
     let mut delayed: Vec<(f64, DevIx)> = Vec::new();
     let mut scratch = Waiting::new(k);
     for _ in 0..n {
-        // Each device's best (start, position), then the least over the devices: an answer
-        // is `(start, position, device)`, least first. Best first: the device whose lower
-        // bound is least is asked, bounded by the next device's bound and the best answer so
-        // far; one that only finds candidates later than that reports its new bound and
-        // waits. Once the least bound is later than the best answer, no device can beat it.
-        // So a device re-checks only candidates filed no later than the answer (the tests
-        // ask every device, unbounded).
-        lowers.clear();
-        delayed.clear();
-        let mut chosen: Option<(f64, u32, DevIx, NodeIx)> = None;
         // Some device waits for a favourite child (m-SCT): see `waiting_step`.
         let waiting = sct && s.waits_for.iter().any(Option::is_some);
-        lowers.extend((0..k as DevIx).map(|d| (ix.lower(&s, d), d)));
-        while !lowers.is_empty() {
-            let mut i = 0;
-            for j in 1..lowers.len() {
-                let (a, b) = (lowers[j], lowers[i]);
-                if a.0 < b.0 || (a.0 == b.0 && a.1 < b.1) {
-                    i = j;
-                }
-            }
-            let (lower, d) = lowers[i];
-            if !check && chosen.is_some_and(|(bt, ..)| lower > bt) {
-                break;
-            }
-            let next = lowers
-                .iter()
-                .enumerate()
-                .filter(|&(j, _)| j != i)
-                .map(|(_, l)| l.0)
-                .fold(f64::INFINITY, f64::min);
-            let bound = match chosen {
-                _ if check => f64::INFINITY,
-                Some((bt, ..)) => bt.min(next),
-                None => next,
-            };
-            let (t, v) = match ix.device_best(&s, d, bound) {
-                Best::Found(t, v) => (t, v),
-                Best::Empty => {
-                    if check {
-                        assert_eq!(None, ix.direct_best(&s, d, &pos), "device {d}");
-                    }
-                    lowers.swap_remove(i);
-                    continue;
-                }
-                Best::After(low) => {
-                    lowers[i].0 = low;
-                    continue;
-                }
-            };
-            lowers.swap_remove(i);
-            if check {
-                assert_eq!(Some((t, v)), ix.direct_best(&s, d, &pos), "device {d}");
-            }
-            if waiting {
-                if let Some((f, ready)) = s.waits_for[d as usize] {
-                    if f != v && ready <= t {
-                        // Every pair here but the favourite's is delayed.
-                        delayed.push((t, d));
-                        continue;
-                    }
-                }
-            }
-            let p = pos[v as usize];
-            if chosen.is_none_or(|(bt, bp, bd, _)| (t, p, d) < (bt, bp, bd)) {
-                chosen = Some((t, p, d, v));
-            }
-        }
+        let mut chosen = ask_devices(&s, &mut ix, &pos, waiting, check, &mut lowers, &mut delayed);
         if waiting {
             #[cfg(test)]
             count(Count::Steps);
@@ -173,69 +108,169 @@ pub(super) fn schedule_index(
         if sct {
             s.update_waits(favourite);
         }
-        // Tensors now on `d`: their other ready consumers' estimates there fall (the
-        // transfer leaves the channel terms for the arrival time): file them anew.
-        for &tensor in &s.sent {
-            ix.arrived(tensor, d);
-            let t = tensor as usize;
-            for i in ix.consumer_start[t]..ix.consumer_start[t + 1] {
-                let w = ix.consumers[i as usize];
-                if ix.is_filed(w, d) {
-                    ix.file(&s, w, d, pos[w as usize]);
-                }
-            }
-        }
-        if first {
-            for &m in &s.units.members[unit as usize] {
-                if s.pending[m as usize] == 0 && !s.done[m as usize] {
-                    // The unit's other ready members may only use `d` now.
-                    for e in (0..k as DevIx).filter(|&e| e != d) {
-                        ix.unfile(m, e);
-                    }
-                    if !opts.static_memory {
-                        // They need less memory on `d` now.
-                        let p = pos[m as usize];
-                        if s.fits(m, d) {
-                            ix.file(&s, m, d, p);
-                        } else {
-                            ix.block(&s, m, d, p);
-                        }
-                    }
-                }
-            }
-            if sct {
-                // Their devices are `d` alone now: they leave their SCT classes.
-                for &m in &s.units.members[unit as usize] {
-                    ix.placed(&s, m, d);
-                }
-            }
-        }
-        if !opts.static_memory {
-            // Memory freed: ops it shut out may fit again.
-            for e in 0..k as DevIx {
-                let now = s.available(e);
-                let freed = now > available[e as usize];
-                available[e as usize] = now;
-                if !freed {
-                    continue;
-                }
-                while let Some(top) = ix.blocked[e as usize].peek() {
-                    let (bytes, p, m) = (-top.key, top.tie, top.data);
-                    if bytes > now {
-                        break;
-                    }
-                    ix.blocked[e as usize].pop();
-                    if !s.done[m as usize] && s.allowed(m, e) {
-                        ix.file(&s, m, e, p);
-                    }
-                }
-            }
-        }
+        file_after_commit(&s, &mut ix, &pos, (unit, d, first), sct, &mut available);
         for w in new {
             enqueue(&s, &mut ix, w);
         }
     }
     Ok(s.placement)
+}
+
+/// After `(unit, d, first)`'s op is committed on `d` (`first`: its unit was placed by it),
+/// what changed in the index: its tensors' other consumers re-filed on `d` (an arrival
+/// lowers their estimates there), the unit's other ready members filed on `d` alone (and
+/// for m-SCT, `sct`, pinned there: [`Index::placed`]), and the ops memory shut out filed
+/// again on the devices where memory was freed (`available`: each device's free memory
+/// after the last step).
+fn file_after_commit(
+    s: &State,
+    ix: &mut Index,
+    pos: &[u32],
+    (unit, d, first): (u32, DevIx, bool),
+    sct: bool,
+    available: &mut [f64],
+) {
+    let k = s.problem.device_count();
+    // Tensors now on `d`: their other ready consumers' estimates there fall (the
+    // transfer leaves the channel terms for the arrival time): file them anew.
+    for &tensor in &s.sent {
+        ix.arrived(tensor, d);
+        let t = tensor as usize;
+        for i in ix.consumer_start[t]..ix.consumer_start[t + 1] {
+            let w = ix.consumers[i as usize];
+            if ix.is_filed(w, d) {
+                ix.file(s, w, d, pos[w as usize]);
+            }
+        }
+    }
+    if first {
+        for &m in &s.units.members[unit as usize] {
+            if s.pending[m as usize] == 0 && !s.done[m as usize] {
+                // The unit's other ready members may only use `d` now.
+                for e in (0..k as DevIx).filter(|&e| e != d) {
+                    ix.unfile(m, e);
+                }
+                if !s.opts.static_memory {
+                    // They need less memory on `d` now.
+                    let p = pos[m as usize];
+                    if s.fits(m, d) {
+                        ix.file(s, m, d, p);
+                    } else {
+                        ix.block(s, m, d, p);
+                    }
+                }
+            }
+        }
+        if sct {
+            // Their devices are `d` alone now: they leave their SCT classes.
+            for &m in &s.units.members[unit as usize] {
+                ix.placed(s, m, d);
+            }
+        }
+    }
+    if !s.opts.static_memory {
+        // Memory freed: ops it shut out may fit again.
+        for e in 0..k as DevIx {
+            let now = s.available(e);
+            let freed = now > available[e as usize];
+            available[e as usize] = now;
+            if !freed {
+                continue;
+            }
+            while let Some(top) = ix.blocked[e as usize].peek() {
+                let (bytes, p, m) = (-top.key, top.tie, top.data);
+                if bytes > now {
+                    break;
+                }
+                ix.blocked[e as usize].pop();
+                if !s.done[m as usize] && s.allowed(m, e) {
+                    ix.file(s, m, e, p);
+                }
+            }
+        }
+    }
+}
+
+/// One step's answers from the devices, m-ETF's step: each device's best (start,
+/// position), then the least over the devices: an answer is `(start, position, device)`,
+/// least first. Best first: the device whose lower bound is least is asked, bounded by the
+/// next device's bound and the best answer so far; one that only finds candidates later
+/// than that reports its new bound and waits. Once the least bound is later than the best
+/// answer, no device can beat it. So a device re-checks only candidates filed no later
+/// than the answer (the tests, `check`, ask every device, unbounded). With `waiting`
+/// (m-SCT), a device waiting for another op's favourite child whose best starts no sooner
+/// than that child is ready goes to `delayed` instead ([`waiting_step`]). `lowers` and
+/// `delayed` are scratch.
+fn ask_devices(
+    s: &State,
+    ix: &mut Index,
+    pos: &[u32],
+    waiting: bool,
+    check: bool,
+    lowers: &mut Vec<(f64, DevIx)>,
+    delayed: &mut Vec<(f64, DevIx)>,
+) -> Option<(f64, u32, DevIx, NodeIx)> {
+    let k = s.problem.device_count();
+    lowers.clear();
+    delayed.clear();
+    let mut chosen: Option<(f64, u32, DevIx, NodeIx)> = None;
+    lowers.extend((0..k as DevIx).map(|d| (ix.lower(s, d), d)));
+    while !lowers.is_empty() {
+        let mut i = 0;
+        for j in 1..lowers.len() {
+            let (a, b) = (lowers[j], lowers[i]);
+            if a.0 < b.0 || (a.0 == b.0 && a.1 < b.1) {
+                i = j;
+            }
+        }
+        let (lower, d) = lowers[i];
+        if !check && chosen.is_some_and(|(bt, ..)| lower > bt) {
+            break;
+        }
+        let next = lowers
+            .iter()
+            .enumerate()
+            .filter(|&(j, _)| j != i)
+            .map(|(_, l)| l.0)
+            .fold(f64::INFINITY, f64::min);
+        let bound = match chosen {
+            _ if check => f64::INFINITY,
+            Some((bt, ..)) => bt.min(next),
+            None => next,
+        };
+        let (t, v) = match ix.device_best(s, d, bound) {
+            Best::Found(t, v) => (t, v),
+            Best::Empty => {
+                if check {
+                    assert_eq!(None, ix.direct_best(s, d, pos), "device {d}");
+                }
+                lowers.swap_remove(i);
+                continue;
+            }
+            Best::After(low) => {
+                lowers[i].0 = low;
+                continue;
+            }
+        };
+        lowers.swap_remove(i);
+        if check {
+            assert_eq!(Some((t, v)), ix.direct_best(s, d, pos), "device {d}");
+        }
+        if waiting {
+            if let Some((f, ready)) = s.waits_for[d as usize] {
+                if f != v && ready <= t {
+                    // Every pair here but the favourite's is delayed.
+                    delayed.push((t, d));
+                    continue;
+                }
+            }
+        }
+        let p = pos[v as usize];
+        if chosen.is_none_or(|(bt, bp, bd, _)| (t, p, d) < (bt, bp, bd)) {
+            chosen = Some((t, p, d, v));
+        }
+    }
+    chosen
 }
 
 /// m-SCT's step where some device waits: the direct step's answer ([`State::direct_step`])
