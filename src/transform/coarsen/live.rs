@@ -718,9 +718,9 @@ impl Live {
     /// `w` as a successor only when one of them is merged away: a merge detaches only the
     /// edges of the end that goes. Until session 15 every edge parked on `u` woke whenever
     /// `u` lost any successor, so a hub losing one each round paid `O(log)` per parked edge
-    /// per round: two ops feeding 40,000 others, 4,000 rounds, 1.4 s.) Edges refused by rule (iii) (which depends on the round's
-    /// batch) or for a used end are examined again next round, as before. `Live::build`
-    /// after a fallback starts with nothing parked.
+    /// per round: two ops feeding 40,000 others, 4,000 rounds, 1.4 s.) Edges refused by
+    /// rule (iii) (which depends on the round's batch) or for a used end are examined again
+    /// next round, as before. `Live::build` after a fallback starts with nothing parked.
     pub(super) fn scan(
         &mut self,
         active: usize,
