@@ -70,6 +70,43 @@ struct Board {
 }
 
 impl Board {
+    /// The board before any task: a unit per placer of each item, in plan order, with the
+    /// pairs of its placer.
+    fn new(resolved: &Resolved, items: &[WorkItem], seeds: usize) -> Board {
+        let mut units = Vec::new();
+        for (k, item) in items.iter().enumerate() {
+            for &pi in &item.placers {
+                let pairs: Vec<_> = resolved
+                    .pairs
+                    .iter()
+                    .copied()
+                    .filter(|p| p.0 == pi)
+                    .collect();
+                units.push(Unit {
+                    item: k,
+                    placer: pi,
+                    seed: item.seed,
+                    results: vec![None; pairs.len()],
+                    left: 1 + pairs.len(),
+                    pairs,
+                    started: false,
+                    placed: None,
+                    next: 0,
+                });
+            }
+        }
+        let mut seed_left = vec![0; seeds];
+        for u in &units {
+            seed_left[u.seed as usize] += 1;
+        }
+        Board {
+            units,
+            failed: vec![None; items.len()],
+            facts: vec![None; seeds],
+            seed_left,
+        }
+    }
+
     fn next(&mut self) -> Option<Task> {
         let current = self.seed_left.iter().position(|&n| n > 0)? as u32;
         let first_place = |b: &Board, only: Option<u32>| {
@@ -121,6 +158,25 @@ enum Slot<'a> {
     Released,
 }
 
+/// What the threads share while they run a comparison's tasks: the inputs, the board, the
+/// seeds' realizations and cost models, and the signals between threads.
+struct Run<'a> {
+    resolved: &'a Resolved,
+    graph: &'a Graph,
+    fixed: Option<&'a Cluster>,
+    items: &'a [WorkItem],
+    /// Units (placements and simulations) to report, for `progress`.
+    total: usize,
+    progress: &'a (dyn Fn(f64, usize) -> bool + Sync),
+    board: Mutex<Board>,
+    wake: Condvar,
+    cancelled: AtomicBool,
+    done: AtomicU64,
+    reporting: Mutex<()>,
+    reals: &'a [OnceLock<Result<Realization>>],
+    slots: Vec<Mutex<Slot<'a>>>,
+}
+
 /// Runs every pair of a resolved scenario over its seeds on `threads` threads (native only):
 /// each placement and each simulation is a task (module doc), and the results are merged in
 /// their fixed order, so the result has the bits of [`run`] (placement seconds, being wall
@@ -140,246 +196,43 @@ pub fn run_parallel(
     let scenario = resolved.scenario();
     let total: usize = items.iter().map(|it| item_units(resolved, it)).sum();
     let seeds = scenario.seeds as usize;
-    let mut units = Vec::new();
-    for (k, item) in items.iter().enumerate() {
-        for &pi in &item.placers {
-            let pairs: Vec<_> = resolved
-                .pairs
-                .iter()
-                .copied()
-                .filter(|p| p.0 == pi)
-                .collect();
-            units.push(Unit {
-                item: k,
-                placer: pi,
-                seed: item.seed,
-                results: vec![None; pairs.len()],
-                left: 1 + pairs.len(),
-                pairs,
-                started: false,
-                placed: None,
-                next: 0,
-            });
-        }
-    }
-    let mut seed_left = vec![0; seeds];
-    for u in &units {
-        seed_left[u.seed as usize] += 1;
-    }
-    let board = Mutex::new(Board {
-        units,
-        failed: vec![None; items.len()],
-        facts: vec![None; seeds],
-        seed_left,
-    });
-    let wake = Condvar::new();
-    let cancelled = AtomicBool::new(false);
-    let done = AtomicU64::new(0);
-    let reporting = Mutex::new(());
     let reals: Vec<OnceLock<Result<Realization>>> = (0..seeds).map(|_| OnceLock::new()).collect();
-    let slots: Vec<Mutex<Slot>> = (0..seeds).map(|_| Mutex::new(Slot::Empty)).collect();
-
-    let go_on = || !cancelled.load(Ordering::Relaxed);
-    // Stops every thread: set under the board's lock, so that no thread between its check
-    // and its wait misses the wake-up.
-    let cancel = || {
-        let _b = lock_board(&board);
-        cancelled.store(true, Ordering::Relaxed);
-        drop(_b);
-        wake.notify_all();
-    };
-    // The seed's cost model, built by the first task that needs it.
-    let base = |s: u32| -> Arc<Result<SeedBase>> {
-        let mut slot = slots[s as usize].lock().unwrap_or_else(|e| e.into_inner());
-        if let Slot::Ready(b) = &*slot {
-            return b.clone();
-        }
-        let real = reals[s as usize].get_or_init(|| realize(scenario, graph, fixed, s));
-        let b = Arc::new(match real {
-            Ok(real) => seed_base(scenario, graph, real),
-            Err(e) => Err(e.clone()),
-        });
-        debug_assert!(
-            matches!(*slot, Slot::Empty),
-            "a released seed has no task left"
-        );
-        *slot = Slot::Ready(b.clone());
-        b
-    };
-    // Records a finished task of unit `u` (`outcome`: what it changes on the board), wakes
-    // the waiting threads, and counts `units` done; false when the run is cancelled.
-    let finish = |u: usize, units: u64, outcome: &mut dyn FnMut(&mut Board)| -> bool {
-        let mut b = lock_board(&board);
-        outcome(&mut b);
-        b.task_done(u);
-        let s = b.units[u].seed as usize;
-        if b.seed_left[s] == 0 {
-            *slots[s].lock().unwrap_or_else(|e| e.into_inner()) = Slot::Released;
-        }
-        drop(b);
-        wake.notify_all();
-        done.fetch_add(units, Ordering::Relaxed);
-        let _one_at_a_time = reporting.lock().unwrap_or_else(|e| e.into_inner());
-        if !go_on() {
-            return false;
-        }
-        if !progress(done.load(Ordering::Relaxed) as f64, total) {
-            cancel();
-            return false;
-        }
-        true
-    };
-
-    let place_task = |u: usize| -> bool {
-        let (k, pi, s, n_pairs) = {
-            let b = lock_board(&board);
-            let unit = &b.units[u];
-            (unit.item, unit.placer, unit.seed, unit.pairs.len())
-        };
-        let seed = base(s);
-        // The item's checks, in `seed_sample`'s order: the seed, the placer indices, a
-        // replica's devices.
-        let checked = match &*seed {
-            Err(e) => Err(e.clone()),
-            Ok(sb) => match items[k]
-                .placers
-                .iter()
-                .find(|&&p| p >= resolved.placers.len())
-            {
-                Some(&p) => Err(Error::Scenario(format!(
-                    "placer index {p} is out of range (the scenario has {} placers)",
-                    resolved.placers.len()
-                ))),
-                None => sb.workers.as_ref().map(|_| sb).map_err(Error::clone),
-            },
-        };
-        let sb = match checked {
-            Ok(sb) => sb,
-            Err(e) => {
-                // The item stops: none of its placers' pairs runs.
-                let mut e = Some(e);
-                return finish(u, 1 + n_pairs as u64, &mut |b| {
-                    b.failed[k] = e.take();
-                    let unit = &mut b.units[u];
-                    unit.next = n_pairs;
-                    unit.left = 1;
-                });
-            }
-        };
-        let mut placed = Some(place(&sb.problem, resolved, pi, s, &mut |_| go_on()));
-        if let Some(Err(Error::Cancelled)) = placed {
-            cancel();
-            return false;
-        }
-        let facts = (sb.devices.clone(), sb.critical_path, sb.work);
-        let failed = matches!(placed, Some(Err(_)));
-        let units = if failed { 1 + n_pairs as u64 } else { 1 };
-        finish(u, units, &mut |b| {
-            if b.facts[s as usize].is_none() {
-                b.facts[s as usize] = Some(facts.clone());
-            }
-            let unit = &mut b.units[u];
-            match placed.take().expect("recorded once") {
-                // A row error for each of its pairs.
-                Err(e) => {
-                    for r in &mut unit.results {
-                        *r = Some(Err(e.clone()));
-                    }
-                    unit.next = n_pairs;
-                    unit.left = 1;
-                }
-                Ok((plan, seconds)) => {
-                    unit.placed = Some(Arc::new(Placed {
-                        plan,
-                        seconds,
-                        prepared: OnceLock::new(),
-                    }))
-                }
-            }
-        })
-    };
-
-    let sim_task = |u: usize, j: usize| -> bool {
-        let (placed, pair_ix, s) = {
-            let b = lock_board(&board);
-            let unit = &b.units[u];
-            let placed = unit
-                .placed
-                .clone()
-                .expect("a unit's pairs run once it placed");
-            (placed, unit.pairs[j], unit.seed)
-        };
-        let seed = base(s);
-        let sb = seed
-            .as_ref()
-            .as_ref()
-            .expect("a seed that failed has no pairs to run");
-        let prepared = placed
-            .prepared
-            .get_or_init(|| sim::prepare(&sb.problem, &placed.plan.placement));
-        let outcome = run_pair(
-            &sb.problem,
-            resolved,
-            (&placed.plan, placed.seconds),
-            prepared,
-            (pair_ix, s),
-            (sb.critical_path, sb.work),
-            sb.workers.as_deref().unwrap_or(&[]),
-            &mut |_| go_on(),
-        );
-        drop(placed);
-        drop(seed);
-        let Ok(outcome) = outcome else {
-            cancel();
-            return false;
-        };
-        let mut outcome = Some(outcome);
-        finish(u, 1, &mut |b| b.units[u].results[j] = outcome.take())
-    };
-
-    let worker = || {
-        // A panicking task stops the others (they would wait for it), then the scope
-        // passes the panic on.
-        struct OnPanic<'a>(&'a dyn Fn());
-        impl Drop for OnPanic<'_> {
-            fn drop(&mut self) {
-                if std::thread::panicking() {
-                    (self.0)();
-                }
-            }
-        }
-        let _guard = OnPanic(&cancel);
-        loop {
-            let task = {
-                let mut b = lock_board(&board);
-                loop {
-                    if !go_on() || b.finished() {
-                        return;
-                    }
-                    if let Some(t) = b.next() {
-                        break t;
-                    }
-                    b = wake.wait(b).unwrap_or_else(|e| e.into_inner());
-                }
-            };
-            let go = match task {
-                Task::Place(u) => place_task(u),
-                Task::Sim(u, j) => sim_task(u, j),
-            };
-            if !go {
-                return;
-            }
-        }
+    let run = Run {
+        resolved,
+        graph,
+        fixed,
+        items: &items,
+        total,
+        progress,
+        board: Mutex::new(Board::new(resolved, &items, seeds)),
+        wake: Condvar::new(),
+        cancelled: AtomicBool::new(false),
+        done: AtomicU64::new(0),
+        reporting: Mutex::new(()),
+        reals: &reals,
+        slots: (0..seeds).map(|_| Mutex::new(Slot::Empty)).collect(),
     };
     std::thread::scope(|scope| {
         for _ in 0..threads {
-            scope.spawn(worker);
+            scope.spawn(|| run.worker());
         }
     });
-    if cancelled.load(Ordering::Relaxed) {
+    if run.cancelled.load(Ordering::Relaxed) {
         return Err(Error::Cancelled);
     }
-    let board = board.into_inner().unwrap_or_else(|e| e.into_inner());
+    let board = run.board.into_inner().unwrap_or_else(|e| e.into_inner());
+    merge(
+        resolved,
+        &[Partial {
+            graph: graph_summary(graph),
+            items: item_results(items, board),
+        }],
+    )
+}
+
+/// The items' results, in plan order, from the finished board: an item that failed before
+/// its placers ran reports its error, the others their seed's facts and their placers' pairs.
+fn item_results(items: Vec<WorkItem>, board: Board) -> Vec<ItemResult> {
     let mut units = board.units.into_iter().peekable();
     let mut out = Vec::with_capacity(items.len());
     for (k, (item, failed)) in items.into_iter().zip(board.failed).enumerate() {
@@ -414,11 +267,218 @@ pub fn run_parallel(
         };
         out.push(ItemResult { item, outcome });
     }
-    merge(
-        resolved,
-        &[Partial {
-            graph: graph_summary(graph),
-            items: out,
-        }],
-    )
+    out
+}
+
+impl<'a> Run<'a> {
+    /// Whether the run goes on (not cancelled).
+    fn go_on(&self) -> bool {
+        !self.cancelled.load(Ordering::Relaxed)
+    }
+
+    /// Stops every thread: set under the board's lock, so that no thread between its check
+    /// and its wait misses the wake-up.
+    fn cancel(&self) {
+        let _b = lock_board(&self.board);
+        self.cancelled.store(true, Ordering::Relaxed);
+        drop(_b);
+        self.wake.notify_all();
+    }
+
+    /// The seed's cost model, built by the first task that needs it.
+    fn base(&self, s: u32) -> Arc<Result<SeedBase<'a>>> {
+        let mut slot = self.slots[s as usize]
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        if let Slot::Ready(b) = &*slot {
+            return b.clone();
+        }
+        let scenario = self.resolved.scenario();
+        let real =
+            self.reals[s as usize].get_or_init(|| realize(scenario, self.graph, self.fixed, s));
+        let b = Arc::new(match real {
+            Ok(real) => seed_base(scenario, self.graph, real),
+            Err(e) => Err(e.clone()),
+        });
+        debug_assert!(
+            matches!(*slot, Slot::Empty),
+            "a released seed has no task left"
+        );
+        *slot = Slot::Ready(b.clone());
+        b
+    }
+
+    /// Records a finished task of unit `u` (`outcome`: what it changes on the board), wakes
+    /// the waiting threads, and counts `units` done; false when the run is cancelled.
+    fn finish(&self, u: usize, units: u64, outcome: &mut dyn FnMut(&mut Board)) -> bool {
+        let mut b = lock_board(&self.board);
+        outcome(&mut b);
+        b.task_done(u);
+        let s = b.units[u].seed as usize;
+        if b.seed_left[s] == 0 {
+            *self.slots[s].lock().unwrap_or_else(|e| e.into_inner()) = Slot::Released;
+        }
+        drop(b);
+        self.wake.notify_all();
+        self.done.fetch_add(units, Ordering::Relaxed);
+        let _one_at_a_time = self.reporting.lock().unwrap_or_else(|e| e.into_inner());
+        if !self.go_on() {
+            return false;
+        }
+        if !(self.progress)(self.done.load(Ordering::Relaxed) as f64, self.total) {
+            self.cancel();
+            return false;
+        }
+        true
+    }
+
+    /// Places unit `u`'s placer (after its item's checks) and puts the plan on the board, or
+    /// the error that stops the item or becomes its pairs' rows; false when the run stops.
+    fn place_task(&self, u: usize) -> bool {
+        let (k, pi, s, n_pairs) = {
+            let b = lock_board(&self.board);
+            let unit = &b.units[u];
+            (unit.item, unit.placer, unit.seed, unit.pairs.len())
+        };
+        let resolved = self.resolved;
+        let seed = self.base(s);
+        // The item's checks, in `seed_sample`'s order: the seed, the placer indices, a
+        // replica's devices.
+        let checked = match &*seed {
+            Err(e) => Err(e.clone()),
+            Ok(sb) => match self.items[k]
+                .placers
+                .iter()
+                .find(|&&p| p >= resolved.placers.len())
+            {
+                Some(&p) => Err(Error::Scenario(format!(
+                    "placer index {p} is out of range (the scenario has {} placers)",
+                    resolved.placers.len()
+                ))),
+                None => sb.workers.as_ref().map(|_| sb).map_err(Error::clone),
+            },
+        };
+        let sb = match checked {
+            Ok(sb) => sb,
+            Err(e) => {
+                // The item stops: none of its placers' pairs runs.
+                let mut e = Some(e);
+                return self.finish(u, 1 + n_pairs as u64, &mut |b| {
+                    b.failed[k] = e.take();
+                    let unit = &mut b.units[u];
+                    unit.next = n_pairs;
+                    unit.left = 1;
+                });
+            }
+        };
+        let mut placed = Some(place(&sb.problem, resolved, pi, s, &mut |_| self.go_on()));
+        if let Some(Err(Error::Cancelled)) = placed {
+            self.cancel();
+            return false;
+        }
+        let facts = (sb.devices.clone(), sb.critical_path, sb.work);
+        let failed = matches!(placed, Some(Err(_)));
+        let units = if failed { 1 + n_pairs as u64 } else { 1 };
+        self.finish(u, units, &mut |b| {
+            if b.facts[s as usize].is_none() {
+                b.facts[s as usize] = Some(facts.clone());
+            }
+            let unit = &mut b.units[u];
+            match placed.take().expect("recorded once") {
+                // A row error for each of its pairs.
+                Err(e) => {
+                    for r in &mut unit.results {
+                        *r = Some(Err(e.clone()));
+                    }
+                    unit.next = n_pairs;
+                    unit.left = 1;
+                }
+                Ok((plan, seconds)) => {
+                    unit.placed = Some(Arc::new(Placed {
+                        plan,
+                        seconds,
+                        prepared: OnceLock::new(),
+                    }))
+                }
+            }
+        })
+    }
+
+    /// Simulates pair `j` of unit `u` on its placement (building the placement's simulation
+    /// tables if it is the first) and puts the row on the board; false when the run stops.
+    fn sim_task(&self, u: usize, j: usize) -> bool {
+        let (placed, pair_ix, s) = {
+            let b = lock_board(&self.board);
+            let unit = &b.units[u];
+            let placed = unit
+                .placed
+                .clone()
+                .expect("a unit's pairs run once it placed");
+            (placed, unit.pairs[j], unit.seed)
+        };
+        let seed = self.base(s);
+        let sb = seed
+            .as_ref()
+            .as_ref()
+            .expect("a seed that failed has no pairs to run");
+        let prepared = placed
+            .prepared
+            .get_or_init(|| sim::prepare(&sb.problem, &placed.plan.placement));
+        let outcome = run_pair(
+            &sb.problem,
+            self.resolved,
+            (&placed.plan, placed.seconds),
+            prepared,
+            (pair_ix, s),
+            (sb.critical_path, sb.work),
+            sb.workers.as_deref().unwrap_or(&[]),
+            &mut |_| self.go_on(),
+        );
+        drop(placed);
+        drop(seed);
+        let Ok(outcome) = outcome else {
+            self.cancel();
+            return false;
+        };
+        let mut outcome = Some(outcome);
+        self.finish(u, 1, &mut |b| b.units[u].results[j] = outcome.take())
+    }
+
+    /// A thread's loop: takes the board's next task (waiting while there is none yet) and
+    /// runs it, until every task is done or the run stops.
+    fn worker(&self) {
+        // A panicking task stops the others (they would wait for it), then the scope
+        // passes the panic on.
+        struct OnPanic<'a>(&'a dyn Fn());
+        impl Drop for OnPanic<'_> {
+            fn drop(&mut self) {
+                if std::thread::panicking() {
+                    (self.0)();
+                }
+            }
+        }
+        let cancel = || self.cancel();
+        let _guard = OnPanic(&cancel);
+        loop {
+            let task = {
+                let mut b = lock_board(&self.board);
+                loop {
+                    if !self.go_on() || b.finished() {
+                        return;
+                    }
+                    if let Some(t) = b.next() {
+                        break t;
+                    }
+                    b = self.wake.wait(b).unwrap_or_else(|e| e.into_inner());
+                }
+            };
+            let go = match task {
+                Task::Place(u) => self.place_task(u),
+                Task::Sim(u, j) => self.sim_task(u, j),
+            };
+            if !go {
+                return;
+            }
+        }
+    }
 }

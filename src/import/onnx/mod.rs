@@ -13,6 +13,7 @@
 //! Not here: reading files (the caller passes bytes) and anything about devices.
 
 mod control;
+mod forward;
 mod infer;
 mod layers;
 mod lost;
@@ -28,11 +29,11 @@ use bytes::Bytes;
 use prost::Message;
 
 use crate::error::{Error, Result};
-use crate::model::graph::{GraphBuilder, NodeSpec};
+use crate::model::graph::GraphBuilder;
 
+use forward::Forward;
 use infer::{elems, Info};
-use layers::{layer_label, structural_layer, Place};
-use lost::{check_lost, inputs_text};
+use lost::check_lost;
 use options::{is_float, ALLOW_IT, SIZE_IT};
 pub use options::{Dtype, OptionField, Options};
 use proto::ValueInfoProto;
@@ -210,12 +211,81 @@ fn build(
     change: Option<(String, u64, u64)>,
 ) -> Result<Imported> {
     let mut report = Report::default();
-    // What is known of every tensor: initializers, then inputs that are not initializers.
+    let mut known = known_tensors(g, opts, &mut report)?;
+    let declared: BTreeMap<&str, Info> = g
+        .value_info
+        .iter()
+        .chain(&g.output)
+        .filter_map(|v| Some((v.name.as_str(), static_info(v)?)))
+        .collect();
+    let nodes = weight_constants(g, opts, &mut report, &mut known);
+    report.onnx_nodes = nodes.len();
+    let (ids, producer) = node_ids(&nodes, &known.infos)?;
+    let order = topological(&nodes, &ids, &producer, &known.infos)?;
+    let batch = change.as_ref().map(|(_, old, new)| (*old, *new));
+
+    // Forward nodes and edges, in topological order.
+    let mut fwd = Forward::new(&nodes, &ids, &producer, &known);
+    for &i in &order {
+        report.forward_flops += fwd.node(i, &mut known, &declared, batch, opts.dtype);
+    }
+    if fwd.structural {
+        fwd.constant_readers_layers();
+    }
+    fwd.notes(&mut report);
+    let Forward {
+        mut specs,
+        mut edges,
+        params,
+        lost,
+        ..
+    } = fwd;
+    let infos = known.infos;
+    check_lost(&nodes, &ids, &producer, &lost, &report, opts, &change)
+        .map(|note| report.notes.extend(note))?;
+    if let Some(d) = opts.dtype {
+        report.notes.push(dtype_note(g, d));
+    }
+    if opts.train {
+        let outputs = output_tensors(&nodes, &order, &ids);
+        train::add_training(
+            &mut specs, &mut edges, &outputs, &params, &infos, opts.dtype,
+        );
+    }
+    let mut b = GraphBuilder::new();
+    for s in specs {
+        b.node(s);
+    }
+    for e in &edges {
+        b.edge(&e.src, &e.dst, e.bytes, Some(&e.tensor));
+    }
+    let graph = b.build(name)?;
+    Ok(Imported { graph, report })
+}
+
+/// What is known of the model's tensors before its nodes are sized (initializers, inputs,
+/// Constants that hold weights), then as they are sized.
+struct Known<'g> {
+    infos: BTreeMap<&'g str, Option<Info>>,
+    /// The parameters' bytes: initializers and weight Constants.
+    init_bytes: BTreeMap<&'g str, f64>,
+    /// Initializers whose values are in the external file, by name: an op that needs one's
+    /// values (a Reshape's shape, say) cannot be sized, and the report names the file.
+    external_names: BTreeSet<&'g str>,
+}
+
+/// What is known of every tensor: initializers (counted in the report's parameter bytes,
+/// with a note when they are stored in an external file), then inputs that are not
+/// initializers; errors on a negative dimension, an input that cannot be sized, or a batch
+/// asked of a model without a dynamic first dimension ([`check_batch`]).
+fn known_tensors<'g>(
+    g: &'g proto::GraphProto,
+    opts: &Options,
+    report: &mut Report,
+) -> Result<Known<'g>> {
     let mut infos: BTreeMap<&str, Option<Info>> = BTreeMap::new();
     let mut init_bytes: BTreeMap<&str, f64> = BTreeMap::new();
     let mut external = (0usize, 0.0f64);
-    // Initializers whose values are in the external file, by name: an op that needs one's
-    // values (a Reshape's shape, say) cannot be sized, and the report names the file.
     let mut external_names: BTreeSet<&str> = BTreeSet::new();
     for t in &g.initializer {
         let info = tensor_info(t)
@@ -248,9 +318,23 @@ fn build(
             infos.insert(&v.name, Some(input_info(v, opts)?));
         }
     }
+    let known = Known {
+        infos,
+        init_bytes,
+        external_names,
+    };
+    check_batch(g, opts, &known)?;
+    Ok(known)
+}
+
+/// With `--batch`: an error unless an input (not an initializer, not given a shape) has a
+/// dynamic first dimension. `batch` sizes dynamic first dimensions only; silently keeping a
+/// static batch would give another model than the one asked for.
+fn check_batch(g: &proto::GraphProto, opts: &Options, known: &Known) -> Result<()> {
+    let Known {
+        infos, init_bytes, ..
+    } = known;
     if let Some(b) = opts.batch {
-        // `batch` sizes dynamic first dimensions only; silently keeping a static batch would
-        // give another model than the one asked for.
         let dynamic_first = |v: &&ValueInfoProto| {
             let dims = v
                 .r#type
@@ -295,15 +379,19 @@ fn build(
             )));
         }
     }
-    let declared: BTreeMap<&str, Info> = g
-        .value_info
-        .iter()
-        .chain(&g.output)
-        .filter_map(|v| Some((v.name.as_str(), static_info(v)?)))
-        .collect();
+    Ok(())
+}
 
-    // Constants that hold weights (some exporters, Paddle's, store every weight so): a
-    // floating-point Constant read only at weight inputs is a parameter, as an initializer.
+/// The nodes the graph keeps: all but the Constants that hold weights (some exporters,
+/// Paddle's, store every weight so). A floating-point Constant read only at weight inputs
+/// ([`weight_input`]) is a parameter, as an initializer: it goes into `known` and the
+/// report's parameter bytes, with a note counting them.
+fn weight_constants<'g>(
+    g: &'g proto::GraphProto,
+    opts: &Options,
+    report: &mut Report,
+    known: &mut Known<'g>,
+) -> Vec<&'g proto::NodeProto> {
     let mut readers: BTreeMap<&str, Vec<(&str, usize)>> = BTreeMap::new();
     for n in &g.node {
         for (pos, x) in n.input.iter().enumerate().filter(|(_, x)| !x.is_empty()) {
@@ -333,13 +421,13 @@ fn build(
                 .is_some_and(|r| r.iter().all(|&(op, pos)| weight_input(op, pos)))
         });
         match weight {
-            Some(info) if !infos.contains_key(n.output[0].as_str()) => {
+            Some(info) if !known.infos.contains_key(n.output[0].as_str()) => {
                 let b = tensor_bytes(&info, opts.dtype);
                 weight_consts.0 += 1;
                 weight_consts.1 += b;
                 report.param_bytes += b;
-                init_bytes.insert(&n.output[0], b);
-                infos.insert(&n.output[0], Some(info));
+                known.init_bytes.insert(&n.output[0], b);
+                known.infos.insert(&n.output[0], Some(info));
             }
             _ => kept.push(n),
         }
@@ -351,10 +439,15 @@ fn build(
             weight_consts.0, weight_consts.1
         ));
     }
-    let nodes = kept;
-    report.onnx_nodes = nodes.len();
+    kept
+}
 
-    // Node ids (names, made unique) and producers.
+/// Node ids (names, made unique: `name_1`, ...; `Op_i` for a node without a name) and the
+/// node producing each tensor; an error when a tensor is written twice.
+fn node_ids<'g>(
+    nodes: &[&'g proto::NodeProto],
+    infos: &BTreeMap<&str, Option<Info>>,
+) -> Result<(Vec<String>, BTreeMap<&'g str, usize>)> {
     let mut used = BTreeSet::new();
     let mut ids = Vec::with_capacity(nodes.len());
     let mut producer: BTreeMap<&str, usize> = BTreeMap::new();
@@ -377,221 +470,7 @@ fn build(
         }
         ids.push(id);
     }
-    let order = topological(&nodes, &ids, &producer, &infos)?;
-    let batch = change.as_ref().map(|(_, old, new)| (*old, *new));
-
-    // Forward nodes and edges, in topological order.
-    let mut specs: Vec<NodeSpec> = Vec::with_capacity(nodes.len());
-    let mut edges: Vec<EdgeSpec> = Vec::new();
-    let mut layers: BTreeMap<String, i64> = BTreeMap::new();
-    // Names that carry no scope at all (`Conv_12`): layers from the structure instead.
-    let structural = nodes
-        .iter()
-        .zip(&ids)
-        .all(|(n, id)| layer_label(n, id) == id.trim_start_matches('/'));
-    let mut layer_of: Vec<Option<i64>> = vec![None; nodes.len()];
-    let mut constant: BTreeSet<&str> = init_bytes.keys().copied().collect();
-    let mut claimed: BTreeSet<&str> = BTreeSet::new();
-    let mut params: BTreeMap<String, f64> = BTreeMap::new();
-    let mut unsized_ops: BTreeMap<String, Unsized> = BTreeMap::new();
-    // Nodes not sized, with why and what their inputs were, in topological order.
-    let mut lost: Vec<(usize, Option<infer::Fail>, String)> = Vec::new();
-    let mut from_value_info = 0usize;
-    // (node id, external initializer) of ops not sized that read an external initializer.
-    let mut blocked_by_external: Vec<(String, String)> = Vec::new();
-    for &i in &order {
-        let n = nodes[i];
-        let id = &ids[i];
-        let inputs: Vec<Option<Info>> = n
-            .input
-            .iter()
-            .map(|x| {
-                if x.is_empty() {
-                    None
-                } else {
-                    infos.get(x.as_str()).cloned().flatten()
-                }
-            })
-            .collect();
-        let default_domain = n.domain.is_empty() || n.domain == "ai.onnx";
-        let control_flow = matches!(n.op_type.as_str(), "If" | "Loop" | "Scan");
-        let sized = if default_domain && control_flow {
-            let scope: BTreeMap<String, Info> = infos
-                .iter()
-                .filter_map(|(k, v)| Some((k.to_string(), v.clone()?)))
-                .collect();
-            control::size_node(n, &inputs, &scope, batch, 0).ok_or(infer::Fail::NotSized)
-        } else if default_domain {
-            infer::infer(n, &inputs, &tensor_info, batch).and_then(|s| {
-                if s.outputs.iter().all(|o| o.shape.is_some()) {
-                    Ok(s)
-                } else {
-                    Err(infer::Fail::NotSized)
-                }
-            })
-        } else {
-            Err(infer::Fail::NoRule)
-        };
-        let cost = match &sized {
-            Ok(s) => {
-                for (o, info) in n.output.iter().zip(&s.outputs) {
-                    if !o.is_empty() {
-                        infos.insert(o, Some(info.clone()));
-                    }
-                }
-                s.flops
-            }
-            Err(fail) => {
-                lost.push((i, default_domain.then_some(*fail), inputs_text(n, &infos)));
-                let op = if default_domain {
-                    n.op_type.clone()
-                } else {
-                    format!("{}.{}", n.domain, n.op_type)
-                };
-                let u = unsized_ops.entry(op.clone()).or_insert(Unsized {
-                    op,
-                    count: 0,
-                    nodes: Vec::new(),
-                });
-                u.count += 1;
-                if u.nodes.len() < NAMES_SHOWN {
-                    u.nodes.push(id.clone());
-                }
-                if let Some(x) = n.input.iter().find(|x| external_names.contains(x.as_str())) {
-                    blocked_by_external.push((id.clone(), x.clone()));
-                }
-                for o in n.output.iter().filter(|o| !o.is_empty()) {
-                    let known = declared.get(o.as_str()).cloned();
-                    from_value_info += usize::from(known.is_some());
-                    infos.insert(o, known);
-                }
-                0.0
-            }
-        };
-        report.forward_flops += cost;
-        let mut mem = 0.0;
-        let mut seen = BTreeSet::new();
-        for x in n.input.iter().filter(|x| !x.is_empty()) {
-            if !seen.insert(x.as_str()) {
-                continue;
-            }
-            if let Some(&b) = init_bytes.get(x.as_str()) {
-                if claimed.insert(x) {
-                    mem += b;
-                    let shape = infos
-                        .get(x.as_str())
-                        .cloned()
-                        .flatten()
-                        .and_then(|t| t.shape);
-                    *params.entry(id.clone()).or_default() += shape.map_or(0.0, |s| elems(&s));
-                }
-            } else if let Some(&p) = producer.get(x.as_str()) {
-                let bytes = infos
-                    .get(x.as_str())
-                    .cloned()
-                    .flatten()
-                    .map_or(0.0, |t| tensor_bytes(&t, opts.dtype));
-                edges.push(EdgeSpec {
-                    src: ids[p].clone(),
-                    dst: id.clone(),
-                    bytes,
-                    tensor: x.clone(),
-                });
-            }
-        }
-        let next = layers.len() as i64;
-        let layer = if structural {
-            match structural_layer(n, i, &producer, &layer_of, &constant) {
-                Place::Join(l) => Some(l),
-                Place::New => Some(*layers.entry(id.clone()).or_insert(next)),
-                Place::Consumer => {
-                    constant.extend(n.output.iter().map(String::as_str));
-                    None
-                }
-            }
-        } else {
-            Some(*layers.entry(layer_label(n, id)).or_insert(next))
-        };
-        layer_of[i] = layer;
-        specs.push(NodeSpec {
-            id: id.clone(),
-            op: n.op_type.clone(),
-            cost: Some(cost),
-            mem,
-            layer,
-            ..NodeSpec::default()
-        });
-    }
-    if structural {
-        // Ops reading only constants take their first consumer's layer (later ones first,
-        // so a chain of them resolves), or one of their own when nothing reads them.
-        let at: BTreeMap<&str, usize> = specs
-            .iter()
-            .enumerate()
-            .map(|(k, s)| (s.id.as_str(), k))
-            .collect();
-        let mut consumers: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
-        for e in &edges {
-            consumers
-                .entry(at[e.src.as_str()])
-                .or_default()
-                .push(at[e.dst.as_str()]);
-        }
-        for k in (0..specs.len()).rev() {
-            if specs[k].layer.is_none() {
-                let first = consumers
-                    .get(&k)
-                    .and_then(|c| c.iter().filter_map(|&d| specs[d].layer).min());
-                let next = layers.len() as i64;
-                specs[k].layer = Some(
-                    first.unwrap_or_else(|| *layers.entry(specs[k].id.clone()).or_insert(next)),
-                );
-            }
-        }
-    }
-    report.unsized_ops = unsized_ops.into_values().collect();
-    if structural && nodes.len() > 1 {
-        report.notes.push(format!(
-            "node names carry no scopes ('/') and no module metadata: {} layers derived from \
-             the structure (an op with a weight matrix starts one; the ops after it join it)",
-            layers.len()
-        ));
-    }
-    if let Some((node, tensor)) = blocked_by_external.first() {
-        // The external file is not read (only sizes are needed), so an op whose shape depends
-        // on an external initializer's values stays unsized: say which, and how to avoid it.
-        report.notes.push(format!(
-            "{} ops not sized read values stored in the external data file (first: node '{node}' \
-             reads initializer '{tensor}'); save the model with small tensors inline \
-             (onnx.save_model(..., size_threshold=1024), the default)",
-            blocked_by_external.len()
-        ));
-    }
-    if from_value_info > 0 {
-        report.notes.push(format!(
-            "{from_value_info} outputs of ops not sized took their shapes from the model's value_info"
-        ));
-    }
-    check_lost(&nodes, &ids, &producer, &lost, &report, opts, &change)
-        .map(|note| report.notes.extend(note))?;
-    if let Some(d) = opts.dtype {
-        report.notes.push(dtype_note(g, d));
-    }
-    if opts.train {
-        let outputs = output_tensors(&nodes, &order, &ids);
-        train::add_training(
-            &mut specs, &mut edges, &outputs, &params, &infos, opts.dtype,
-        );
-    }
-    let mut b = GraphBuilder::new();
-    for s in specs {
-        b.node(s);
-    }
-    for e in &edges {
-        b.edge(&e.src, &e.dst, e.bytes, Some(&e.tensor));
-    }
-    let graph = b.build(name)?;
-    Ok(Imported { graph, report })
+    Ok((ids, producer))
 }
 
 /// What `--dtype` changed: the precision asked and the model's own floating-point types
