@@ -45,11 +45,16 @@ pub(super) fn reshape(a: &Attrs, ins: &Ins, batch: BatchChange) -> Option<Sized>
 /// A free reshape of `x` (Reshape, Squeeze, Unsqueeze): the new shape, the same element type
 /// and values (a small integer tensor stays known through it), no FLOPs.
 fn same_values(x: &Info, shape: Vec<u64>) -> Sized {
+    no_flops(x.dtype, shape, x.value.clone())
+}
+
+/// One output of `dtype`, `shape` and `value`, and no FLOPs (a layout op moves data only).
+fn no_flops(dtype: i32, shape: Vec<u64>, value: Option<Vec<f64>>) -> Sized {
     Sized {
         outputs: vec![Info {
-            dtype: x.dtype,
+            dtype,
             shape: Some(shape),
-            value: x.value.clone(),
+            value,
         }],
         flops: 0.0,
     }
@@ -241,14 +246,7 @@ pub(super) fn slice(a: &Attrs, ins: &Ins) -> Option<Sized> {
                 .collect()
         })
     });
-    Some(Sized {
-        outputs: vec![Info {
-            dtype: x.dtype,
-            shape: Some(out),
-            value,
-        }],
-        flops: 0.0,
-    })
+    Some(no_flops(x.dtype, out, value))
 }
 
 pub(super) fn gather(a: &Attrs, ins: &Ins) -> Option<Sized> {
@@ -269,14 +267,7 @@ pub(super) fn gather(a: &Attrs, ins: &Ins) -> Option<Sized> {
             .collect(),
         _ => None,
     };
-    Some(Sized {
-        outputs: vec![Info {
-            dtype: data.dtype,
-            shape: Some(out),
-            value,
-        }],
-        flops: 0.0,
-    })
+    Some(no_flops(data.dtype, out, value))
 }
 
 pub(super) fn squeeze(a: &Attrs, ins: &Ins) -> Option<Sized> {
