@@ -101,14 +101,7 @@ pub(super) fn transpose(a: &Attrs, ins: &Ins) -> Option<Sized> {
             Some(from)
         })
     });
-    Some(Sized {
-        outputs: vec![Info {
-            dtype: ins.dtype(0),
-            shape: Some(out),
-            value,
-        }],
-        flops: 0.0,
-    })
+    Some(no_flops(ins.dtype(0), out, value))
 }
 
 pub(super) fn concat(a: &Attrs, ins: &Ins, n: usize) -> Option<Sized> {
@@ -133,14 +126,7 @@ pub(super) fn concat(a: &Attrs, ins: &Ins, n: usize) -> Option<Sized> {
     } else {
         None
     };
-    Some(Sized {
-        outputs: vec![Info {
-            dtype: ins.dtype(0),
-            shape: Some(out),
-            value,
-        }],
-        flops: 0.0,
-    })
+    Some(no_flops(ins.dtype(0), out, value))
 }
 
 pub(super) fn split(a: &Attrs, ins: &Ins, outputs: usize) -> Option<Sized> {
