@@ -200,6 +200,20 @@ pub fn constrained() -> (Graph, Cluster) {
     (g, c)
 }
 
+/// docs/tictac.md, vector V8, as [`tictac`]'s `reads`: a comparator cycle (A < B by M+,
+/// B < C by M+, C < A by Eq. 5); no op joins C, so its M+ is infinite.
+pub const V8_READS: &[(&str, f64, u32)] =
+    &[("A", 3.0, 0), ("B", 1.0, 0), ("C", 3.0, 0), ("D", 3.0, 0)];
+
+/// docs/tictac.md, vector V8, as [`tictac`]'s `ops`.
+pub const V8_OPS: &[(&str, f64, &[&str])] = &[
+    ("o1", 2.0, &["A", "B", "D"]),
+    ("o2", 3.0, &["C"]),
+    ("o3", 2.0, &["A"]),
+    ("o4", 3.0, &["A", "D"]),
+    ("o5", 1.0, &["B"]),
+];
+
 /// A TicTac19 test instance (docs/tictac.md, Test vectors): `reads` are parameter reads of
 /// cost 0 on parameter-server devices (`(name, bytes, ps index)`), each sent once to the
 /// worker (one tensor per read, whatever its number of consumers); `ops` are the worker's

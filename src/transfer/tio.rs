@@ -188,16 +188,7 @@ mod tests {
     /// docs/tictac.md V8, unit times: ranks {A: 0, D: 0, B: 2, C: 3} (no op joins C: M+ = inf).
     #[test]
     fn infinite_impending_load_ranks_last() {
-        let (global, _) = ranks(
-            &[("A", 3.0, 0), ("B", 1.0, 0), ("C", 3.0, 0), ("D", 3.0, 0)],
-            &[
-                ("o1", 2.0, &["A", "B", "D"]),
-                ("o2", 3.0, &["C"]),
-                ("o3", 2.0, &["A"]),
-                ("o4", 3.0, &["A", "D"]),
-                ("o5", 1.0, &["B"]),
-            ],
-        );
+        let (global, _) = ranks(crate::testutil::V8_READS, crate::testutil::V8_OPS);
         assert_eq!(
             global,
             named(&[("A", 0.0), ("B", 2.0), ("C", 3.0), ("D", 0.0)])

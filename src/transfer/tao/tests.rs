@@ -7,7 +7,7 @@ use super::*;
 use crate::model::LinkModel;
 use crate::schedule::fifo::Fifo;
 use crate::sim::{simulate, SimOptions};
-use crate::testutil::tictac;
+use crate::testutil::{tictac, V8_OPS, V8_READS};
 
 type Case = (
     crate::model::graph::Graph,
@@ -168,16 +168,7 @@ fn same_order_as_the_reference_on_random_devices() {
 /// The linear scan picks C, then A, B, D: makespan 15, the optimum; no panic.
 #[test]
 fn cyclic_comparator_does_not_panic() {
-    let case = tictac(
-        &[("A", 3.0, 0), ("B", 1.0, 0), ("C", 3.0, 0), ("D", 3.0, 0)],
-        &[
-            ("o1", 2.0, &["A", "B", "D"]),
-            ("o2", 3.0, &["C"]),
-            ("o3", 2.0, &["A"]),
-            ("o4", 3.0, &["A", "D"]),
-            ("o5", 1.0, &["B"]),
-        ],
-    );
+    let case = tictac(V8_READS, V8_OPS);
     let (p, m, m_plus) = (
         [2.0, 1.0, 3.0, 0.0],
         [3.0, 1.0, 3.0, 3.0],
