@@ -21,6 +21,8 @@ use crate::rng::Rng;
 
 pub mod fifo;
 pub mod given;
+#[cfg(test)]
+mod hardness;
 pub mod random;
 pub mod recvs;
 pub mod tao;
