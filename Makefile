@@ -1,7 +1,7 @@
 # placesim's front door.
 #   make serve         build the site and serve it on http://127.0.0.1:$(PORT)/
 #   make site          build the static site under www/ (wasm + JS glue in www/pkg, graphs in www/graphs)
-#   make test          lint (fmt, clippy, tsc over www/), cargo tests, then the headless-browser tests
+#   make test          lint (fmt, clippy, rustdoc, tsc over www/), cargo tests, then the headless-browser tests
 #   make test-browser  only the browser tests (builds the site and the CLI first)
 #   make test-full     the cargo tests at full size (slow properties, 50k-op shapes)
 #   make bench         engine benchmark figures (generated graphs)
@@ -175,11 +175,14 @@ build-native:
 test-native: build-native
 	$(MAKE) --no-print-directory test-rust
 
-# tsc checks the page's JavaScript against its JSDoc types (www/jsconfig.json, www/types.js);
-# it needs www/pkg (the engine's generated declarations) and tests/browser's pinned typescript.
+# rustdoc checks every doc comment's links, private items' too (src/lib.rs says why public
+# docs may link to private items). tsc checks the page's JavaScript against its JSDoc types
+# (www/jsconfig.json, www/types.js); it needs www/pkg (the engine's generated declarations)
+# and tests/browser's pinned typescript.
 lint: wasm-target pkg
 	$(CARGO) fmt --check
 	$(CARGO) clippy --profile $(PROFILE) --all-targets -- -D warnings
+	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --profile $(PROFILE) --no-deps --lib --document-private-items
 	$(CARGO) clippy --release --lib --target $(WASM_TARGET) -- -D warnings
 	cd tests/browser && npm ci --no-audit --no-fund
 	tests/browser/node_modules/.bin/tsc --noEmit -p www/jsconfig.json

@@ -287,7 +287,7 @@ impl SolveReport {
     /// docs/pesto.md, reading 5.6 (never a bare "optimal"): "optimal (proven)" only for
     /// an optimum proven on the instance itself; "optimal for the coarse graph" for one
     /// proven on a coarsened instance (Pesto21 §3.3), which bounds nothing here; "best found
-    /// after E <work unit>" for a search stopped by its budget; "heuristic (no bound)" for a
+    /// after E `<work unit>`" for a search stopped by its budget; "heuristic (no bound)" for a
     /// list schedule that claims nothing. A coarse claim names the coarse graph's size when
     /// the report knows it ("optimal for the 40-vertex coarse graph").
     pub fn label(&self) -> String {

@@ -2,9 +2,9 @@
 """Writes the small ONNX models the importer's tests read (tests/fixtures/onnx/*.onnx).
 
 Built with the `onnx` package's helper API, weights from a fixed NumPy seed, so running it
-again gives the same files. The expected FLOPs and bytes in src/import/onnx/tests.rs are
-computed by hand from the shapes here; tests/onnx_crosscheck.py checks them against `onnx`
-and, when installed, `onnx-tool`.
+again gives the same files. The expected FLOPs and bytes in
+src/import/onnx/tests/fixtures.rs are computed by hand from the shapes here;
+tests/onnx_crosscheck.py checks them against `onnx` and, when installed, `onnx-tool`.
 
     python3 tools/onnx_fixtures.py [OUT_DIR]          # default tests/fixtures/onnx
     python3 tools/onnx_fixtures.py --resnet50 OUT.onnx  # a ResNet-50-size model (~100 MB), for figures

@@ -7,7 +7,7 @@ use super::*;
 /// One unit of work of a comparison: seed index `seed` with the resolved placers `placers`
 /// (indices into [`Resolved::placers`], ascending), each placed once and simulated under its
 /// pairs. A comparison is a list of these ([`work_items`]); any split of the list over
-/// threads or workers merges ([`merge`]) into the same bits.
+/// threads or workers merges ([`merge()`]) into the same bits.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WorkItem {
     pub seed: u32,

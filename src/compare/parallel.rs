@@ -15,7 +15,7 @@
 //! about one placement per thread.
 //!
 //! Results do not depend on the threads: every task computes what the sequential run
-//! computes (the same [`place`] and `run_pair` calls with the same streams), and the items
+//! computes (the same [`place()`] and `run_pair` calls with the same streams), and the items
 //! are put back together in plan order and merged as [`run`] merges them (placement seconds,
 //! being wall clock, aside).
 

@@ -1,6 +1,6 @@
 //! `m-sct`: Baechi's memory-constrained Shortest Communication Time placer (m-SCT; Jeon et
 //! al., SoCC'20, after Hanen and Munier's SCT), the Baechi heuristic Pesto21 §5.2 compares
-//! against ("mSCT modifies the classical SCT [23] job scheduling algorithm to take into
+//! against ("mSCT modifies the classical SCT \[23\] job scheduling algorithm to take into
 //! account large communication times, finite number of GPUs, as well as limited memory").
 //!
 //! m-SCT is m-ETF (the shared earliest-start loop, `etf::schedule`) plus favourite children:

@@ -2,7 +2,7 @@
 //! Mayer17 §5.1 baseline).
 //!
 //! A free device runs its executable op with the highest upward rank `rank_u`
-//! ([`heft_rank_u`]: mean run time over allowed devices plus the costliest path of mean
+//! ([`heft_rank_u`](crate::analysis::heft_rank_u): mean run time over allowed devices plus the costliest path of mean
 //! communication `L̄ + bytes / B̄` and ranks below). It gives any placement HEFT's
 //! prioritisation; `heft` placement with `heft` scheduling is the classic joint algorithm
 //! run through the simulator.

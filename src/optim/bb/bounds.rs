@@ -222,7 +222,7 @@ impl<'p, 'a> Exact<'p, 'a> {
         lb
     }
 
-    /// [`Exact::partial_bound`] of `placement`, which places `unit` on top of the
+    /// `Exact::partial_bound` (tests) of `placement`, which places `unit` on top of the
     /// placement whose heads and tails are `self.levels[base]` (`ROOT`: `self.root`),
     /// updated into `self.levels[slot]`.
     pub(super) fn child_bound(

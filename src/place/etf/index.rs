@@ -94,7 +94,7 @@ const NO_DEVICE: DevIx = DevIx::MAX;
 
 impl Index {
     /// `wide`: ops with more producers than this keep their estimate's parts; `sct`: count
-    /// the candidates by SCT class ([`Index::all_wait`]).
+    /// the candidates by SCT class ([`Index::by_class`]).
     pub(super) fn new(s: &State, pos: &[u32], wide: usize, sct: bool) -> Index {
         let k = s.problem.device_count();
         let n = s.problem.node_count();

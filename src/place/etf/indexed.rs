@@ -13,7 +13,7 @@ use crate::model::problem::Problem;
 use crate::plan::Placement;
 
 /// m-ETF with each device's ready ops in an index, and m-SCT (`favourite`) over the same
-/// index: the same placements as [`schedule_simple`](super::schedule_simple). With `check`
+/// index: the same placements as `schedule_simple` (tests). With `check`
 /// (tests), each device's answer is compared with every candidate filed there, their
 /// estimates computed directly, and each m-SCT step where a device waits with the direct
 /// step ([`State::direct_step`]).

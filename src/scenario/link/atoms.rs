@@ -1,5 +1,5 @@
 //! The atoms of a link's values: numbers, ranges, lists, flags, percent-encoding, base64url,
-//! deflate, and the graph hash. Every key of the table ([`super::keys`]) writes and reads its
+//! deflate, and the graph hash. Every key of the table ([`mod@super::keys`]) writes and reads its
 //! value with these, so two keys never spell a number or a list two ways.
 //!
 //! Not here: which key holds what (the key table) or a value's meaning.

@@ -8,7 +8,7 @@
 //! what a link spells differently from the scenario (how the graph is given, a generated or
 //! explicit cluster, randomization, replicas) has fields of its own.
 //!
-//! Not here: the keys themselves ([`super::keys`]).
+//! Not here: the keys themselves ([`mod@super::keys`]).
 
 use serde_json::Value;
 
