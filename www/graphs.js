@@ -91,24 +91,30 @@ export async function loadGraph(ctx, known) {
 
 /**
  * An uploaded file's graph JSON text and import notes: an ONNX model (`.onnx`, or protobuf's
- * first byte 0x08) is imported by the engine in a worker with the ONNX import options;
+ * first byte 0x08) is read and imported by the engine in a worker with the ONNX import options;
  * `allowUnsized`: go on when ops that carry FLOPs cannot be sized (they cost 0).
  * Graph JSON is read as text; the workers are sent the file rather than that text (pool.js readFrom).
  * @param {Context} ctx @param {File} file @param {boolean} [allowUnsized]
  * @returns {Promise<{text: string, notes: string[]}>}
  */
 export async function readFile(ctx, file, allowUnsized = false) {
-  if (file.size > 200 * 1024 * 1024) throw new Error(`${file.name}: larger than 200 MB`);
   const head = new Uint8Array(await file.slice(0, 1).arrayBuffer());
   if (!/\.onnx$/i.test(file.name) && head[0] !== 0x08) {
+    if (file.size > 200 * 1024 * 1024) throw new Error(`${file.name}: a graph JSON file larger than 200 MB`);
     const text = await file.text();
     readFrom(text, file);
     return { text, notes: [] };
   }
-  const bytes = new Uint8Array(await file.arrayBuffer());
+  // protobuf's limit for one message, and so for an .onnx file without external data.
+  if (file.size >= 2 ** 31) {
+    throw new Error(`${file.name}: larger than 2 GiB, protobuf's limit for one .onnx file (save the weights as external data: the import reads only the .onnx file)`);
+  }
   const batch = Number(/** @type {HTMLInputElement} */ ($('onnx-batch')).value);
+  // The worker reads the File itself: a File is passed by reference, where its bytes would
+  // be read and copied on this thread (vit_b_16, 346 MB: tasks of 150-161 ms; 961 MB: up to
+  // 2.4 s; docs/bench.md "Session 16: ONNX files read in the worker").
   const m = await ctx.hashRunner.run({
-    type: 'import', bytes, name: file.name,
+    type: 'import', file, name: file.name,
     train: /** @type {HTMLInputElement} */ ($('onnx-train')).checked,
     batch: Number.isInteger(batch) && batch > 0 ? batch : 0,
     shapes: /** @type {HTMLInputElement} */ ($('onnx-shapes')).value.split(',').map((x) => x.trim()).filter(Boolean),

@@ -34,8 +34,8 @@
 //                 the pool parses, Pool.parseAhead): {info, sha256, hashed}; with `hash`, its SHA-256
 //                 and whether a link names it by hash (too large to embed); with `linked`
 //                 ({sha256, name}), an error unless it is that file
-//               {id, type: 'import', bytes, name, train, batch, shapes, allowUnsized, dtype}  an uploaded file's
-//                 bytes (an ONNX model) as graph JSON: {text, notes} (engine's import_graph with
+//               {id, type: 'import', file, name, train, batch, shapes, allowUnsized, dtype}  an uploaded
+//                 File (an ONNX model, read here: the page never copies its bytes) as graph JSON: {text, notes} (engine's import_graph with
 //                 the page's import options: training step, batch size (0: none), NAME=DIMS shapes)
 //               {type: 'keep', graphText}  a text to keep for later requests; no answer
 //               Any request's `graphText` may be replaced by `keptText: true`: the text this
@@ -240,7 +240,8 @@ async function run(msg) {
     return { result: await sha256(msg.text), ms: performance.now() - t0 };
   }
   if (msg.type === 'import') {
-    return { result: import_graph(msg.bytes, msg.name, !!msg.train, msg.batch ?? 0, msg.shapes ?? [], !!msg.allowUnsized, msg.dtype ?? ''), ms: performance.now() - t0 };
+    const bytes = new Uint8Array(await /** @type {File} */ (msg.file).arrayBuffer());
+    return { result: import_graph(bytes, msg.name, !!msg.train, msg.batch ?? 0, msg.shapes ?? [], !!msg.allowUnsized, msg.dtype ?? ''), ms: performance.now() - t0 };
   }
   throw new Error(`unknown request '${msg.type}'`);
 }
