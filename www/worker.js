@@ -34,9 +34,10 @@
 //                 the pool parses, Pool.parseAhead): {info, sha256, hashed}; with `hash`, its SHA-256
 //                 and whether a link names it by hash (too large to embed); with `linked`
 //                 ({sha256, name}), an error unless it is that file
-//               {id, type: 'import', file, name, train, batch, shapes, allowUnsized, dtype}  an uploaded
-//                 File (an ONNX model, read here: the page never copies its bytes) as graph JSON: {text, notes} (engine's import_graph with
-//                 the page's import options: training step, batch size (0: none), NAME=DIMS shapes)
+//               {id, type: 'import', file, name, train, batch, shapes, allowUnsized, dtype}  an
+//                 uploaded File (an ONNX model, read here: the page never copies its bytes) as
+//                 graph JSON: {text, notes} (engine's import_graph with the page's import
+//                 options: training step, batch size (0: none), NAME=DIMS shapes)
 //               {type: 'keep', graphText}  a text to keep for later requests; no answer
 //               Any request's `graphText` may be replaced by `keptText: true`: the text this
 //                 worker was sent last (the page's Runner sends a text once, not per request),
