@@ -21,8 +21,6 @@ use crate::rng::Rng;
 
 pub mod fifo;
 pub mod given;
-#[cfg(test)]
-mod hardness;
 pub mod random;
 pub mod recvs;
 pub mod tao;
@@ -94,3 +92,6 @@ pub fn ranking(name: &str) -> Result<recvs::Ranking> {
         ))
     })
 }
+
+#[cfg(test)]
+mod tests;

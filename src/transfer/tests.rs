@@ -1,4 +1,5 @@
-//! Why `tio` and `tao` stay above `(V + E) log V * k`: their ranks decide Orthogonal Vectors.
+//! Tests of the link orders together (each order's own are in its file). Here: why `tio` and
+//! `tao` stay above `(V + E) log V * k`: their ranks decide Orthogonal Vectors.
 //!
 //! TicTac19's Algorithm 1 (§4.1) gives every compute op of a device its dependency set
 //! `dep(op)`, the recvs it depends on through any path, and a recv's impending load `M+` is
