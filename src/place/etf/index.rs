@@ -89,6 +89,12 @@ pub(super) struct Index {
     pinned: Vec<bool>,
 }
 
+/// Whether a pair starting at `t`, its op at position `p`, beats `best` (the least `(t,
+/// position)` so far, and its op).
+pub(super) fn better(best: Option<(f64, u32, NodeIx)>, t: f64, p: u32) -> bool {
+    best.is_none_or(|(bt, bp, _)| t < bt || (t == bt && p < bp))
+}
+
 /// No device (`Index::urgent_seen`).
 const NO_DEVICE: DevIx = DevIx::MAX;
 
@@ -444,7 +450,7 @@ impl Index {
                 Answer::Unknown => false,
                 Answer::Least(t, p) => {
                     read = true;
-                    if best.is_none_or(|(bt, bp, _)| t < bt || (t == bt && p < bp)) {
+                    if better(*best, t, p) {
                         *best = Some((t, p, order[p as usize]));
                     }
                     true
@@ -470,7 +476,7 @@ impl Index {
             #[cfg(test)]
             super::indexed::count(super::indexed::Count::Pinned);
             let p = self.pos[v as usize];
-            if best.is_none_or(|(bt, bp, _)| t < bt || (t == bt && p < bp)) {
+            if better(*best, t, p) {
                 *best = Some((t, p, v));
             }
         }

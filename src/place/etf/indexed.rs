@@ -2,7 +2,7 @@
 //! answer; m-SCT's steps where a device waits ask the index too, then visit the waiting
 //! devices whose pairs are delayed ([`waiting_step`]).
 
-use super::index::{Best, Index, WIDE};
+use super::index::{better, Best, Index, WIDE};
 use super::options::Options;
 use super::state::State;
 use crate::analysis::topo_position;
@@ -516,12 +516,6 @@ thread_local! {
 /// instead ([`walk_within`]), as it does at the first candidate passed over by its urgent
 /// floor.
 const VISITS: usize = 8;
-
-/// Whether a pair starting at `t`, its op at position `p`, beats `best` (the least `(t,
-/// position)` so far, and its op).
-fn better(best: Option<(f64, u32, NodeIx)>, t: f64, p: u32) -> bool {
-    best.is_none_or(|(bt, bp, _)| t < bt || (t == bt && p < bp))
-}
 
 /// The best `(t, position, op)` over delayed device `d`'s candidates (waiting for `f`) and
 /// `best`, by a walk over every candidate whose tree value is at most the best start
