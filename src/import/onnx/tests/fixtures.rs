@@ -87,14 +87,12 @@ fn lstm_and_gru_count_their_gates() {
 
 #[test]
 fn a_dynamic_input_names_itself_until_given_a_size() {
-    let e = import(fixture("dynamic"), "d", &Options::default())
-        .unwrap_err()
-        .to_string();
+    let err = import(fixture("dynamic"), "d", &Options::default()).unwrap_err();
+    let e = err.to_string();
     assert!(
         e.contains("input 'x'") && e.contains("'batch'") && e.contains("a batch for"),
         "{e}"
     );
-    let err = import(fixture("dynamic"), "d", &Options::default()).unwrap_err();
     assert_eq!(
         OptionField::at_fault(&err),
         [OptionField::InputShape, OptionField::Batch]
@@ -106,14 +104,12 @@ fn a_dynamic_input_names_itself_until_given_a_size() {
     let g = import(fixture("dynamic"), "d", &batch).unwrap().graph;
     assert_eq!(cost(&g, "relu"), 32.0 * 8.0);
     // --batch on a model whose batch is static: an error naming the input's shape.
-    let e = import(fixture("tiny_cnn"), "t", &batch)
-        .unwrap_err()
-        .to_string();
+    let err = import(fixture("tiny_cnn"), "t", &batch).unwrap_err();
+    let e = err.to_string();
     assert!(
         e.contains("batch 32:") && e.contains("'x' is 1x3x16x16"),
         "{e}"
     );
-    let err = import(fixture("tiny_cnn"), "t", &batch).unwrap_err();
     assert_eq!(
         OptionField::at_fault(&err),
         [OptionField::Batch, OptionField::InputShape]
@@ -128,14 +124,12 @@ fn a_dynamic_input_names_itself_until_given_a_size() {
         24.0
     );
     shaped.input_shapes.insert("nope".into(), vec![1]);
-    let e = import(fixture("dynamic"), "d", &shaped)
-        .unwrap_err()
-        .to_string();
+    let err = import(fixture("dynamic"), "d", &shaped).unwrap_err();
+    let e = err.to_string();
     assert!(
         e.contains("input shape 'nope'") && e.contains("inputs: x"),
         "{e}"
     );
-    let err = import(fixture("dynamic"), "d", &shaped).unwrap_err();
     assert_eq!(OptionField::at_fault(&err), [OptionField::InputShape]);
     // Other errors name no option.
     let err = import(fixture("dynamic"), "d", &Options::default()).unwrap_err();
